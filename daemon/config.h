@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * /etc/coredumpd/coredumpd.conf:
+ *
+ *   [Coredump]
+ *   Storage=/var/lib/coredumpd    directory the dumps go to
+ *   MaxUse=auto                   total size of stored dumps (auto: 10% of the file system, ≤ 4G)
+ *   KeepFree=auto                 free space to leave (auto: 15% of the file system, ≤ 4G)
+ *   MaxSize=32G                   per dump, uncompressed; a larger core is cut and marked truncated
+ *   Compress=zstd                 zstd | none (yes/no accepted)
+ *   CompressLevel=3               zstd level
+ *   MaxConcurrent=16              dumps handled at once; more crashes are rejected as "overload"
+ *   Deadline=60s                  a connection is closed at the latest this long after accept
+ *   IdleExit=30s                  exit when idle this long (0: never)
+ */
+
+#include <stdint.h>
+
+#define SIZE_AUTO (UINT64_MAX - 1)
+
+enum compression {
+        COMPRESSION_NONE,
+        COMPRESSION_ZSTD,
+};
+
+struct config {
+        char *storage;
+        uint64_t max_use;
+        uint64_t keep_free;
+        uint64_t max_size;
+        enum compression compress;
+        int compress_level;
+        unsigned max_concurrent;
+        uint64_t deadline_usec;
+        uint64_t idle_exit_usec;
+};
+
+void config_init_defaults(struct config *c);
+void config_done(struct config *c);
+
+/* Loads path over the defaults. A missing file is fine unless must_exist. A malformed file is
+ * logged as "path:line: what is wrong" and yields -EBADMSG with *c left at its previous values. */
+int config_load(struct config *c, const char *path, int must_exist);
+
+const char *compression_to_string(enum compression c);
+int compression_from_string(const char *s, enum compression *ret);

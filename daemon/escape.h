@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Strings from a crashing process (comm, exe, cmdline, cgroup) are hostile: they may hold newlines,
+ * slashes, control bytes or invalid UTF-8. They are escaped before they reach a log line, a journal
+ * field, an xattr or a file name, and never used as a path.
+ */
+
+#include <stddef.h>
+
+/* Printable ASCII and valid non-control UTF-8 stay; '\\', control bytes and invalid bytes become
+ * \\, \n, \t, \r or \xNN. Returns a new string, NULL on OOM. */
+char *escape_text(const void *data, size_t size);
+
+/* /proc/pid/cmdline (NUL-separated arguments) as one line: each argument escaped as above, with
+ * spaces inside an argument as \x20, arguments joined by single spaces. */
+char *escape_cmdline(const void *data, size_t size);
+
+/* A safe file-name component: only [A-Za-z0-9_+@-] stay, every other byte becomes \xNN (so '.'
+ * and '/' can never appear). An empty input becomes "unknown". */
+char *escape_filename_part(const char *s);

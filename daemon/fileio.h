@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+
+/* Reads at most max bytes of the file name (relative to dir_fd, never following a symlink in the
+ * last component) into a NUL-terminated buffer; *ret_size excludes the NUL. Returns 0 or -errno.
+ * Reading stops at max; *ret_truncated (if not NULL) says whether more was there. */
+int read_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_size, int *ret_truncated);
+
+/* Reads a symlink relative to dir_fd into a new string. */
+int read_link_at(int dir_fd, const char *name, char **ret);
+
+/* Strips trailing newlines in place. */
+void strip_trailing_newlines(char *s);
+
+/* read()/write() in full, retrying on EINTR and short transfers. read returns bytes read (short only
+ * at EOF) or -errno; write returns 0 or -errno. */
+long read_full(int fd, void *buf, size_t size);
+int write_full(int fd, const void *buf, size_t size);

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "build-config.h"
+#include "cleanup.h"
+#include "config.h"
+#include "listen.h"
+#include "log.h"
+#include "policy.h"
+#include "record.h"
+#include "server.h"
+#include "store.h"
+#include "strv.h"
+
+struct arguments {
+        const char *config_path;
+        bool config_explicit;
+        const char *listen_path;
+        char **policy_dirs;
+        bool check_policy;
+};
+
+static void help(void) {
+        printf("Usage: coredumpd [OPTIONS]\n\n"
+               "Coredump server for the kernel's coredump socket protocol (core_pattern=@@SOCKET).\n\n"
+               "  -h --help              Show this help\n"
+               "     --version           Show the version\n"
+               "     --config=PATH       Configuration file (default %s)\n"
+               "     --listen=PATH       Bind the socket ourselves instead of socket activation\n"
+               "     --policy-dir=DIR    Policy directory, repeatable, first wins for equal names\n"
+               "                         (default: $COREDUMPD_POLICY_PATH or %s:%s:%s)\n"
+               "     --check-policy      Validate configuration and policy, print the effective rules\n"
+               "  -v --verbose           Log debug messages\n",
+               COREDUMPD_CONFIG_FILE, COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN,
+               COREDUMPD_POLICY_DIR_VENDOR);
+}
+
+static int parse_arguments(int argc, char *argv[], struct arguments *a) {
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_POLICY };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "listen", required_argument, NULL, ARG_LISTEN },
+                { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
+                { "check-policy", no_argument, NULL, ARG_CHECK_POLICY },
+                { "verbose", no_argument, NULL, 'v' },
+                {}
+        };
+        int c;
+
+        a->config_path = COREDUMPD_CONFIG_FILE;
+        while ((c = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("coredumpd %s\n", COREDUMPD_VERSION);
+                        return 0;
+                case ARG_CONFIG:
+                        a->config_path = optarg;
+                        a->config_explicit = true;
+                        break;
+                case ARG_LISTEN:
+                        a->listen_path = optarg;
+                        break;
+                case ARG_POLICY_DIR:
+                        if (strv_extend(&a->policy_dirs, optarg) < 0)
+                                return log_error_errno(ENOMEM, "%m");
+                        break;
+                case ARG_CHECK_POLICY:
+                        a->check_policy = true;
+                        break;
+                case 'v':
+                        log_set_max_priority(LOG_DEBUG);
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc)
+                return log_error_errno(EINVAL, "Unexpected argument: %s", argv[optind]);
+        return 1;
+}
+
+static const char *const *policy_dirs(const struct arguments *a) {
+        return a->policy_dirs ? (const char *const *) a->policy_dirs : policy_default_dirs();
+}
+
+static int check_policy(const struct arguments *a) {
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+
+        if (policy_load(policy_dirs(a), &p) < 0)
+                return EXIT_FAILURE;
+        policy_print(p, stdout);
+        return EXIT_SUCCESS;
+}
+
+static struct policy *initial_policy(const struct arguments *a) {
+        struct policy *p = NULL;
+
+        if (policy_load(policy_dirs(a), &p) >= 0)
+                return p;
+
+        log_error("Falling back to the built-in policy until a reload succeeds.");
+        p = policy_new();
+        if (p && policy_add_builtin_rules(p) < 0)
+                p = policy_unref(p);
+        return p;
+}
+
+static int block_signals(void) {
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        signal(SIGPIPE, SIG_IGN);
+        return 0;
+}
+
+static int run(const struct arguments *a, const struct config *config) {
+        _cleanup_(policy_unrefp) struct policy *policy = NULL;
+        struct store *store = NULL;
+        struct server *server = NULL;
+        int fd, r;
+
+        r = block_signals();
+        if (r < 0)
+                return log_error_errno(r, "Cannot block signals: %m");
+
+        fd = a->listen_path ? listen_fd_bind(a->listen_path) : listen_fd_from_systemd();
+        if (fd == -ENOENT)
+                return log_error_errno(ENOENT, "No socket: start coredumpd through coredumpd.socket or use --listen=PATH.");
+        if (fd < 0)
+                return fd;
+
+        r = store_open(config->storage, config->max_use, config->keep_free, config->compress_level, &store);
+        if (r < 0) {
+                safe_close(fd);
+                return r;
+        }
+
+        policy = initial_policy(a);
+        if (!policy) {
+                safe_close(fd);
+                store_free(store);
+                return log_error_errno(ENOMEM, "%m");
+        }
+
+        struct server_options o = {
+                .config = config,
+                .listen_fd = fd,
+                .store = store,
+                .policy = policy,
+                .policy_dirs = policy_dirs(a),
+                .authenticate = authenticate_peer,
+                .record_sink = record_sink_journal,
+                .handle_signals = true,
+                .notify = true,
+        };
+        r = server_new(&o, &server);
+        if (r >= 0)
+                r = server_run(server);
+
+        server_free(server);
+        store_free(store);
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        struct arguments a = {};
+        struct config config;
+        int r;
+
+        /* Our own crash must never come back to our own socket. */
+        (void) prctl(PR_SET_DUMPABLE, 0);
+
+        r = parse_arguments(argc, argv, &a);
+        if (r <= 0) {
+                strv_free(a.policy_dirs);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+
+        config_init_defaults(&config);
+        r = config_load(&config, a.config_path, a.config_explicit);
+        if (r >= 0) {
+                if (a.check_policy)
+                        r = check_policy(&a) == EXIT_SUCCESS ? 0 : -EBADMSG;
+                else
+                        r = run(&a, &config);
+        }
+
+        config_done(&config);
+        strv_free(a.policy_dirs);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What the host tests stand on: a temporary store, captured log lines and journal records, a real
+ * process to be the "crashed" peer (so /proc works), an authenticator that vouches for it as a
+ * coredumping task, and a simulated kernel on the other end of a socketpair.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "abi.h"
+#include "config.h"
+#include "connection.h"
+#include "policy.h"
+#include "record.h"
+#include "store.h"
+
+/* ---- temporary directories ---- */
+char *tmpdir_new(void);
+void tmpdir_remove(const char *path);
+int write_text_file(const char *dir, const char *name, const char *text);
+
+/* ---- log capture ---- */
+struct log_capture {
+        pthread_mutex_t lock;
+        char **lines;
+        size_t n;
+};
+void log_capture_start(struct log_capture *c);
+void log_capture_stop(struct log_capture *c);
+bool log_capture_contains(struct log_capture *c, const char *needle);
+
+/* ---- record capture ---- */
+struct record_capture {
+        pthread_mutex_t lock;
+        struct record *records;
+        size_t n;
+};
+void record_capture_init(struct record_capture *c);
+void record_capture_done(struct record_capture *c);
+int record_capture_sink(const struct record *r, void *userdata);
+/* Copy of a field of record i (NULL if absent); caller frees. */
+char *record_capture_field(struct record_capture *c, size_t i, const char *field);
+size_t record_capture_count(struct record_capture *c);
+
+/* ---- peer processes ---- */
+/* A forked child that sets its comm (if not NULL) and RLIMIT_CORE (core_limit, or unlimited if
+ * negative), then waits. */
+pid_t sleeper_start(const char *comm, long long core_limit);
+/* /bin/sh -c script, with the given argv[0] (hostile cmdline tests); the script should wait. */
+pid_t sleeper_exec(const char *argv0, const char *script);
+void sleeper_stop(pid_t pid);
+/* A new pidfd for a sleeper (or this process), without pidfd_open(). */
+int test_pidfd_of(pid_t pid);
+
+struct fake_peer {
+        pid_t pid;
+        uint32_t uid, gid, euid, egid;
+        uint32_t coredump_mask;         /* PIDFD_COREDUMPED | PIDFD_COREDUMP_USER by default */
+        uint32_t signal;
+};
+void fake_peer_init(struct fake_peer *p, pid_t pid);
+/* authenticate_fn vouching for the fake_peer in userdata with a real pidfd of its pid. */
+int fake_authenticate(int conn_fd, struct peer *ret, void *userdata);
+
+/* ---- a daemon environment without a daemon ---- */
+struct test_env {
+        char *dir;
+        char *store_dir;
+        char *policy_dir;
+        struct config config;
+        struct store *store;
+        struct policy *policy;
+        struct record_capture records;
+        struct log_capture logs;
+        pid_t sleeper;
+        struct fake_peer peer;
+        struct connection_env env;
+};
+
+/* policy_text (may be NULL: built-in policy only) is written as policy.d/50-test.conf;
+ * config_text (may be NULL) as coredumpd.conf over defaults with Storage= in the temp dir. */
+void test_env_init(struct test_env *e, const char *policy_text, const char *config_text);
+void test_env_done(struct test_env *e);
+/* Number of core.* files in the store, and their total size if not NULL. */
+size_t test_env_count_cores(struct test_env *e, char ***ret_names);
+
+/* ---- running a connection handler on a socketpair ---- */
+struct connection_run {
+        pthread_t thread;
+        struct connection conn;
+        const struct connection_env *env;
+        int kernel_fd;          /* our end: we play the kernel */
+};
+void connection_run_start(struct connection_run *run, const struct connection_env *env);
+void connection_run_join(struct connection_run *run);
+
+/* ---- the simulated kernel ---- */
+void fk_send_request(int fd, uint32_t size, uint32_t size_ack, uint64_t mask);
+/* Reads the ack: returns bytes received before 16 bytes, EOF or timeout. */
+int fk_read_ack(int fd, struct coredump_ack *ack, int timeout_ms);
+void fk_send_mark(int fd, uint32_t mark);
+/* Sends data; returns bytes sent (short if the daemon closed). */
+size_t fk_stream(int fd, const void *data, size_t size);
+/* Bytes still arriving before EOF, or -ETIMEDOUT. */
+long fk_wait_eof(int fd, int timeout_ms);
+
+/* A synthetic ELF core of the given size (≥ 8192): header, a note, a load segment of mixed zero and
+ * pseudo-random blocks. claimed_size is what its headers say (normally = size). */
+uint8_t *fake_core_new(size_t size, size_t claimed_size);
+
+/* Reads a stored file back, decompressing .zst. */
+uint8_t *read_core_file(const char *path, size_t *ret_size);

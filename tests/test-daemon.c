@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The coredumpd executable itself: --check-policy, and --listen with the real authenticator
+ * refusing a client that is not a crashing task, then a clean exit on SIGTERM. */
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "fixtures.h"
+#include "harness.h"
+
+#define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
+
+extern char **environ;
+
+static const char *daemon_path(void) {
+        const char *p = getenv("COREDUMPD_BINARY");
+        CHECK(p);
+        return p;
+}
+
+/* Runs coredumpd with args; stdout and stderr go to files in dir. Returns the pid. */
+static pid_t spawn_daemon(const char *dir, char *const args[]) {
+        posix_spawn_file_actions_t fa;
+        _cleanup_free_ char *out = NULL, *err = NULL;
+        pid_t pid;
+
+        CHECK(asprintf(&out, "%s/stdout", dir) > 0 && asprintf(&err, "%s/stderr", dir) > 0);
+        CHECK(posix_spawn_file_actions_init(&fa) == 0);
+        CHECK(posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0644) == 0);
+        CHECK(posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err, O_WRONLY | O_CREAT | O_TRUNC, 0644) == 0);
+        CHECK(posix_spawn(&pid, daemon_path(), &fa, NULL, args, environ) == 0);
+        posix_spawn_file_actions_destroy(&fa);
+        return pid;
+}
+
+static int wait_exit(pid_t pid) {
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        return WEXITSTATUS(status);
+}
+
+static char *read_output(const char *dir, const char *name) {
+        _cleanup_free_ char *path = NULL;
+        char *text;
+        CHECK(asprintf(&path, "%s/%s", dir, name) > 0);
+        CHECK_OK(read_file_at(AT_FDCWD, path, 1 << 20, &text, NULL, NULL));
+        return text;
+}
+
+TEST(check_policy_prints_effective_rules) {
+        _cleanup_free_ char *dir = tmpdir_new(), *pdir = NULL, *conf = NULL;
+        CHECK(asprintf(&pdir, "%s/policy.d", dir) > 0 && mkdir(pdir, 0755) == 0);
+        CHECK(asprintf(&conf, "%s/none.conf", dir) > 0);
+        CHECK_OK(write_text_file(pdir, "10-sshd.conf", "[Rule]\nName=sshd\nMatchExe=/usr/sbin/sshd\nAction=reject\n"));
+
+        char *args[] = { (char *) "coredumpd", (char *) "--check-policy", (char *) "--policy-dir", pdir,
+                         (char *) "--config", conf, NULL };
+        CHECK_OK(write_text_file(dir, "none.conf", "[Coredump]\n"));
+        CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 0);
+        _cleanup_free_ char *out = read_output(dir, "stdout");
+        CHECK(strstr(out, "[Rule]\nName=sshd\nMatchExe=/usr/sbin/sshd\nAction=reject\n"));
+        CHECK(strstr(out, "Name=builtin:keep\n"));
+
+        CHECK_OK(write_text_file(pdir, "20-bad.conf", "[Rule]\nName=bad\nAction=maybe\n"));
+        CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 1);
+        _cleanup_free_ char *err = read_output(dir, "stderr");
+        CHECK(strstr(err, "/policy.d/20-bad.conf:3: invalid Action= 'maybe'"));
+        tmpdir_remove(dir);
+}
+
+TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
+        _cleanup_free_ char *dir = tmpdir_new(), *pdir = NULL, *conf = NULL, *sock = NULL, *conf_text = NULL;
+        CHECK(asprintf(&pdir, "%s/policy.d", dir) > 0 && mkdir(pdir, 0755) == 0);
+        CHECK(asprintf(&conf, "%s/coredumpd.conf", dir) > 0);
+        CHECK(asprintf(&sock, "%s/coredump.socket", dir) > 0);
+        CHECK(asprintf(&conf_text, "[Coredump]\nStorage=%s/store\nIdleExit=0\n", dir) > 0);
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", conf_text));
+
+        char *args[] = { (char *) "coredumpd", (char *) "--listen", sock, (char *) "--config", conf,
+                         (char *) "--policy-dir", pdir, NULL };
+        pid_t pid = spawn_daemon(dir, args);
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        strncpy(sa.sun_path, sock, sizeof sa.sun_path - 1);
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        bool connected = false;
+        for (int i = 0; i < 500 && !connected; i++) {
+                connected = connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0;
+                if (!connected)
+                        usleep(10000);
+        }
+        CHECK(connected);
+
+        struct stat st;
+        CHECK(stat(sock, &st) == 0);
+        CHECK_INT(st.st_mode & 0777, ==, 0600);
+
+        struct coredump_ack ack;
+        fk_send_request(fd, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(fd, &ack, 10000), ==, 0); /* closed without an ack */
+
+        /* SIGHUP with a broken policy file: named, and the old policy stays. */
+        CHECK_OK(write_text_file(pdir, "10-broken.conf", "[Rule]\nAction=kernel\nMatchUID=root\n"));
+        CHECK(kill(pid, SIGHUP) == 0);
+        _cleanup_free_ char *reload_needle = NULL;
+        CHECK(asprintf(&reload_needle, "%s/10-broken.conf:3: invalid MatchUID=", pdir) > 0);
+        bool reloaded = false;
+        for (int i = 0; i < 500 && !reloaded; i++) {
+                _cleanup_free_ char *partial = read_output(dir, "stderr");
+                reloaded = strstr(partial, "keeping the previous policy") != NULL;
+                if (!reloaded)
+                        usleep(10000);
+        }
+        CHECK(reloaded);
+
+        CHECK(kill(pid, SIGTERM) == 0);
+        CHECK_INT(wait_exit(pid), ==, 0);
+        _cleanup_free_ char *err = read_output(dir, "stderr");
+        CHECK(strstr(err, reload_needle));
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "Refusing connection from pid %d (uid %u): not a coredumping task",
+                       (int) getpid(), (unsigned) getuid()) > 0);
+        if (!strstr(err, needle))
+                test_fail(__FILE__, __LINE__, "stderr lacks '%s':\n%s", needle, err);
+        CHECK(strstr(err, "Stopping (SIGTERM)"));
+        tmpdir_remove(dir);
+}
+
+TEST(no_socket_is_an_error) {
+        _cleanup_free_ char *dir = tmpdir_new(), *conf = NULL;
+        CHECK(asprintf(&conf, "%s/none.conf", dir) > 0);
+        CHECK_OK(write_text_file(dir, "none.conf", "[Coredump]\n"));
+        char *args[] = { (char *) "coredumpd", (char *) "--config", conf, NULL };
+        CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 1);
+        _cleanup_free_ char *err = read_output(dir, "stderr");
+        CHECK(strstr(err, "No socket"));
+        tmpdir_remove(dir);
+}
+
+static const struct test_case tests[] = {
+        TEST_ENTRY(check_policy_prints_effective_rules),
+        TEST_ENTRY(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm),
+        TEST_ENTRY(no_socket_is_an_error),
+};
+
+int main(int argc, char *argv[]) {
+        return test_main(argc, argv, tests, ELEMENTSOF(tests));
+}

@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The connection handler driven by a simulated kernel on a socketpair: the test sends the request,
+ * reads the ack, sends the mark and streams the core, as fs/coredump.c does. The peer identity is a
+ * real sleeping child (so /proc context is real) vouched for as coredumping by a fake
+ * authenticator; one test uses the real authenticator against a real, non-crashing client.
+ */
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <acl/libacl.h>
+#include <sys/acl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "authenticate.h"
+#include "cleanup.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "log.h"
+#include "names.h"
+
+#define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
+#define TIMEOUT_MS 10000
+
+static const char policy_reject[] = "[Rule]\nName=no\nAction=reject\nWait=no\n";
+static const char policy_userspace[] = "[Rule]\nName=us\nAction=userspace\n";
+
+/* Request, ack (checked), mark. Returns the ack. */
+static struct coredump_ack exchange(int kfd, uint32_t req_size, uint32_t size_ack, uint64_t mask, uint32_t mark) {
+        struct coredump_ack ack;
+
+        fk_send_request(kfd, req_size, size_ack, mask);
+        CHECK_INT(fk_read_ack(kfd, &ack, TIMEOUT_MS), ==, sizeof ack);
+        CHECK_INT(ack.size, ==, sizeof ack);
+        CHECK_INT(ack.spare, ==, 0);
+        CHECK_INT(ack.mask & ~mask, ==, 0); /* only bits the kernel offered */
+        fk_send_mark(kfd, mark);
+        return ack;
+}
+
+static void check_field(struct test_env *e, size_t i, const char *field, const char *want) {
+        _cleanup_free_ char *v = record_capture_field(&e->records, i, field);
+        if (!want) {
+                if (v)
+                        test_fail(__FILE__, __LINE__, "record %zu has %s=%s, expected none", i, field, v);
+                return;
+        }
+        if (!v || strcmp(v, want) != 0)
+                test_fail(__FILE__, __LINE__, "record %zu: %s=%s, expected %s", i, field, v ? v : "(none)", want);
+}
+
+/* Streams a whole synthetic core with action kernel and checks the stored file equals it. */
+static void store_and_compare(const char *config, size_t size, bool expect_holes) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, config);
+
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_stream(run.kernel_fd, core, size), ==, size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0); /* WAIT ends with our close */
+        connection_run_join(&run);
+
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        check_field(&e, 0, "MESSAGE_ID", "fc2e22bc6ee647b6b90729ab34a250b1");
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_ACTION", "kernel");
+        check_field(&e, 0, "COREDUMPD_RULE", "builtin:keep");
+        check_field(&e, 0, "COREDUMP_COMM", "crasher");
+        check_field(&e, 0, "COREDUMP_SIGNAL_NAME", "SIGSEGV");
+        check_field(&e, 0, "COREDUMP_TRUNCATED", NULL);
+
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(path);
+        size_t got_size;
+        _cleanup_free_ uint8_t *got = read_core_file(path, &got_size);
+        CHECK_INT(got_size, ==, size);
+        CHECK(memcmp(got, core, size) == 0);
+
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        CHECK_INT(st.st_mode & 07777, ==, 0640);
+        if (expect_holes)
+                CHECK_INT((uint64_t) st.st_blocks * 512, <, size); /* zero pages became holes */
+
+        char value[64] = "";
+        ssize_t n = getxattr(path, "user.coredump.pid", value, sizeof value - 1);
+        CHECK(n > 0);
+        CHECK_INT(atoi(value), ==, e.sleeper);
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
+        test_env_done(&e);
+}
+
+TEST(kernel_zstd_roundtrip) {
+        store_and_compare(NULL, (1 << 20) + 123, false);
+}
+
+TEST(kernel_plain_with_holes_roundtrip) {
+        store_and_compare("Compress=none\n", (1 << 20) + 4096 * 5 + 17, true);
+}
+
+TEST(userspace_action_left_to_userspace) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, policy_userspace, NULL);
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "left-to-userspace");
+        check_field(&e, 0, "COREDUMPD_ACTION", "userspace");
+        check_field(&e, 0, "COREDUMPD_RULE", "us");
+        check_field(&e, 0, "COREDUMP_FILENAME", NULL);
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(reject_action_writes_nothing) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, policy_reject, NULL);
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT); /* Wait=no */
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
+        check_field(&e, 0, "COREDUMPD_ACTION", "reject");
+        check_field(&e, 0, "COREDUMPD_RULE", "no");
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(rlimit_core_zero_rejected_by_default) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+        pid_t limited = sleeper_start("nocore", 0);
+        e.peer.pid = limited;
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask & (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT), ==, COREDUMP_REJECT);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RULE", "builtin:rlimit-zero");
+        check_field(&e, 0, "COREDUMP_RLIMIT", "0");
+        check_field(&e, 0, "COREDUMP_COMM", "nocore");
+        sleeper_stop(limited);
+        test_env_done(&e);
+}
+
+static void check_mark(uint32_t mark, const char *name) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+
+        connection_run_start(&run, &e.env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, mark);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        check_field(&e, 0, "COREDUMPD_MARK", name);
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "with mark %s", mark_to_name(mark) ? name : "unknown") > 0);
+        CHECK(log_capture_contains(&e.logs, needle));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(mark_minsize_logged_and_recorded) { check_mark(COREDUMP_MARK_MINSIZE, "MINSIZE"); }
+TEST(mark_maxsize_logged_and_recorded) { check_mark(COREDUMP_MARK_MAXSIZE, "MAXSIZE"); }
+TEST(mark_unsupported_logged_and_recorded) { check_mark(COREDUMP_MARK_UNSUPPORTED, "UNSUPPORTED"); }
+TEST(mark_conflicting_logged_and_recorded) { check_mark(COREDUMP_MARK_CONFLICTING, "CONFLICTING"); }
+TEST(mark_unknown_logged_and_recorded) { check_mark(77, "77"); }
+
+/* A request of the given size, then reject: the ack is 16 bytes, the mark is read correctly. */
+static void check_request_size(uint32_t size, uint32_t size_ack) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, policy_reject, NULL);
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, size, size_ack, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0); /* not a byte more than the ack */
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "rejected"); /* the extra bytes were not taken as the mark */
+        test_env_done(&e);
+}
+
+TEST(request_size_16) { check_request_size(16, 16); }
+TEST(request_size_24_extra_discarded) { check_request_size(24, 16); }
+TEST(request_size_4096_extra_discarded) { check_request_size(4096, 16); }
+TEST(request_larger_ack_size_still_16) { check_request_size(16, 64); }
+
+/* A request we refuse: no ack at all, the connection closed, the failure recorded. */
+static void check_refused_request(uint32_t size, uint32_t size_ack, uint64_t mask, const char *error_part) {
+        struct test_env e;
+        struct connection_run run;
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, NULL);
+
+        connection_run_start(&run, &e.env);
+        fk_send_request(run.kernel_fd, size, size_ack, mask);
+        CHECK_INT(fk_read_ack(run.kernel_fd, &ack, TIMEOUT_MS), ==, 0); /* EOF, no ack */
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, error_part));
+        test_env_done(&e);
+}
+
+TEST(request_size_8_lacks_mask_refused) { check_refused_request(8, 16, 0, "malformed request"); }
+TEST(request_size_huge_refused) { check_refused_request(1 << 20, 16, FULL_MASK, "malformed request"); }
+TEST(request_tiny_ack_size_refused) { check_refused_request(16, 8, FULL_MASK, "ack of fewer than"); }
+TEST(request_lacking_needed_bits_refused) {
+        check_refused_request(16, 16, COREDUMP_KERNEL | COREDUMP_WAIT, "lacking 0x6");
+}
+
+TEST(request_unknown_bits_never_echoed) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, policy_userspace, NULL);
+
+        uint64_t offered = FULL_MASK | (UINT64_C(1) << 40) | (UINT64_C(1) << 5);
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, offered, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        check_field(&e, 0, "COREDUMPD_REQUEST_MASK", "0x1000000002f");
+        test_env_done(&e);
+}
+
+TEST(request_without_wait_gets_no_wait) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, policy_userspace, NULL);
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK & ~COREDUMP_WAIT, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        test_env_done(&e);
+}
+
+TEST(peer_vanishing_mid_stream_leaves_no_file) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+
+        size_t claimed = 4 << 20, sent = 300 * 1024;
+        _cleanup_free_ uint8_t *core = fake_core_new(sent, claimed);
+        connection_run_start(&run, &e.env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_stream(run.kernel_fd, core, sent), ==, sent);
+        run.kernel_fd = safe_close(run.kernel_fd); /* the peer is gone */
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        check_field(&e, 0, "COREDUMP_FILENAME", NULL);
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "vanished"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(size_cap_truncates_and_says_so) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, "[Rule]\nName=small\nAction=kernel\nMaxSize=64K\n", NULL);
+
+        size_t size = 1 << 20;
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+        connection_run_start(&run, &e.env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        size_t sent = fk_stream(run.kernel_fd, core, size); /* stops when the daemon hangs up */
+        CHECK_INT(sent, >, 64 * 1024);
+        (void) shutdown(run.kernel_fd, SHUT_WR);
+        CHECK(fk_wait_eof(run.kernel_fd, TIMEOUT_MS) >= 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMP_TRUNCATED", "1");
+        check_field(&e, 0, "COREDUMPD_CORE_SIZE", "65536");
+        CHECK(log_capture_contains(&e.logs, "truncated"));
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        size_t got_size;
+        _cleanup_free_ uint8_t *got = read_core_file(path, &got_size);
+        CHECK_INT(got_size, ==, 64 * 1024);
+        CHECK(memcmp(got, core, got_size) == 0);
+        char value[8] = "";
+        CHECK(getxattr(path, "user.coredump.truncated", value, sizeof value) == 1 && value[0] == '1');
+        test_env_done(&e);
+}
+
+static void store_one(struct test_env *e, size_t size) {
+        struct connection_run run;
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+
+        connection_run_start(&run, &e->env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_stream(run.kernel_fd, core, size), ==, size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+}
+
+static uint64_t store_usage(struct test_env *e) {
+        char **names;
+        size_t n = test_env_count_cores(e, &names);
+        uint64_t total = 0;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *p = NULL;
+                struct stat st;
+                CHECK(asprintf(&p, "%s/%s", e->store_dir, names[i]) > 0);
+                CHECK(stat(p, &st) == 0);
+                total += (uint64_t) st.st_blocks * 512;
+                free(names[i]);
+        }
+        free(names);
+        return total;
+}
+
+TEST(vacuum_keeps_max_use) {
+        struct test_env e;
+        /* Incompressible, hole-free 96K cores: four fit in 400K, never five. */
+        test_env_init(&e, NULL, "Compress=none\nMaxUse=400K\n");
+
+        _cleanup_free_ char *first = NULL;
+        for (int i = 0; i < 8; i++) {
+                store_one(&e, 96 * 1024);
+                if (i == 0)
+                        first = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+                CHECK_INT(store_usage(&e), <=, 400 * 1024);
+                usleep(10000); /* distinct mtimes */
+        }
+        _cleanup_free_ char *last = record_capture_field(&e.records, 7, "COREDUMP_FILENAME");
+        CHECK(access(last, F_OK) == 0);   /* the newest is kept */
+        CHECK(access(first, F_OK) < 0);   /* the oldest went */
+        CHECK_INT(test_env_count_cores(&e, NULL), >=, 2);
+        CHECK(log_capture_contains(&e.logs, "Removed old dump"));
+        test_env_done(&e);
+}
+
+TEST(deadline_closes_stalled_connection) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+
+        _cleanup_free_ uint8_t *core = fake_core_new(1 << 20, 1 << 20);
+        connection_run_start(&run, &e.env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_stream(run.kernel_fd, core, 8192), ==, 8192); /* then the "kernel" stalls */
+        usleep(100000);
+        connection_expire(&run.conn); /* what the loop's deadline timer does */
+        CHECK(fk_wait_eof(run.kernel_fd, TIMEOUT_MS) >= 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "deadline"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(own_crash_rejected_at_once) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+        e.peer.pid = getpid();
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        check_field(&e, 0, "COREDUMPD_RULE", "self");
+        check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
+        test_env_done(&e);
+}
+
+/* Kills the peer right after vouching for it: the /proc verification must then fail. */
+static int authenticate_then_kill(int conn_fd, struct peer *ret, void *userdata) {
+        const struct fake_peer *p = userdata;
+        int r = fake_authenticate(conn_fd, ret, userdata);
+        sleeper_stop(p->pid);
+        return r;
+}
+
+TEST(vanished_process_cannot_be_verified) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, NULL);
+        e.peer.pid = sleeper_start("victim", -1);
+        e.env.authenticate = authenticate_then_kill;
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        CHECK(fk_wait_eof(run.kernel_fd, TIMEOUT_MS) >= 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        check_field(&e, 0, "COREDUMPD_RULE", "context-unavailable");
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+static void check_acl(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool want_user_entry) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.peer.uid = uid;
+        e.peer.euid = euid;
+        e.peer.gid = e.peer.egid = 1000;
+        e.peer.coredump_mask = coredump_mask;
+
+        store_one(&e, 16384);
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(path);
+
+        acl_t acl = acl_get_file(path, ACL_TYPE_ACCESS);
+        CHECK(acl);
+        bool found = false;
+        acl_entry_t entry;
+        for (int w = ACL_FIRST_ENTRY; acl_get_entry(acl, w, &entry) == 1; w = ACL_NEXT_ENTRY) {
+                acl_tag_t tag;
+                CHECK(acl_get_tag_type(entry, &tag) == 0);
+                if (tag != ACL_USER)
+                        continue;
+                uid_t *q = acl_get_qualifier(entry);
+                acl_permset_t ps;
+                CHECK(acl_get_permset(entry, &ps) == 0);
+                if (*q == uid && acl_get_perm(ps, ACL_READ) == 1 && acl_get_perm(ps, ACL_WRITE) == 0)
+                        found = true;
+                acl_free(q);
+        }
+        acl_free(acl);
+        CHECK_INT(found, ==, want_user_entry);
+        test_env_done(&e);
+}
+
+TEST(acl_granted_to_dumpable_user) {
+        check_acl(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, true);
+}
+TEST(acl_withheld_for_setuid) {
+        check_acl(1000, 0, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, false);
+}
+TEST(acl_withheld_when_dumped_as_root) {
+        check_acl(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_ROOT, false);
+}
+
+TEST(hostile_comm_escaped_in_record_and_file_name) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        pid_t hostile = sleeper_start("a/b\nc.d\xfe", -1);
+        e.peer.pid = hostile;
+
+        store_one(&e, 16384);
+        check_field(&e, 0, "COREDUMP_COMM", "a/b\\nc.d\\xfe");
+        char **names;
+        CHECK_INT(test_env_count_cores(&e, &names), ==, 1);
+        const char *want = "core.a\\x2fb\\x0ac\\x2ed\\xfe.0.";
+        CHECK(strncmp(names[0], want, strlen(want)) == 0);
+        CHECK(!strchr(names[0], '/') && !strchr(names[0], '\n'));
+        CHECK(log_capture_contains(&e.logs, "(a/b\\nc.d\\xfe)")); /* log lines escape it too */
+        free(names[0]);
+        free(names);
+        sleeper_stop(hostile);
+        test_env_done(&e);
+}
+
+TEST(hostile_cmdline_escaped) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        pid_t hostile = sleeper_exec("ev\nil/../\xff" "x", "while :; do sleep 1; done # a b\tc");
+        e.peer.pid = hostile;
+
+        store_one(&e, 16384);
+        check_field(&e, 0, "COREDUMP_CMDLINE",
+                    "ev\\nil/../\\xffx -c while\\x20:;\\x20do\\x20sleep\\x201;\\x20done\\x20#\\x20a\\x20b\\tc");
+        check_field(&e, 0, "COREDUMP_COMM", "sh");
+        _cleanup_free_ char *exe = record_capture_field(&e.records, 0, "COREDUMP_EXE");
+        CHECK(exe && exe[0] == '/' && !strchr(exe, '\n'));
+        sleeper_stop(hostile);
+        test_env_done(&e);
+}
+
+/* A real client, not a crashing task, through the real authenticator: refused, nothing recorded. */
+TEST(real_authenticator_refuses_userspace_peer) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.authenticate = authenticate_peer;
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", e.dir);
+        _cleanup_close_ int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(lfd >= 0);
+        CHECK(bind(lfd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        CHECK(listen(lfd, 4) == 0);
+
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                struct coredump_ack ack;
+                if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                        _exit(2);
+                fk_send_request(fd, 16, 16, FULL_MASK);
+                _exit(fk_read_ack(fd, &ack, TIMEOUT_MS) == 0 ? 0 : 1); /* refused: EOF, no ack */
+        }
+
+        struct connection conn;
+        int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        CHECK(cfd >= 0);
+        connection_init(&conn, cfd);
+        connection_handle(&e.env, &conn);
+        CHECK_INT(conn.fd, ==, -1);
+        connection_destroy(&conn);
+
+        int status;
+        CHECK(waitpid(child, &status, 0) == child);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "Refusing connection from pid %d (uid 0): not a coredumping task", (int) child) > 0);
+        CHECK(log_capture_contains(&e.logs, needle));
+        test_env_done(&e);
+}
+
+/* Runs a shell command, returns its stdout (NULL if it failed). */
+static char *run_capture(const char *command) {
+        FILE *p = popen(command, "r");
+        CHECK(p);
+        char *out = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&out, &size);
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+                fwrite(buf, 1, n, m);
+        fclose(m);
+        int status = pclose(p);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                fprintf(stderr, "'%s' failed:\n%s\n", command, out);
+                free(out);
+                return NULL;
+        }
+        return out;
+}
+
+/* Bookworm's coredumpctl reads our record: the entry goes through journal export format into a
+ * journal file (systemd-journal-remote), then coredumpctl --file lists and describes it. Skipped
+ * (77) where those tools are not installed. */
+TEST(record_read_by_coredumpctl) {
+        const char *coredumpctl = getenv("COREDUMPCTL") ?: "/usr/bin/coredumpctl";
+        if (access("/lib/systemd/systemd-journal-remote", X_OK) < 0 || access(coredumpctl, X_OK) < 0) {
+                printf("skipping: needs systemd-journal-remote and coredumpctl (or $COREDUMPCTL)\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        store_one(&e, 65536);
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+
+        _cleanup_free_ char *export = NULL, *journal = NULL;
+        CHECK(asprintf(&export, "%s/entry.export", e.dir) > 0 && asprintf(&journal, "%s/entry.journal", e.dir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt, mono;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        char boot_id[33] = "";
+        _cleanup_free_ char *stamp = record_capture_field(&e.records, 0, "COREDUMPD_BOOT_ID");
+        snprintf(boot_id, sizeof boot_id, "%s", stamp);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%lld\n_BOOT_ID=%s\n",
+                (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000,
+                boot_id);
+        for (size_t i = 0; i < e.records.records[0].n; i++)
+                fprintf(f, "%s\n", (const char *) e.records.records[0].fields[i].iov_base);
+        fputc('\n', f);
+        fclose(f);
+
+        _cleanup_free_ char *convert = NULL, *list_cmd = NULL, *info_cmd = NULL;
+        CHECK(asprintf(&convert, "/lib/systemd/systemd-journal-remote --output=%s %s 2>&1", journal, export) > 0);
+        _cleanup_free_ char *converted = run_capture(convert);
+        CHECK(converted);
+        CHECK(asprintf(&list_cmd, "%s --no-pager --no-legend --file=%s list 2>&1", coredumpctl, journal) > 0);
+        _cleanup_free_ char *list = run_capture(list_cmd);
+        CHECK(list);
+        fprintf(stderr, "coredumpctl list:\n%s", list);
+        _cleanup_free_ char *pid = NULL;
+        CHECK(asprintf(&pid, " %d ", (int) e.sleeper) > 0);
+        CHECK(strstr(list, pid) && strstr(list, "SIGSEGV") && strstr(list, "present"));
+
+        CHECK(asprintf(&info_cmd, "%s --no-pager --file=%s info %d 2>&1", coredumpctl, journal, (int) e.sleeper) > 0);
+        _cleanup_free_ char *info = run_capture(info_cmd);
+        CHECK(info);
+        fprintf(stderr, "coredumpctl info:\n%s", info);
+        _cleanup_free_ char *filename = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(strstr(info, "Signal: 11 (SEGV)"));
+        CHECK(strstr(info, "Command Line: "));
+        CHECK(strstr(info, filename));
+        test_env_done(&e);
+}
+
+static size_t count_open_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        CHECK(d);
+        size_t n = 0;
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+/* One crash of each kind, over and over: fds and heap must not grow. */
+TEST(crash_loop_1000_no_fd_or_memory_growth) {
+        struct test_env e;
+        test_env_init(&e, NULL, "MaxUse=256K\n");
+        static const char *const policies[] = {
+                "[Rule]\nAction=kernel\n", "[Rule]\nAction=userspace\n", "[Rule]\nAction=reject\n",
+        };
+        struct policy *by_action[3];
+        for (int i = 0; i < 3; i++) {
+                _cleanup_fclose_ FILE *f = fmemopen((void *) policies[i], strlen(policies[i]), "r");
+                by_action[i] = policy_new();
+                CHECK_OK(policy_parse_file(by_action[i], f, "mem.conf"));
+        }
+        _cleanup_free_ uint8_t *core = fake_core_new(8192, 8192);
+        log_set_max_priority(LOG_WARNING); /* keep the output small */
+
+        size_t fds_before = 0, heap_before = 0;
+        for (int i = 0; i < 1000; i++) {
+                if (i == 20) { /* after warm-up: caches, thread stacks */
+                        fds_before = count_open_fds();
+                        heap_before = mallinfo2().uordblks;
+                }
+                int kind = i % 4;
+                policy_unref(e.policy);
+                e.policy = policy_ref(by_action[kind == 3 ? 0 : kind]);
+
+                struct connection_run run;
+                connection_run_start(&run, &e.env);
+                (void) exchange(run.kernel_fd, 16, 16, FULL_MASK,
+                                kind == 3 ? COREDUMP_MARK_CONFLICTING : COREDUMP_MARK_REQACK);
+                if (kind == 0) {
+                        CHECK_INT(fk_stream(run.kernel_fd, core, 8192), ==, 8192);
+                        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+                }
+                CHECK(fk_wait_eof(run.kernel_fd, TIMEOUT_MS) >= 0);
+                connection_run_join(&run);
+        }
+        size_t fds_after = count_open_fds();
+        size_t heap_after = mallinfo2().uordblks;
+
+        CHECK_INT(record_capture_count(&e.records), ==, 1000);
+        CHECK_INT(fds_after, ==, fds_before);
+        /* The captured records themselves grow; allow for them but nothing per-crash beyond that. */
+        size_t record_bytes = 0;
+        for (size_t i = 20; i < e.records.n; i++)
+                for (size_t j = 0; j < e.records.records[i].n; j++)
+                        record_bytes += e.records.records[i].fields[j].iov_len + 64;
+        CHECK_INT(heap_after, <=, heap_before + record_bytes + 256 * 1024);
+        for (int i = 0; i < 3; i++)
+                policy_unref(by_action[i]);
+        test_env_done(&e);
+}
+
+static const struct test_case tests[] = {
+        TEST_ENTRY(kernel_zstd_roundtrip),
+        TEST_ENTRY(kernel_plain_with_holes_roundtrip),
+        TEST_ENTRY(userspace_action_left_to_userspace),
+        TEST_ENTRY(reject_action_writes_nothing),
+        TEST_ENTRY(rlimit_core_zero_rejected_by_default),
+        TEST_ENTRY(mark_minsize_logged_and_recorded),
+        TEST_ENTRY(mark_maxsize_logged_and_recorded),
+        TEST_ENTRY(mark_unsupported_logged_and_recorded),
+        TEST_ENTRY(mark_conflicting_logged_and_recorded),
+        TEST_ENTRY(mark_unknown_logged_and_recorded),
+        TEST_ENTRY(request_size_16),
+        TEST_ENTRY(request_size_24_extra_discarded),
+        TEST_ENTRY(request_size_4096_extra_discarded),
+        TEST_ENTRY(request_larger_ack_size_still_16),
+        TEST_ENTRY(request_size_8_lacks_mask_refused),
+        TEST_ENTRY(request_size_huge_refused),
+        TEST_ENTRY(request_tiny_ack_size_refused),
+        TEST_ENTRY(request_lacking_needed_bits_refused),
+        TEST_ENTRY(request_unknown_bits_never_echoed),
+        TEST_ENTRY(request_without_wait_gets_no_wait),
+        TEST_ENTRY(peer_vanishing_mid_stream_leaves_no_file),
+        TEST_ENTRY(size_cap_truncates_and_says_so),
+        TEST_ENTRY(vacuum_keeps_max_use),
+        TEST_ENTRY(deadline_closes_stalled_connection),
+        TEST_ENTRY(own_crash_rejected_at_once),
+        TEST_ENTRY(vanished_process_cannot_be_verified),
+        TEST_ENTRY(acl_granted_to_dumpable_user),
+        TEST_ENTRY(acl_withheld_for_setuid),
+        TEST_ENTRY(acl_withheld_when_dumped_as_root),
+        TEST_ENTRY(hostile_comm_escaped_in_record_and_file_name),
+        TEST_ENTRY(hostile_cmdline_escaped),
+        TEST_ENTRY(real_authenticator_refuses_userspace_peer),
+        TEST_ENTRY(record_read_by_coredumpctl),
+        TEST_ENTRY(crash_loop_1000_no_fd_or_memory_growth),
+};
+
+int main(int argc, char *argv[]) {
+        return test_main(argc, argv, tests, ELEMENTSOF(tests));
+}

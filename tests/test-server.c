@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The event loop: concurrency limit, deadline timer, idle exit, policy reload. The server runs in a
+ * thread of the test, listening on a socket in a temporary directory. */
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "listen.h"
+#include "server.h"
+
+#define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
+
+struct running_server {
+        struct server *server;
+        pthread_t thread;
+        int result;
+        char *socket_path;
+};
+
+static void *server_thread(void *userdata) {
+        struct running_server *rs = userdata;
+        rs->result = server_run(rs->server);
+        return NULL;
+}
+
+static void server_start(struct running_server *rs, struct test_env *e) {
+        CHECK(asprintf(&rs->socket_path, "%s/coredump.socket", e->dir) > 0);
+        int fd = listen_fd_bind(rs->socket_path);
+        CHECK_OK(fd);
+
+        static const char *dirs_copy[2];
+        dirs_copy[0] = e->policy_dir;
+        struct server_options o = {
+                .config = &e->config,
+                .listen_fd = fd,
+                .store = e->store,
+                .policy = e->policy,
+                .policy_dirs = dirs_copy,
+                .authenticate = fake_authenticate,
+                .authenticate_userdata = &e->peer,
+                .record_sink = record_capture_sink,
+                .record_userdata = &e->records,
+        };
+        CHECK_OK(server_new(&o, &rs->server));
+        CHECK(pthread_create(&rs->thread, NULL, server_thread, rs) == 0);
+}
+
+static void server_join(struct running_server *rs) {
+        CHECK(pthread_join(rs->thread, NULL) == 0);
+        CHECK_INT(rs->result, ==, 0);
+        server_free(rs->server);
+        free(rs->socket_path);
+}
+
+static int client_connect(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        strncpy(sa.sun_path, path, sizeof sa.sun_path - 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0);
+        CHECK(connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        return fd;
+}
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static bool wait_records(struct test_env *e, size_t n, int timeout_ms) {
+        for (int i = 0; i < timeout_ms / 10; i++) {
+                if (record_capture_count(&e->records) >= n)
+                        return true;
+                usleep(10000);
+        }
+        return false;
+}
+
+static char *find_record_field(struct test_env *e, const char *key, const char *value, const char *field) {
+        for (size_t i = 0; i < record_capture_count(&e->records); i++) {
+                _cleanup_free_ char *v = record_capture_field(&e->records, i, key);
+                if (v && strcmp(v, value) == 0)
+                        return record_capture_field(&e->records, i, field);
+        }
+        return NULL;
+}
+
+/* With MaxConcurrent=1 and one crash in progress, the next is answered REJECT at once and recorded
+ * as overload; the stalled first one is cut at its deadline. */
+TEST(overload_rejected_and_deadline_enforced) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=1500ms\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        /* First crash: acked KERNEL|WAIT, then the "kernel" stalls mid-stream. */
+        _cleanup_close_ int a = client_connect(rs.socket_path);
+        uint64_t t0 = now_ms();
+        fk_send_request(a, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        fk_send_mark(a, COREDUMP_MARK_REQACK);
+        _cleanup_free_ uint8_t *core = fake_core_new(65536, 65536);
+        CHECK_INT(fk_stream(a, core, 8192), ==, 8192);
+
+        /* Second crash while the first holds the only slot. */
+        _cleanup_close_ int b = client_connect(rs.socket_path);
+        fk_send_request(b, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(b, 5000), ==, 0);
+        CHECK(now_ms() - t0 < 1000); /* answered at once, not after the first finished */
+
+        /* The first is closed by its deadline. */
+        CHECK(fk_wait_eof(a, 5000) >= 0);
+        uint64_t elapsed = now_ms() - t0;
+        CHECK_INT(elapsed, >=, 1400);
+        CHECK_INT(elapsed, <, 4000);
+
+        CHECK(wait_records(&e, 2, 5000));
+        _cleanup_free_ char *overload_rule = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_RULE");
+        CHECK_STR(overload_rule, "overload");
+        _cleanup_free_ char *overload_action = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_ACTION");
+        CHECK_STR(overload_action, "reject");
+        _cleanup_free_ char *error = find_record_field(&e, "COREDUMPD_RESULT", "failed", "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "deadline"));
+        CHECK(log_capture_contains(&e.logs, "deadline"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+TEST(concurrent_crashes_all_stored) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "MaxConcurrent=4\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        int fds[4];
+        struct coredump_ack ack;
+        _cleanup_free_ uint8_t *core = fake_core_new(256 * 1024, 256 * 1024);
+        for (int i = 0; i < 4; i++) {
+                fds[i] = client_connect(rs.socket_path);
+                fk_send_request(fds[i], 16, 16, FULL_MASK);
+                CHECK_INT(fk_read_ack(fds[i], &ack, 5000), ==, 16);
+                CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+                fk_send_mark(fds[i], COREDUMP_MARK_REQACK);
+        }
+        for (int i = 0; i < 4; i++) {
+                CHECK_INT(fk_stream(fds[i], core, 256 * 1024), ==, 256 * 1024);
+                CHECK(shutdown(fds[i], SHUT_WR) == 0);
+        }
+        for (int i = 0; i < 4; i++) {
+                CHECK_INT(fk_wait_eof(fds[i], 10000), ==, 0);
+                close(fds[i]);
+        }
+        CHECK(wait_records(&e, 4, 5000));
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *result = record_capture_field(&e.records, i, "COREDUMPD_RESULT");
+                CHECK_STR(result, "stored");
+        }
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 4);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+TEST(idle_exit) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "IdleExit=200ms\n");
+        uint64_t t0 = now_ms();
+        server_start(&rs, &e);
+        server_join(&rs); /* returns on its own */
+        CHECK_INT(now_ms() - t0, >=, 150);
+        CHECK(log_capture_contains(&e.logs, "Stopping (idle)"));
+        test_env_done(&e);
+}
+
+TEST(malformed_policy_reload_keeps_previous) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, "[Rule]\nName=first\nAction=reject\n", "IdleExit=0\n");
+        server_start(&rs, &e);
+
+        CHECK_OK(write_text_file(e.policy_dir, "60-broken.conf", "[Rule]\nName=broken\nAction=reject\nMatchUID=x\n"));
+        struct policy *before = rs.server->policy;
+        CHECK(server_reload_policy(rs.server) < 0);
+        CHECK(rs.server->policy == before);
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "%s/60-broken.conf:4: invalid MatchUID= id or range 'x'", e.policy_dir) > 0);
+        CHECK(log_capture_contains(&e.logs, needle));
+        CHECK(log_capture_contains(&e.logs, "keeping the previous policy"));
+
+        /* Crashes still get the previous policy. */
+        struct coredump_ack ack;
+        _cleanup_close_ int a = client_connect(rs.socket_path);
+        fk_send_request(a, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask & ~COREDUMP_WAIT, ==, COREDUMP_REJECT);
+        fk_send_mark(a, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(a, 5000), ==, 0);
+
+        /* Fixed, the reload takes. */
+        CHECK_OK(write_text_file(e.policy_dir, "60-broken.conf", "[Rule]\nName=fixed\nAction=kernel\n"));
+        CHECK_OK(server_reload_policy(rs.server));
+        CHECK(rs.server->policy != before);
+
+        CHECK(wait_records(&e, 1, 5000));
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+static const struct test_case tests[] = {
+        TEST_ENTRY(overload_rejected_and_deadline_enforced),
+        TEST_ENTRY(concurrent_crashes_all_stored),
+        TEST_ENTRY(idle_exit),
+        TEST_ENTRY(malformed_policy_reload_keeps_previous),
+};
+
+int main(int argc, char *argv[]) {
+        return test_main(argc, argv, tests, ELEMENTSOF(tests));
+}

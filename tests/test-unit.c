@@ -1,0 +1,686 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The pure parts: escaping, names, value parsers, configuration, policy, request/ack, /proc
+ * parsers, the ELF extent. */
+
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "config.h"
+#include "context.h"
+#include "core-extent.h"
+#include "escape.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "names.h"
+#include "parse.h"
+#include "policy.h"
+#include "request.h"
+#include "store.h"
+#include "strv.h"
+#include "fileio.h"
+
+/* ---- escaping ---- */
+
+static void check_escape(const char *in, size_t n, const char *want) {
+        _cleanup_free_ char *got = escape_text(in, n);
+        CHECK_STR(got, want);
+}
+
+TEST(escape_text_hostile_bytes) {
+        check_escape("plain", 5, "plain");
+        check_escape("a\nb", 3, "a\\nb");
+        check_escape("tab\there\r", 9, "tab\\there\\r");
+        check_escape("back\\slash", 10, "back\\\\slash");
+        check_escape("sl/ash", 6, "sl/ash");
+        check_escape("\x01\x7f", 2, "\\x01\\x7f");
+        check_escape("nul\0x", 5, "nul\\x00x");
+        check_escape("\xc3\xbc" "ber", 5, "\xc3\xbc" "ber");          /* valid UTF-8 stays */
+        check_escape("\xe2\x82\xac", 3, "\xe2\x82\xac");
+        check_escape("\xff\xfe", 2, "\\xff\\xfe");                     /* invalid bytes */
+        check_escape("\xc3", 1, "\\xc3");                              /* cut sequence */
+        check_escape("\xc0\xaf", 2, "\\xc0\\xaf");                     /* overlong '/' */
+        check_escape("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");            /* surrogate */
+        check_escape("\xc2\x85", 2, "\\xc2\\x85");                     /* C1 control (NEL) */
+        check_escape("", 0, "");
+}
+
+TEST(escape_cmdline_arguments) {
+        static const char raw[] = "/bin/prog\0--opt=a b\0line\nbreak\0\xff\0";
+        _cleanup_free_ char *got = escape_cmdline(raw, sizeof raw - 1);
+        CHECK_STR(got, "/bin/prog --opt=a\\x20b line\\nbreak \\xff");
+        _cleanup_free_ char *empty = escape_cmdline("", 0);
+        CHECK_STR(empty, "");
+}
+
+TEST(escape_filename_part_is_safe) {
+        static const struct { const char *in, *want; } cases[] = {
+                { "bash", "bash" },
+                { "kworker/0:1", "kworker\\x2f0\\x3a1" },
+                { "a.b", "a\\x2eb" },
+                { "..", "\\x2e\\x2e" },
+                { "new\nline", "new\\x0aline" },
+                { "sp ace", "sp\\x20ace" },
+                { "\xff", "\\xff" },
+                { "", "unknown" },
+                { "ok_+-@", "ok_+-@" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *got = escape_filename_part(cases[i].in);
+                CHECK_STR(got, cases[i].want);
+                CHECK(!strchr(got, '/') && !strchr(got, '.'));
+        }
+}
+
+TEST(dump_file_name) {
+        struct crash_context ctx = {
+                .pid = 4242,
+                .uid = 1000,
+                .comm = (char *) "my prog/x",
+                .timestamp_usec = 1700000000123456ULL,
+        };
+        strcpy(ctx.boot_id, "0123456789abcdef0123456789abcdef");
+        _cleanup_free_ char *zst = core_file_name(&ctx, COMPRESSION_ZSTD);
+        CHECK_STR(zst, "core.my\\x20prog\\x2fx.1000.0123456789abcdef0123456789abcdef.4242.1700000000123456.zst");
+        _cleanup_free_ char *plain = core_file_name(&ctx, COMPRESSION_NONE);
+        CHECK_STR(plain, "core.my\\x20prog\\x2fx.1000.0123456789abcdef0123456789abcdef.4242.1700000000123456");
+        ctx.comm = NULL;
+        _cleanup_free_ char *unknown = core_file_name(&ctx, COMPRESSION_NONE);
+        CHECK(strncmp(unknown, "core.unknown.1000.", 18) == 0);
+}
+
+/* ---- names ---- */
+
+TEST(signal_names) {
+        CHECK_STR(signal_to_name(SIGSEGV), "SIGSEGV");
+        CHECK_STR(signal_to_name(SIGABRT), "SIGABRT");
+        CHECK_STR(signal_to_name(SIGSYS), "SIGSYS");
+        CHECK(signal_to_name(0) == NULL);
+        CHECK(signal_to_name(40) == NULL);
+        CHECK_INT(signal_from_string("SIGSEGV"), ==, SIGSEGV);
+        CHECK_INT(signal_from_string("segv"), ==, SIGSEGV);
+        CHECK_INT(signal_from_string("SigAbrt"), ==, SIGABRT);
+        CHECK_INT(signal_from_string("11"), ==, 11);
+        CHECK_INT(signal_from_string("64"), ==, 64);
+        CHECK_INT(signal_from_string("0"), ==, -EINVAL);
+        CHECK_INT(signal_from_string("65"), ==, -EINVAL);
+        CHECK_INT(signal_from_string("SIGFOO"), ==, -EINVAL);
+        CHECK_INT(signal_from_string("11x"), ==, -EINVAL);
+        CHECK_INT(signal_from_string(""), ==, -EINVAL);
+}
+
+TEST(mark_names) {
+        CHECK_STR(mark_to_name(COREDUMP_MARK_REQACK), "REQACK");
+        CHECK_STR(mark_to_name(COREDUMP_MARK_MINSIZE), "MINSIZE");
+        CHECK_STR(mark_to_name(COREDUMP_MARK_MAXSIZE), "MAXSIZE");
+        CHECK_STR(mark_to_name(COREDUMP_MARK_UNSUPPORTED), "UNSUPPORTED");
+        CHECK_STR(mark_to_name(COREDUMP_MARK_CONFLICTING), "CONFLICTING");
+        CHECK(mark_to_name(5) == NULL);
+        CHECK(mark_to_name(UINT32_MAX) == NULL);
+}
+
+TEST(action_names) {
+        CHECK_INT(action_from_string("kernel"), ==, ACTION_KERNEL);
+        CHECK_INT(action_from_string("userspace"), ==, ACTION_USERSPACE);
+        CHECK_INT(action_from_string("reject"), ==, ACTION_REJECT);
+        CHECK_INT(action_from_string("Kernel"), ==, _ACTION_INVALID);
+        CHECK_STR(action_to_string(ACTION_USERSPACE), "userspace");
+}
+
+/* ---- value parsers ---- */
+
+TEST(value_parsers) {
+        uint64_t u;
+        uint32_t lo, hi;
+        char buf[32];
+
+        CHECK_INT(parse_boolean("yes"), ==, 1);
+        CHECK_INT(parse_boolean("Off"), ==, 0);
+        CHECK_INT(parse_boolean("maybe"), ==, -EINVAL);
+
+        CHECK(parse_size("4096", &u) == 0 && u == 4096);
+        CHECK(parse_size("2M", &u) == 0 && u == 2 << 20);
+        CHECK(parse_size("1GiB", &u) == 0 && u == UINT64_C(1) << 30);
+        CHECK(parse_size("3k", &u) == 0 && u == 3072);
+        CHECK(parse_size("infinity", &u) == 0 && u == SIZE_INFINITY);
+        CHECK(parse_size("-1", &u) == -EINVAL);
+        CHECK(parse_size("1X", &u) == -EINVAL);
+        CHECK(parse_size("99999999999T", &u) == -ERANGE);
+        CHECK_STR(format_size(buf, 2 << 20), "2M");
+        CHECK_STR(format_size(buf, 1000), "1000");
+
+        CHECK(parse_duration("60", &u) == 0 && u == 60 * USEC_PER_SEC);
+        CHECK(parse_duration("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
+        CHECK(parse_duration("2min", &u) == 0 && u == 120 * USEC_PER_SEC);
+        CHECK(parse_duration("1 s", &u) == -EINVAL);
+
+        CHECK(parse_id_range("1000", &lo, &hi) == 0 && lo == 1000 && hi == 1000);
+        CHECK(parse_id_range("1000-1999", &lo, &hi) == 0 && lo == 1000 && hi == 1999);
+        CHECK(parse_id_range("2-1", &lo, &hi) == -EINVAL);
+        CHECK(parse_id_range("-1", &lo, &hi) == -EINVAL);
+        CHECK(parse_id_range("4294967296", &lo, &hi) == -ERANGE);
+}
+
+/* ---- configuration ---- */
+
+static int load_config_text(const char *text, struct config *c, struct log_capture *logs, char **ret_path) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", text));
+        CHECK(asprintf(ret_path, "%s/coredumpd.conf", dir) > 0);
+        int r = config_load(c, *ret_path, true);
+        tmpdir_remove(dir);
+        return r;
+}
+
+TEST(config_parsing) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL;
+        log_capture_start(&logs);
+
+        config_init_defaults(&c);
+        CHECK_STR(c.storage, "/var/lib/coredumpd");
+        CHECK_INT(c.deadline_usec, ==, 60 * USEC_PER_SEC);
+        CHECK_INT(c.compress, ==, COMPRESSION_ZSTD);
+
+        CHECK_OK(load_config_text("# comment\n[Coredump]\nStorage=/srv/cores\nMaxUse=10G\nKeepFree=auto\n"
+                                  "MaxSize=2G\nCompress=none\nCompressLevel=9\nMaxConcurrent=4\n"
+                                  "Deadline=30s\nIdleExit=0\n", &c, &logs, &path));
+        CHECK_STR(c.storage, "/srv/cores");
+        CHECK_INT(c.max_use, ==, UINT64_C(10) << 30);
+        CHECK_INT(c.keep_free, ==, SIZE_AUTO);
+        CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);
+        CHECK_INT(c.compress, ==, COMPRESSION_NONE);
+        CHECK_INT(c.compress_level, ==, 9);
+        CHECK_INT(c.max_concurrent, ==, 4);
+        CHECK_INT(c.deadline_usec, ==, 30 * USEC_PER_SEC);
+        CHECK_INT(c.idle_exit_usec, ==, 0);
+        config_done(&c);
+        log_capture_stop(&logs);
+}
+
+static void check_bad_config(const char *text, const char *message) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL, *needle = NULL;
+
+        log_capture_start(&logs);
+        config_init_defaults(&c);
+        CHECK_INT(load_config_text(text, &c, &logs, &path), ==, -EBADMSG);
+        CHECK_STR(c.storage, "/var/lib/coredumpd"); /* untouched */
+        CHECK(asprintf(&needle, "%s:%s", path, message) > 0);
+        if (!log_capture_contains(&logs, needle))
+                test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
+        config_done(&c);
+        log_capture_stop(&logs);
+}
+
+TEST(config_errors_name_file_and_line) {
+        check_bad_config("[Coredump]\nStorage=/x\nBogus=1\n", "3: unknown key 'Bogus'");
+        check_bad_config("[Coredump]\nMaxConcurrent=0\n", "2: invalid MaxConcurrent=");
+        check_bad_config("[Other]\nMaxUse=1G\n", "2: unknown section [Other]");
+        check_bad_config("[Coredump]\nStorage=relative\n", "2: Storage= must be an absolute path");
+        check_bad_config("[Coredump]\nStorage=/a\nthis is not ini\n", "3: syntax error");
+        check_bad_config("[Coredump]\nDeadline=soon\n", "2: invalid Deadline=");
+}
+
+TEST(config_missing_file) {
+        struct config c;
+        config_init_defaults(&c);
+        CHECK_OK(config_load(&c, "/nonexistent/coredumpd.conf", false));
+        struct log_capture logs;
+        log_capture_start(&logs);
+        CHECK(config_load(&c, "/nonexistent/coredumpd.conf", true) < 0);
+        log_capture_stop(&logs);
+        config_done(&c);
+}
+
+/* ---- policy ---- */
+
+static struct policy *policy_from_text(const char *text) {
+        _cleanup_fclose_ FILE *f = fmemopen((void *) text, strlen(text), "r");
+        struct policy *p = policy_new();
+        CHECK(f && p);
+        CHECK_OK(policy_parse_file(p, f, "/etc/coredumpd/policy.d/test.conf"));
+        CHECK_OK(policy_add_builtin_rules(p));
+        return p;
+}
+
+static struct crash_context sample_context(void) {
+        return (struct crash_context) {
+                .pid = 100,
+                .uid = 1000,
+                .euid = 1000,
+                .gid = 100,
+                .egid = 100,
+                .comm = (char *) "python3",
+                .exe = (char *) "/usr/bin/python3.11",
+                .unit = (char *) "app.service",
+                .slice = (char *) "system.slice",
+                .signal = SIGSEGV,
+                .rlimit_known = true,
+                .rlimit_core = RLIMIT_UNLIMITED,
+                .dumpable = true,
+                .at_secure = 0,
+        };
+}
+
+static const char *decide_rule(const struct policy *p, const struct crash_context *ctx) {
+        const struct policy_rule *r = policy_find_rule(p, ctx);
+        return r ? r->name : NULL;
+}
+
+TEST(policy_every_key_round_trips) {
+        static const char text[] =
+                "[Rule]\n"
+                "Name=everything\n"
+                "MatchExe=/usr/bin/*\n"
+                "MatchExe=/opt/*\n"
+                "MatchComm=py*\n"
+                "MatchUnit=*.service\n"
+                "MatchSlice=system.slice\n"
+                "MatchUID=0 1000-1999\n"
+                "MatchGID=100,200\n"
+                "MatchSignal=SIGSEGV abrt 7\n"
+                "MatchDumpable=yes\n"
+                "MatchRlimitZero=no\n"
+                "Action=userspace\n"
+                "Wait=no\n"
+                "MaxSize=2G\n"
+                "Compress=none\n";
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        CHECK_INT(p->n_rules, ==, 3);
+
+        _cleanup_free_ char *printed = NULL;
+        size_t printed_size;
+        FILE *out = open_memstream(&printed, &printed_size);
+        policy_print(p, out);
+        fclose(out);
+        CHECK(strstr(printed, "# /etc/coredumpd/policy.d/test.conf:1\n[Rule]\nName=everything\n"
+                              "MatchExe=/usr/bin/*\nMatchExe=/opt/*\nMatchComm=py*\nMatchUnit=*.service\n"
+                              "MatchSlice=system.slice\nMatchUID=0 1000-1999\nMatchGID=100 200\n"
+                              "MatchSignal=SIGSEGV SIGABRT SIGBUS\nMatchDumpable=yes\nMatchRlimitZero=no\n"
+                              "Action=userspace\nWait=no\nMaxSize=2G\nCompress=none\n"));
+        CHECK(strstr(printed, "Name=builtin:rlimit-zero\nMatchRlimitZero=yes\nAction=reject\n"));
+        CHECK(strstr(printed, "Name=builtin:keep\nAction=kernel\n"));
+
+        /* What is printed parses back to the same. */
+        _cleanup_(policy_unrefp) struct policy *again = policy_new();
+        _cleanup_fclose_ FILE *in = fmemopen(printed, printed_size, "r");
+        CHECK_OK(policy_parse_file(again, in, "/etc/coredumpd/policy.d/test.conf"));
+        CHECK_INT(again->n_rules, ==, 3);
+
+        struct crash_context ctx = sample_context();
+        CHECK_STR(decide_rule(p, &ctx), "everything");
+        struct decision d;
+        struct config c;
+        config_init_defaults(&c);
+        CHECK_OK(policy_decide(p, &c, &ctx, &d));
+        CHECK_INT(d.action, ==, ACTION_USERSPACE);
+        CHECK(!d.wait);
+        CHECK_INT(d.max_size, ==, UINT64_C(2) << 30);
+        CHECK_INT(d.compress, ==, COMPRESSION_NONE);
+        decision_done(&d);
+        config_done(&c);
+}
+
+/* Every match key alone: the sample matches, and one changed field makes it miss. */
+static const char *const match_lines[] = {
+        "MatchExe=/usr/bin/python*",
+        "MatchComm=python?",
+        "MatchUnit=app.service",
+        "MatchSlice=system.slice",
+        "MatchUID=999-1000",
+        "MatchGID=100",
+        "MatchSignal=SIGSEGV SIGBUS",
+        "MatchDumpable=yes",
+        "MatchRlimitZero=no",
+};
+
+static void spoil_context(struct crash_context *c, size_t key) {
+        switch (key) {
+        case 0: c->exe = (char *) "/usr/sbin/python3"; break;
+        case 1: c->comm = (char *) "python"; break;
+        case 2: c->unit = NULL; break;
+        case 3: c->slice = (char *) "user.slice"; break;
+        case 4: c->uid = 1001; break;
+        case 5: c->gid = 0; break;
+        case 6: c->signal = SIGABRT; break;
+        case 7: c->dumpable = false; break;
+        case 8: c->rlimit_core = 0; break;
+        }
+}
+
+TEST(policy_each_match_key) {
+        for (size_t i = 0; i < ELEMENTSOF(match_lines); i++) {
+                _cleanup_free_ char *text = NULL;
+                CHECK(asprintf(&text, "[Rule]\nName=k\n%s\nAction=reject\n", match_lines[i]) > 0);
+                _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+                struct crash_context ctx = sample_context();
+                CHECK_STR(decide_rule(p, &ctx), "k");
+                spoil_context(&ctx, i);
+                if (i == 8)
+                        CHECK_STR(decide_rule(p, &ctx), "builtin:rlimit-zero");
+                else
+                        CHECK_STR(decide_rule(p, &ctx), "builtin:keep");
+        }
+}
+
+TEST(policy_exe_match_sees_through_deleted) {
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text("[Rule]\nName=d\nMatchExe=/usr/bin/app\nAction=reject\n");
+        struct crash_context ctx = sample_context();
+        ctx.exe = (char *) "/usr/bin/app (deleted)";
+        CHECK_STR(decide_rule(p, &ctx), "d");
+}
+
+TEST(policy_first_match_wins_and_lists_reset) {
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
+                "[Rule]\nName=a\nMatchComm=nomatch\nMatchComm=\nMatchComm=python3\nAction=reject\n"
+                "[Rule]\nName=b\nMatchComm=python3\nAction=kernel\n");
+        struct crash_context ctx = sample_context();
+        CHECK_STR(decide_rule(p, &ctx), "a");
+        CHECK_INT(strv_length(p->rules[0].match_comm), ==, 1);
+}
+
+TEST(policy_builtin_default) {
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+        _cleanup_free_ char *dir = tmpdir_new();
+        const char *dirs[] = { dir, "/nonexistent", NULL };
+        CHECK_OK(policy_load(dirs, &p));
+        CHECK_INT(p->n_rules, ==, 2);
+
+        struct crash_context ctx = sample_context();
+        struct config c;
+        struct decision d;
+        config_init_defaults(&c);
+        CHECK_OK(policy_decide(p, &c, &ctx, &d));
+        CHECK_INT(d.action, ==, ACTION_KERNEL);
+        CHECK(d.wait);
+        CHECK_INT(d.compress, ==, COMPRESSION_ZSTD);
+        CHECK_INT(d.max_size, ==, c.max_size);
+        decision_done(&d);
+
+        ctx.rlimit_core = 0;
+        CHECK_OK(policy_decide(p, &c, &ctx, &d));
+        CHECK_INT(d.action, ==, ACTION_REJECT);
+        CHECK_STR(d.rule, "builtin:rlimit-zero");
+        decision_done(&d);
+        config_done(&c);
+        tmpdir_remove(dir);
+}
+
+TEST(policy_same_name_overrides_and_lexical_order) {
+        _cleanup_free_ char *root = tmpdir_new();
+        _cleanup_free_ char *etc = NULL, *vendor = NULL, *masked = NULL;
+        CHECK(asprintf(&etc, "%s/etc", root) > 0 && asprintf(&vendor, "%s/vendor", root) > 0);
+        CHECK(mkdir(etc, 0755) == 0 && mkdir(vendor, 0755) == 0);
+
+        CHECK_OK(write_text_file(vendor, "10-a.conf", "[Rule]\nName=vendor-a\nMatchComm=x\nAction=reject\n"));
+        CHECK_OK(write_text_file(etc, "10-a.conf", "[Rule]\nName=etc-a\nMatchComm=x\nAction=kernel\n"));
+        CHECK_OK(write_text_file(vendor, "05-b.conf", "[Rule]\nName=vendor-b\nMatchComm=y\nAction=reject\n"));
+        CHECK_OK(write_text_file(etc, "20-c.conf", "[Rule]\nName=etc-c\nAction=userspace\n"));
+        CHECK_OK(write_text_file(vendor, "30-masked.conf", "[Rule]\nName=masked\nAction=reject\n"));
+        CHECK(asprintf(&masked, "%s/30-masked.conf", etc) > 0);
+        CHECK(symlink("/dev/null", masked) == 0);
+        CHECK_OK(write_text_file(vendor, "README", "not a policy"));
+
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+        const char *dirs[] = { etc, vendor, NULL };
+        CHECK_OK(policy_load(dirs, &p));
+        CHECK_INT(p->n_rules, ==, 5);
+        CHECK_STR(p->rules[0].name, "vendor-b"); /* 05 before 10 before 20 */
+        CHECK_STR(p->rules[1].name, "etc-a");    /* /etc wins over the vendor file */
+        CHECK_STR(p->rules[2].name, "etc-c");
+        CHECK_STR(p->rules[3].name, "builtin:rlimit-zero");
+        tmpdir_remove(root);
+}
+
+static void check_bad_policy(const char *text, const char *message) {
+        struct log_capture logs;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *needle = NULL;
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+
+        log_capture_start(&logs);
+        CHECK_OK(write_text_file(dir, "10-ok.conf", "[Rule]\nName=ok\nAction=kernel\n"));
+        CHECK_OK(write_text_file(dir, "20-bad.conf", text));
+        const char *dirs[] = { dir, NULL };
+        CHECK_INT(policy_load(dirs, &p), ==, -EBADMSG);
+        CHECK(!p);
+        CHECK(asprintf(&needle, "%s/20-bad.conf:%s", dir, message) > 0);
+        if (!log_capture_contains(&logs, needle))
+                test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
+        log_capture_stop(&logs);
+        tmpdir_remove(dir);
+}
+
+TEST(policy_malformed_names_file_and_line) {
+        check_bad_policy("[Rule]\nName=x\nAction=explode\n", "3: invalid Action= 'explode'");
+        check_bad_policy("[Rule]\nName=x\n\n[Rule]\nName=y\nAction=kernel\n", "1: rule 'x' has no Action=");
+        check_bad_policy("[Rule]\nAction=kernel\nMatchSignal=SIGNOPE\n", "3: invalid MatchSignal= signal 'SIGNOPE'");
+        check_bad_policy("[Rule]\nAction=kernel\nMatchUID=1-\n", "3: invalid MatchUID=");
+        check_bad_policy("[Rule]\nAction=kernel\nMatchDumpable=perhaps\n", "3: invalid MatchDumpable=");
+        check_bad_policy("[Rule]\nAction=kernel\nWait=later\n", "3: invalid Wait=");
+        check_bad_policy("[Rule]\nAction=kernel\nMaxSize=0\n", "3: invalid MaxSize=");
+        check_bad_policy("[Rule]\nAction=kernel\nCompress=lz4\n", "3: invalid Compress=");
+        check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
+        check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
+        check_bad_policy("[Rules]\nAction=kernel\n", "2: unknown section [Rules]");
+        check_bad_policy("[Rule]\nAction=kernel\nbroken line\n", "3: syntax error");
+        check_bad_policy("[Rule]\nAction=kernel\nName=", "3: Name= must not be empty");
+
+        char long_line[400];
+        memset(long_line, 'x', sizeof long_line);
+        memcpy(long_line, "MatchExe=", 9);
+        long_line[sizeof long_line - 1] = 0;
+        _cleanup_free_ char *text = NULL;
+        CHECK(asprintf(&text, "[Rule]\nAction=kernel\n%s\n", long_line) > 0);
+        check_bad_policy(text, "3: line too long");
+}
+
+/* ---- request and ack ---- */
+
+TEST(request_parse_sizes) {
+        struct coredump_request req;
+        uint8_t buf[32] = {};
+        uint32_t v;
+
+#define SET(off, val) (v = (val), memcpy(buf + (off), &v, 4))
+        SET(0, 16); SET(4, 16); SET(8, 0xF);
+        CHECK_OK(request_parse(buf, 16, &req));
+        CHECK(req.size == 16 && req.size_ack == 16 && req.mask == 0xF);
+        CHECK_INT(request_parse(buf, 8, &req), ==, -EBADMSG); /* read less than announced */
+        SET(0, 24);
+        CHECK_OK(request_parse(buf, 16, &req)); /* we read what we know */
+        CHECK_INT(req.size, ==, 24);
+        SET(0, 8);
+        CHECK_INT(request_parse(buf, 16, &req), ==, -EBADMSG); /* lacks the mask */
+        SET(0, 4097);
+        CHECK_INT(request_parse(buf, 16, &req), ==, -EBADMSG);
+        SET(0, 16); SET(4, 12);
+        CHECK_INT(request_parse(buf, 16, &req), ==, -EPROTO);
+        CHECK_INT(request_parse(buf, 7, &req), ==, -EBADMSG);
+#undef SET
+}
+
+TEST(ack_build_rules) {
+        struct coredump_request req = { .size = 16, .size_ack = 16, .mask = 0xF };
+        struct coredump_ack ack;
+
+        CHECK_INT(ack_build(&req, ACTION_KERNEL, true, &ack), ==, 16);
+        CHECK(ack.size == 16 && ack.spare == 0 && ack.mask == (COREDUMP_KERNEL | COREDUMP_WAIT));
+        CHECK_INT(ack_build(&req, ACTION_REJECT, false, &ack), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+
+        req.size_ack = 64; /* a kernel knowing a larger ack still gets ours */
+        CHECK_INT(ack_build(&req, ACTION_USERSPACE, true, &ack), ==, 16);
+        CHECK_INT(ack.size, ==, 16);
+
+        req.mask = COREDUMP_KERNEL | COREDUMP_REJECT | (UINT64_C(1) << 33);
+        CHECK_INT(ack_build(&req, ACTION_KERNEL, true, &ack), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL); /* no WAIT offered, unknown bit not echoed */
+        CHECK_INT(ack_build(&req, ACTION_USERSPACE, true, &ack), ==, -EOPNOTSUPP);
+        CHECK_INT(request_check_mask(&req), ==, -EOPNOTSUPP);
+        req.mask |= COREDUMP_USERSPACE;
+        CHECK_OK(request_check_mask(&req));
+}
+
+/* ---- /proc parsers ---- */
+
+TEST(proc_limits_parser) {
+        static const char limits[] =
+                "Limit                     Soft Limit           Hard Limit           Units     \n"
+                "Max cpu time              unlimited            unlimited            seconds   \n"
+                "Max core file size        0                    unlimited            bytes     \n";
+        uint64_t v;
+        CHECK_OK(parse_limits_core(limits, &v));
+        CHECK_INT(v, ==, 0);
+        CHECK_OK(parse_limits_core("Max core file size        unlimited            unlimited            bytes\n", &v));
+        CHECK(v == RLIMIT_UNLIMITED);
+        CHECK_OK(parse_limits_core("Max core file size        1048576              unlimited            bytes\n", &v));
+        CHECK_INT(v, ==, 1048576);
+        CHECK_INT(parse_limits_core("Max cpu time unlimited\n", &v), ==, -ENOENT);
+        CHECK_INT(parse_limits_core("Max core file size        lots  x\n", &v), ==, -EINVAL);
+}
+
+TEST(proc_auxv_parser) {
+        uint64_t a64[] = { AT_PAGESZ, 4096, AT_SECURE, 1, AT_NULL, 0 };
+        uint32_t a32[] = { AT_PAGESZ, 4096, AT_UID, 1000, AT_SECURE, 0, AT_NULL, 0 };
+        uint64_t no_secure[] = { AT_PAGESZ, 4096, AT_NULL, 0 };
+        int secure;
+
+        CHECK_OK(parse_auxv_at_secure(a64, sizeof a64, &secure));
+        CHECK_INT(secure, ==, 1);
+        CHECK_OK(parse_auxv_at_secure(a32, sizeof a32, &secure));
+        CHECK_INT(secure, ==, 0);
+        CHECK(parse_auxv_at_secure(no_secure, sizeof no_secure, &secure) < 0);
+        CHECK(parse_auxv_at_secure("garbage", 7, &secure) < 0);
+        CHECK(parse_auxv_at_secure("", 0, &secure) < 0);
+
+        /* Our own auxv: a normal process is not AT_SECURE. */
+        _cleanup_free_ char *data = NULL;
+        size_t size;
+        CHECK_OK(read_file_at(AT_FDCWD, "/proc/self/auxv", 8192, &data, &size, NULL));
+        CHECK_OK(parse_auxv_at_secure(data, size, &secure));
+        CHECK_INT(secure, ==, 0);
+}
+
+static void check_units(const char *path, const char *unit, const char *user_unit, const char *slice) {
+        _cleanup_free_ char *u = NULL, *uu = NULL, *s = NULL;
+        CHECK_OK(cgroup_path_to_units(path, &u, &uu, &s));
+        if (unit)
+                CHECK_STR(u, unit);
+        else
+                CHECK(!u);
+        if (user_unit)
+                CHECK_STR(uu, user_unit);
+        else
+                CHECK(!uu);
+        CHECK_STR(s, slice);
+}
+
+TEST(proc_cgroup_to_units) {
+        _cleanup_free_ char *path = NULL, *v1 = NULL;
+        CHECK_OK(parse_proc_cgroup("0::/system.slice/sshd.service\n", &path));
+        CHECK_STR(path, "/system.slice/sshd.service");
+        CHECK_OK(parse_proc_cgroup("12:pids:/x\n1:name=systemd:/system.slice/cron.service\n", &v1));
+        CHECK_STR(v1, "/system.slice/cron.service");
+
+        check_units("/system.slice/sshd.service", "sshd.service", NULL, "system.slice");
+        check_units("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service",
+                    "user@1000.service", "foo.service", "user-1000.slice");
+        check_units("/user.slice/user-1000.slice/session-3.scope", "session-3.scope", NULL, "user-1000.slice");
+        check_units("/init.scope", "init.scope", NULL, "-.slice");
+        check_units("/", NULL, NULL, "-.slice");
+        check_units("/machine.slice/libpod-abc.scope/container", "libpod-abc.scope", NULL, "machine.slice");
+}
+
+TEST(context_user_may_read_matrix) {
+        struct crash_context c = sample_context();
+        CHECK(context_user_may_read(&c));
+        c.euid = 0;
+        CHECK(!context_user_may_read(&c));
+        c = sample_context();
+        c.egid = 0;
+        CHECK(!context_user_may_read(&c));
+        c = sample_context();
+        c.at_secure = 1;
+        CHECK(!context_user_may_read(&c));
+        c.at_secure = -1;
+        CHECK(!context_user_may_read(&c));
+        c = sample_context();
+        c.dumpable = false;
+        CHECK(!context_user_may_read(&c));
+}
+
+/* ---- the ELF extent ---- */
+
+TEST(core_extent_from_headers) {
+        _cleanup_free_ uint8_t *core = fake_core_new(65536 + 100, 65536 + 100);
+        struct core_extent e;
+        uint64_t expected;
+
+        core_extent_init(&e);
+        core_extent_feed(&e, core, 65536 + 100);
+        CHECK(core_extent_known(&e, &expected));
+        CHECK_INT(expected, ==, 65536 + 100);
+
+        /* Byte by byte gives the same answer. */
+        core_extent_init(&e);
+        for (size_t i = 0; i < 300; i++)
+                core_extent_feed(&e, core + i, 1);
+        CHECK(core_extent_known(&e, &expected));
+        CHECK_INT(expected, ==, 65536 + 100);
+
+        /* A core that claims more than it has. */
+        _cleanup_free_ uint8_t *short_core = fake_core_new(8192, 1 << 20);
+        core_extent_init(&e);
+        core_extent_feed(&e, short_core, 8192);
+        CHECK(core_extent_known(&e, &expected));
+        CHECK_INT(expected, ==, 1 << 20);
+
+        /* Not ELF, or not a core: unknown. */
+        core_extent_init(&e);
+        core_extent_feed(&e, "hello world, this is not an ELF file at all......................", 64);
+        CHECK(!core_extent_known(&e, &expected));
+        core[16] = ET_EXEC;
+        core_extent_init(&e);
+        core_extent_feed(&e, core, 4096);
+        CHECK(!core_extent_known(&e, &expected));
+}
+
+static const struct test_case tests[] = {
+        TEST_ENTRY(escape_text_hostile_bytes),
+        TEST_ENTRY(escape_cmdline_arguments),
+        TEST_ENTRY(escape_filename_part_is_safe),
+        TEST_ENTRY(dump_file_name),
+        TEST_ENTRY(signal_names),
+        TEST_ENTRY(mark_names),
+        TEST_ENTRY(action_names),
+        TEST_ENTRY(value_parsers),
+        TEST_ENTRY(config_parsing),
+        TEST_ENTRY(config_errors_name_file_and_line),
+        TEST_ENTRY(config_missing_file),
+        TEST_ENTRY(policy_every_key_round_trips),
+        TEST_ENTRY(policy_each_match_key),
+        TEST_ENTRY(policy_exe_match_sees_through_deleted),
+        TEST_ENTRY(policy_first_match_wins_and_lists_reset),
+        TEST_ENTRY(policy_builtin_default),
+        TEST_ENTRY(policy_same_name_overrides_and_lexical_order),
+        TEST_ENTRY(policy_malformed_names_file_and_line),
+        TEST_ENTRY(request_parse_sizes),
+        TEST_ENTRY(ack_build_rules),
+        TEST_ENTRY(proc_limits_parser),
+        TEST_ENTRY(proc_auxv_parser),
+        TEST_ENTRY(proc_cgroup_to_units),
+        TEST_ENTRY(context_user_may_read_matrix),
+        TEST_ENTRY(core_extent_from_headers),
+};
+
+int main(int argc, char *argv[]) {
+        return test_main(argc, argv, tests, ELEMENTSOF(tests));
+}
