@@ -15,6 +15,11 @@ static log_sink_fn log_sink;
 static void *log_sink_userdata;
 static int log_max_priority = LOG_INFO;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *log_program_name = "coredumpd";
+
+void log_set_program_name(const char *name) {
+        log_program_name = name;
+}
 
 void log_set_sink(log_sink_fn sink, void *userdata) {
         pthread_mutex_lock(&log_lock);
@@ -53,7 +58,7 @@ static void log_to_stderr(int priority, const char *message) {
         if (stderr_is_journal())
                 n = snprintf(line, sizeof line, "<%d>%s\n", priority, message);
         else
-                n = snprintf(line, sizeof line, "coredumpd: %s\n", message);
+                n = snprintf(line, sizeof line, "%s: %s\n", log_program_name, message);
         if (n < 0)
                 return;
         /* One write per line so concurrent workers don't interleave. */

@@ -18,6 +18,8 @@ typedef void (*log_sink_fn)(int priority, const char *message, void *userdata);
 
 void log_set_sink(log_sink_fn sink, void *userdata);
 void log_set_max_priority(int priority);
+/* The "name: " prefix of lines on stderr (default "coredumpd"). */
+void log_set_program_name(const char *name);
 int log_get_max_priority(void);
 
 /* Returns -|error| (or 0 when error is 0) so callers can "return log_..._errno(r, ...)". */

@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "core-extent.h"
 #include "core-writer.h"
+#include "dumps.h"
 #include "escape.h"
 #include "log.h"
 #include "names.h"
@@ -26,7 +27,7 @@
 /* ---- the store directory --------------------------------------------------------------------- */
 
 int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret) {
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        if (mkdir(path, 0751) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot create store directory %s: %m", path);
 
         _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -129,6 +130,17 @@ static void store_set_xattrs(int fd, const struct crash_context *ctx, bool trunc
         if (r < 0)
                 log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
                                 "Cannot set user.coredump.* attributes on the dump: %m");
+}
+
+/* What coredumpd decided, for dumpctl when the journal lost the entry. */
+static void store_set_decision_xattrs(int fd, const struct decision *d, const char *tag) {
+        int r = 0;
+
+        r = r ?: set_xattr(fd, XATTR_COREDUMPD_ACTION, action_to_string(d->action));
+        r = r ?: set_xattr(fd, XATTR_COREDUMPD_RULE, d->rule);
+        if (r < 0)
+                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
+                                "Cannot set user.coredumpd.* attributes on the dump: %m");
 }
 
 /* Grants the crashing user read access through an ACL entry user:<uid>:r--. */
@@ -311,8 +323,10 @@ int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, co
                 if (r < 0)
                         snprintf(error, error_size, "finishing the dump failed: %s", strerror(-r));
         }
-        if (r >= 0)
+        if (r >= 0) {
+                store_set_decision_xattrs(fd, d, tag);
                 r = store_finish_file(s, fd, ctx, res.truncated, tag, error, error_size);
+        }
         if (r >= 0) {
                 r = store_link(s, fd, name);
                 if (r < 0)

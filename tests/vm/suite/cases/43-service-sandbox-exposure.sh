@@ -1,0 +1,27 @@
+# coredumpd.service runs sandboxed: systemd-analyze security rates it at most
+# 3.0, and the sandbox is in force in the running daemon (the other cases show
+# it still stores, rejects and records under it).
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+systemd-analyze security coredumpd.service > "$WORK/security" 2>&1 || true
+grep '✗' "$WORK/security" | cut -c1-140
+line=$(tail -n1 "$WORK/security")
+say "$line"
+score=$(sed -n 's/.*exposure level for coredumpd.service: \([0-9.]*\).*/\1/p' <<< "$line")
+[ -n "$score" ] || die "no exposure score in: $line"
+awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' || die "exposure $score is above 3.0"
+
+# A crash starts the daemon; its bounding set and file system view are the unit's.
+journal_mark
+crash crasher
+wait_entry "$PID" 60 >/dev/null || die "no journal entry for pid $PID"
+pid=$(systemctl show -p MainPID --value coredumpd.service)
+[ -n "$pid" ] && [ "$pid" != 0 ] || skip "the daemon exited before it could be inspected"
+capbnd=$(sed -n 's/^CapBnd:\t*//p' "/proc/$pid/status")
+say "CapBnd of coredumpd: $capbnd ($(capsh --decode="$capbnd" 2>/dev/null | cut -d= -f2))"
+# CAP_SYS_PTRACE (19), CAP_PERFMON (38), CAP_BPF (39) only.
+[ $((0x$capbnd & ~((1 << 19) | (1 << 38) | (1 << 39)))) = 0 ] || die "bounding set $capbnd is wider than the unit's"
+grep -q NoNewPrivs:.*1 "/proc/$pid/status" || die "NoNewPrivileges is not in force"
+grep -q '^Seccomp:.*2' "/proc/$pid/status" || die "no seccomp filter in force"
+nsenter -t "$pid" -m sh -c 'touch /usr/cdt-probe 2>/dev/null' && { rm -f /usr/cdt-probe; die "/usr is writable for the daemon"; }
+exit 0
