@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "act.h"
+#include "act-userspace.h"
 #include "log.h"
 
 static void act_store(const struct connection_env *env, int fd, const atomic_bool *expired, struct crash *c) {
@@ -24,8 +25,7 @@ void act_on_decision(const struct connection_env *env, int fd, const atomic_bool
                 act_store(env, fd, expired, c);
                 break;
         case ACTION_USERSPACE:
-                /* Until coredumpd writes cores itself, acknowledging is all there is to do. */
-                c->result = CRASH_RESULT_USERSPACE;
+                act_userspace(env, expired, c);
                 break;
         case ACTION_REJECT:
         default:

@@ -87,6 +87,7 @@ static int step_context_and_policy(const struct connection_env *env, struct cras
                 return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
         }
         crash_update_tag(c);
+        context_add_probe(&c->context, env->probe, c->tag);
 
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
         r = policy_decide(policy, env->config, &c->context, &c->decision);

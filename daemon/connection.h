@@ -32,6 +32,7 @@ struct connection_env {
         struct store *store;
         record_sink_fn record_sink;
         void *record_userdata;
+        struct probe *probe;            /* the crash-context probe, or NULL */
 };
 
 struct connection {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "parse.h"
+#include "proc-threads.h"
 
 #define CMDLINE_MAX (128 * 1024)
 #define SMALL_FILE_MAX (16 * 1024)
@@ -192,7 +194,7 @@ static bool pidfd_has_exited(int pidfd) {
 /* Opens /proc/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd still
  * names that pid and the process is still alive after the open, so the pid cannot have been
  * recycled in between. */
-static int open_proc_dir_verified(const struct peer *peer, pid_t pid, const char *tag) {
+int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag) {
         char path[32];
         struct pidfd_info now;
         int r;
@@ -276,6 +278,51 @@ static void gather_at_secure(int proc_fd, struct crash_context *c, const char *t
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine AT_SECURE, treating the process as setuid: %m");
 }
 
+static void gather_crash_details(int proc_fd, const struct pidfd_info *info, struct crash_context *c) {
+        struct proc_stat stat;
+        _cleanup_free_ char *min_addr = NULL;
+        unsigned long long v = 0;
+
+        c->si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE;
+        c->si_code = c->si_code_known ? (int) info->coredump_code : 0;
+        if (proc_stat_read(proc_fd, &stat) >= 0) {
+                c->start_time_known = true;
+                c->start_time = stat.start_time;
+        }
+        c->null_page_end = 4096;
+        if (read_file_at(AT_FDCWD, "/proc/sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
+            sscanf(min_addr, "%llu", &v) == 1 && v > c->null_page_end)
+                c->null_page_end = v;
+}
+
+static bool signal_has_fault_address(int signo, int si_code) {
+        /* Kernel-generated (si_code > 0) SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP carry si_addr; for the
+         * others the union holds a sender's pid and uid. */
+        return si_code > 0 &&
+               (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGTRAP);
+}
+
+void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag) {
+        if (!probe || !c->start_time_known)
+                return;
+
+        int r = probe_take(probe, c->pid, c->signal, c->si_code_known, c->si_code, c->start_time, &c->probe);
+        if (r == -ESTALE)
+                log_crash(tag, LOG_NOTICE, "The probe's record for this pid belongs to another crash; ignoring it.");
+        if (r < 0) {
+                if (r == -ENOENT)
+                        log_crash(tag, LOG_DEBUG, "The crash-context probe has no record of this crash.");
+                return;
+        }
+        c->have_probe = true;
+        if (!c->si_code_known) {
+                c->si_code_known = true;
+                c->si_code = c->probe.si_code;
+        }
+        c->fault_addr_known = signal_has_fault_address(c->probe.signo, c->probe.si_code);
+        c->fault_addr = c->fault_addr_known ? c->probe.fault_addr : 0;
+}
+
 static void gather_host(struct crash_context *c) {
         sd_id128_t boot;
         if (sd_id128_get_boot(&boot) >= 0)
@@ -304,7 +351,7 @@ int context_gather(const struct peer *peer, const char *tag, struct crash_contex
         };
         gather_host(c);
 
-        _cleanup_close_ int proc_fd = open_proc_dir_verified(peer, c->pid, tag);
+        _cleanup_close_ int proc_fd = context_open_proc_dir(peer, c->pid, tag);
         if (proc_fd < 0)
                 return proc_fd;
 
@@ -314,6 +361,7 @@ int context_gather(const struct peer *peer, const char *tag, struct crash_contex
         gather_cgroup(proc_fd, c, tag);
         gather_rlimit(proc_fd, c, tag);
         gather_at_secure(proc_fd, c, tag);
+        gather_crash_details(proc_fd, info, c);
         return 0;
 }
 

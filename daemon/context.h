@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "authenticate.h"
+#include "probe.h"
 
 #define RLIMIT_UNLIMITED UINT64_MAX
 
@@ -40,12 +41,29 @@ struct crash_context {
         uint64_t timestamp_usec;
         char boot_id[33];
         char hostname[65];
+
+        /* Crash details for policy (MatchSiCode=, MatchFaultAddress=) and the self-generated core. */
+        bool si_code_known;
+        int si_code;            /* from the pidfd (PIDFD_INFO_COREDUMP_CODE), else from the probe */
+        bool start_time_known;
+        uint64_t start_time;    /* /proc/pid/stat starttime: clock ticks after boot */
+        uint64_t null_page_end; /* faults below this are NULL-page faults: max(4096, vm.mmap_min_addr) */
+        bool have_probe;        /* the crash-context probe saw this crash (probe_fill_context) */
+        struct probe_crash probe;
+        bool fault_addr_known;  /* a fault signal with a kernel-generated si_code: si_addr is an address */
+        uint64_t fault_addr;
 };
 
 /* Fills *ret for the peer. The /proc directory is verified against the pidfd; failing that, or a
  * vanished process, yields an error (logged, with tag). Fields that cannot be read stay empty. */
 int context_gather(const struct peer *peer, const char *tag, struct crash_context *ret);
 void context_done(struct crash_context *c);
+
+/* Opens /proc/<pid> and proves through the pidfd that it is still the peer's process. */
+int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag);
+
+/* Takes the probe's record of this crash, if any, into c (have_probe, fault_addr, si_code). */
+void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag);
 
 /* Whether the crashing user may read its own dump: only if the kernel dumped the task as itself,
  * with uid == euid, gid == egid and AT_SECURE 0 (CVE-2022-4415). */

@@ -12,6 +12,7 @@
 #include "policy.h"
 #include "request.h"
 #include "store.h"
+#include "userspace-dump.h"
 
 enum crash_result {
         CRASH_RESULT_NONE,
@@ -39,6 +40,8 @@ struct crash {
         uint32_t mark;
         bool have_stored;
         struct stored_core stored;
+        bool have_userspace_dump;       /* the core in stored is one coredumpd made (act-userspace.c) */
+        struct userspace_dump_result userspace_dump;
 
         enum crash_result result;
         char error[256];

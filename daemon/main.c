@@ -13,6 +13,7 @@
 #include "listen.h"
 #include "log.h"
 #include "policy.h"
+#include "probe.h"
 #include "record.h"
 #include "server.h"
 #include "store.h"
@@ -133,6 +134,7 @@ static int run(const struct arguments *a, const struct config *config) {
         _cleanup_(policy_unrefp) struct policy *policy = NULL;
         struct store *store = NULL;
         struct server *server = NULL;
+        struct probe *probe = NULL;
         int fd, r;
 
         r = block_signals();
@@ -158,6 +160,9 @@ static int run(const struct arguments *a, const struct config *config) {
                 return log_error_errno(ENOMEM, "%m");
         }
 
+        /* Without the probe everything works, only crash context (registers, fault address) is missing. */
+        (void) probe_open(&probe);
+
         struct server_options o = {
                 .config = config,
                 .listen_fd = fd,
@@ -166,6 +171,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 .policy_dirs = policy_dirs(a),
                 .authenticate = authenticate_peer,
                 .record_sink = record_sink_journal,
+                .probe = probe,
                 .handle_signals = true,
                 .notify = true,
         };
@@ -174,6 +180,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 r = server_run(server);
 
         server_free(server);
+        probe_free(probe);
         store_free(store);
         return r;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,8 @@ static void policy_rule_done(struct policy_rule *r) {
         free(r->match_uid);
         free(r->match_gid);
         free(r->match_signal);
+        free(r->match_si_code);
+        free(r->match_fault);
 }
 
 struct policy *policy_unref(struct policy *p) {
@@ -67,6 +71,7 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
                 .action = _ACTION_INVALID,
                 .wait = POLICY_UNSET,
                 .compress = POLICY_UNSET,
+                .userspace_mode = POLICY_UNSET,
         };
         if (source && !(r->source = strdup(source)))
                 return NULL;
@@ -165,6 +170,132 @@ static int parse_signal_list(struct ini_file *ini, struct policy_rule *rule, con
         return 0;
 }
 
+/* ---- MatchSiCode= and MatchFaultAddress= ---- */
+
+static const struct {
+        const char *name;
+        int signo;              /* 0: any */
+        int code;
+} si_code_names[] = {
+        { "SI_USER", 0, SI_USER },       { "SI_KERNEL", 0, SI_KERNEL },   { "SI_QUEUE", 0, SI_QUEUE },
+        { "SI_TIMER", 0, SI_TIMER },     { "SI_MESGQ", 0, SI_MESGQ },     { "SI_ASYNCIO", 0, SI_ASYNCIO },
+        { "SI_SIGIO", 0, SI_SIGIO },     { "SI_TKILL", 0, SI_TKILL },
+        { "SEGV_MAPERR", SIGSEGV, 1 },   { "SEGV_ACCERR", SIGSEGV, 2 },   { "SEGV_BNDERR", SIGSEGV, 3 },
+        { "SEGV_PKUERR", SIGSEGV, 4 },
+        { "BUS_ADRALN", SIGBUS, 1 },     { "BUS_ADRERR", SIGBUS, 2 },     { "BUS_OBJERR", SIGBUS, 3 },
+        { "BUS_MCEERR_AR", SIGBUS, 4 },  { "BUS_MCEERR_AO", SIGBUS, 5 },
+        { "ILL_ILLOPC", SIGILL, 1 },     { "ILL_ILLOPN", SIGILL, 2 },     { "ILL_ILLADR", SIGILL, 3 },
+        { "ILL_ILLTRP", SIGILL, 4 },     { "ILL_PRVOPC", SIGILL, 5 },     { "ILL_PRVREG", SIGILL, 6 },
+        { "ILL_COPROC", SIGILL, 7 },     { "ILL_BADSTK", SIGILL, 8 },
+        { "FPE_INTDIV", SIGFPE, 1 },     { "FPE_INTOVF", SIGFPE, 2 },     { "FPE_FLTDIV", SIGFPE, 3 },
+        { "FPE_FLTOVF", SIGFPE, 4 },     { "FPE_FLTUND", SIGFPE, 5 },     { "FPE_FLTRES", SIGFPE, 6 },
+        { "FPE_FLTINV", SIGFPE, 7 },     { "FPE_FLTSUB", SIGFPE, 8 },
+        { "TRAP_BRKPT", SIGTRAP, 1 },    { "TRAP_TRACE", SIGTRAP, 2 },
+};
+
+int parse_si_code_match(const char *word, struct si_code_match *ret) {
+        for (size_t i = 0; i < ELEMENTSOF(si_code_names); i++)
+                if (strcasecmp(word, si_code_names[i].name) == 0) {
+                        *ret = (struct si_code_match) { si_code_names[i].signo, si_code_names[i].code };
+                        return 0;
+                }
+
+        char *end;
+        errno = 0;
+        long v = strtol(word, &end, 0);
+        if (errno != 0 || end == word || *end || v < INT32_MIN || v > INT32_MAX)
+                return -EINVAL;
+        *ret = (struct si_code_match) { 0, (int) v };
+        return 0;
+}
+
+static const char *si_code_match_name(const struct si_code_match *m) {
+        for (size_t i = 0; i < ELEMENTSOF(si_code_names); i++)
+                if (si_code_names[i].signo == m->signo && si_code_names[i].code == m->code)
+                        return si_code_names[i].name;
+        return NULL;
+}
+
+static int parse_address(const char *s, uint64_t *ret) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 0);
+        if (errno != 0 || end == s || *end || *s == '-')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_fault_match(const char *word, struct fault_match *ret) {
+        static const struct { const char *name; enum fault_class kind; } classes[] = {
+                { "null", FAULT_NULL }, { "kernel", FAULT_KERNEL }, { "user", FAULT_USER },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++)
+                if (strcasecmp(word, classes[i].name) == 0) {
+                        *ret = (struct fault_match) { .kind = classes[i].kind };
+                        return 0;
+                }
+
+        uint64_t low, high;
+        const char *dash = strchr(word, '-');
+        if (dash) {
+                _cleanup_free_ char *first = strndup(word, (size_t) (dash - word));
+                if (!first)
+                        return -ENOMEM;
+                if (parse_address(first, &low) < 0 || parse_address(dash + 1, &high) < 0 || high < low)
+                        return -EINVAL;
+        } else {
+                if (parse_address(word, &low) < 0)
+                        return -EINVAL;
+                high = low;
+        }
+        *ret = (struct fault_match) { .kind = FAULT_RANGE, .low = low, .high = high };
+        return 0;
+}
+
+bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end) {
+        bool upper_half = addr >> 63;
+        switch (m->kind) {
+        case FAULT_NULL:
+                return addr < null_page_end;
+        case FAULT_KERNEL:
+                return upper_half;
+        case FAULT_USER:
+                return !upper_half && addr >= null_page_end;
+        case FAULT_RANGE:
+                return addr >= m->low && addr <= m->high;
+        }
+        return false;
+}
+
+/* A space-separated list parsed word by word into a growing array; an empty value clears it. */
+#define DEFINE_PARSE_LIST(fn, type, parse_word)                                                      \
+        static int fn(struct ini_file *ini, type **list, size_t *n, const char *key, const char *value) { \
+                _cleanup_(strv_freep) char **words = NULL;                                           \
+                if (!*value) {                                                                       \
+                        free(*list);                                                                 \
+                        *list = NULL;                                                                \
+                        *n = 0;                                                                      \
+                        return 0;                                                                    \
+                }                                                                                    \
+                words = strv_split(value, LIST_SEPARATORS);                                          \
+                if (!words)                                                                          \
+                        return ini_file_error(ini, "out of memory");                                 \
+                for (char **w = words; *w; w++) {                                                    \
+                        type item;                                                                   \
+                        if (parse_word(*w, &item) < 0)                                               \
+                                return ini_file_error(ini, "invalid %s= value '%s'", key, *w);       \
+                        type *grown = realloc(*list, (*n + 1) * sizeof *grown);                      \
+                        if (!grown)                                                                  \
+                                return ini_file_error(ini, "out of memory");                         \
+                        grown[(*n)++] = item;                                                        \
+                        *list = grown;                                                               \
+                }                                                                                    \
+                return 0;                                                                            \
+        }
+DEFINE_PARSE_LIST(parse_si_code_list, struct si_code_match, parse_si_code_match)
+DEFINE_PARSE_LIST(parse_fault_list, struct fault_match, parse_fault_match)
+
 static int parse_tristate(struct ini_file *ini, int *ret, const char *key, const char *value) {
         int b = parse_boolean(value);
         if (b < 0)
@@ -202,6 +333,17 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                 return parse_tristate(ini, &rule->match_dumpable, key, value);
         if (strcmp(key, "MatchRlimitZero") == 0)
                 return parse_tristate(ini, &rule->match_rlimit_zero, key, value);
+        if (strcmp(key, "MatchSiCode") == 0)
+                return parse_si_code_list(ini, &rule->match_si_code, &rule->n_match_si_code, key, value);
+        if (strcmp(key, "MatchFaultAddress") == 0)
+                return parse_fault_list(ini, &rule->match_fault, &rule->n_match_fault, key, value);
+        if (strcmp(key, "UserspaceDump") == 0) {
+                enum userspace_mode m = userspace_mode_from_string(value);
+                if (m == _USERSPACE_MODE_INVALID)
+                        return ini_file_error(ini, "invalid UserspaceDump= '%s', expected stacks, stacks+heap-refs, all-writable or none", value);
+                rule->userspace_mode = (int) m;
+                return 0;
+        }
         if (strcmp(key, "Action") == 0) {
                 enum action a = action_from_string(value);
                 if (a == _ACTION_INVALID)
@@ -326,6 +468,28 @@ static bool tristate_matches(int want, bool have) {
         return want == POLICY_UNSET || (want != 0) == have;
 }
 
+static bool si_code_list_matches(const struct si_code_match *list, size_t n, const struct crash_context *ctx) {
+        if (n == 0)
+                return true;
+        if (!ctx->si_code_known)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (list[i].code == ctx->si_code && (list[i].signo == 0 || list[i].signo == ctx->signal))
+                        return true;
+        return false;
+}
+
+static bool fault_list_matches(const struct fault_match *list, size_t n, const struct crash_context *ctx) {
+        if (n == 0)
+                return true;
+        if (!ctx->fault_addr_known)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (fault_match_matches(&list[i], ctx->fault_addr, ctx->null_page_end ?: 4096))
+                        return true;
+        return false;
+}
+
 bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx) {
         bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
 
@@ -337,7 +501,9 @@ bool policy_rule_matches(const struct policy_rule *rule, const struct crash_cont
                id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
                signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&
                tristate_matches(rule->match_dumpable, ctx->dumpable) &&
-               tristate_matches(rule->match_rlimit_zero, rlimit_zero);
+               tristate_matches(rule->match_rlimit_zero, rlimit_zero) &&
+               si_code_list_matches(rule->match_si_code, rule->n_match_si_code, ctx) &&
+               fault_list_matches(rule->match_fault, rule->n_match_fault, ctx);
 }
 
 const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx) {
@@ -357,6 +523,8 @@ int policy_decide(const struct policy *p, const struct config *config, const str
                 .max_size = rule && rule->max_size > 0 ? rule->max_size : config->max_size,
                 .compress = rule && rule->compress != POLICY_UNSET ? (enum compression) rule->compress
                                                                      : config->compress,
+                .userspace_mode = rule && rule->userspace_mode != POLICY_UNSET ? (enum userspace_mode) rule->userspace_mode
+                                                                               : USERSPACE_MODE_STACKS,
                 .rule = strdup(rule ? rule->name : "builtin:keep"),
         };
         return ret->rule ? 0 : -ENOMEM;
@@ -416,6 +584,32 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
                 fprintf(out, "MatchDumpable=%s\n", r->match_dumpable ? "yes" : "no");
         if (r->match_rlimit_zero != POLICY_UNSET)
                 fprintf(out, "MatchRlimitZero=%s\n", r->match_rlimit_zero ? "yes" : "no");
+        if (r->n_match_si_code > 0) {
+                fputs("MatchSiCode=", out);
+                for (size_t i = 0; i < r->n_match_si_code; i++) {
+                        const char *name = si_code_match_name(&r->match_si_code[i]);
+                        if (name)
+                                fprintf(out, "%s%s", i ? " " : "", name);
+                        else
+                                fprintf(out, "%s%d", i ? " " : "", r->match_si_code[i].code);
+                }
+                fputc('\n', out);
+        }
+        if (r->n_match_fault > 0) {
+                static const char *const classes[] = { [FAULT_NULL] = "null", [FAULT_KERNEL] = "kernel",
+                                                       [FAULT_USER] = "user" };
+                fputs("MatchFaultAddress=", out);
+                for (size_t i = 0; i < r->n_match_fault; i++) {
+                        const struct fault_match *m = &r->match_fault[i];
+                        if (m->kind != FAULT_RANGE)
+                                fprintf(out, "%s%s", i ? " " : "", classes[m->kind]);
+                        else if (m->low == m->high)
+                                fprintf(out, "%s0x%" PRIx64, i ? " " : "", m->low);
+                        else
+                                fprintf(out, "%s0x%" PRIx64 "-0x%" PRIx64, i ? " " : "", m->low, m->high);
+                }
+                fputc('\n', out);
+        }
         fprintf(out, "Action=%s\n", action_to_string(r->action));
         if (r->wait != POLICY_UNSET)
                 fprintf(out, "Wait=%s\n", r->wait ? "yes" : "no");
@@ -423,6 +617,8 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
                 fprintf(out, "MaxSize=%s\n", format_size(size, r->max_size));
         if (r->compress != POLICY_UNSET)
                 fprintf(out, "Compress=%s\n", compression_to_string((enum compression) r->compress));
+        if (r->userspace_mode != POLICY_UNSET)
+                fprintf(out, "UserspaceDump=%s\n", userspace_mode_to_string((enum userspace_mode) r->userspace_mode));
 }
 
 void policy_print(const struct policy *p, FILE *out) {

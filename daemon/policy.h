@@ -16,10 +16,27 @@
  *   MatchSignal=SIGABRT 11        signal names or numbers                  (any of)
  *   MatchDumpable=yes|no          the kernel dumped the task as itself (not as root)
  *   MatchRlimitZero=yes|no        RLIMIT_CORE soft limit is 0
+ *   MatchSiCode=SEGV_MAPERR -6    si_code: numbers (any signal), SI_* names (any signal) or
+ *                                 signal-specific names (SEGV_ACCERR, BUS_ADRERR, ILL_ILLOPC,
+ *                                 FPE_INTDIV, TRAP_BRKPT…, which also require that signal)  (any of)
+ *   MatchFaultAddress=null kernel user 0x1000-0x1fff 0xdead
+ *                                 the fault address (si_addr of a kernel-raised SIGSEGV, SIGBUS,
+ *                                 SIGILL, SIGFPE or SIGTRAP, as the crash-context probe saw it):
+ *                                 null = the NULL page, below max(4096, vm.mmap_min_addr); kernel =
+ *                                 the upper half; user = the rest of the lower half; or an address
+ *                                 or inclusive range. A crash without a known fault address (no
+ *                                 probe, kill(), abort()) never matches.                  (any of)
  *   Action=kernel|userspace|reject
  *   Wait=yes|no                   hold the task until we are done (default yes)
  *   MaxSize=2G                    size cap for this dump (default: MaxSize= of coredumpd.conf)
  *   Compress=zstd|none            (default: Compress= of coredumpd.conf)
+ *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
+ *                                 what the core coredumpd writes itself for Action=userspace holds:
+ *                                 registers and notes of every thread, the first page of each mapped
+ *                                 ELF file (build-ids), the dynamic loader's link map, and the stack
+ *                                 window of each thread (stacks, the default), plus the pages the
+ *                                 stacks point into (stacks+heap-refs), or every writable private
+ *                                 mapping (all-writable); none only acknowledges. Needs Wait=yes.
  *
  * An empty assignment of a repeatable key clears the earlier ones. Every policy ends with the two
  * built-in rules: RLIMIT_CORE == 0 → reject, then everything else → kernel.
@@ -34,11 +51,29 @@
 #include "config.h"
 #include "context.h"
 #include "names.h"
+#include "userspace-mode.h"
 
 #define POLICY_UNSET (-1)
 
 struct id_range {
         uint32_t low, high;
+};
+
+struct si_code_match {
+        int signo;              /* 0: any signal */
+        int code;
+};
+
+enum fault_class {
+        FAULT_NULL,
+        FAULT_KERNEL,
+        FAULT_USER,
+        FAULT_RANGE,
+};
+
+struct fault_match {
+        enum fault_class kind;
+        uint64_t low, high;     /* FAULT_RANGE, inclusive */
 };
 
 struct policy_rule {
@@ -58,11 +93,16 @@ struct policy_rule {
         size_t n_match_signal;
         int match_dumpable;     /* POLICY_UNSET, 0, 1 */
         int match_rlimit_zero;  /* POLICY_UNSET, 0, 1 */
+        struct si_code_match *match_si_code;
+        size_t n_match_si_code;
+        struct fault_match *match_fault;
+        size_t n_match_fault;
 
         enum action action;
         int wait;               /* POLICY_UNSET (means yes), 0, 1 */
         uint64_t max_size;      /* 0: unset */
         int compress;           /* POLICY_UNSET or enum compression */
+        int userspace_mode;     /* POLICY_UNSET or enum userspace_mode */
 };
 
 struct policy {
@@ -77,6 +117,7 @@ struct decision {
         bool wait;
         uint64_t max_size;
         enum compression compress;
+        enum userspace_mode userspace_mode;     /* for ACTION_USERSPACE */
         char *rule;             /* name of the rule that matched */
 };
 
@@ -108,6 +149,12 @@ const struct policy_rule *policy_find_rule(const struct policy *p, const struct 
 int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
                   struct decision *ret);
 void decision_done(struct decision *d);
+
+/* MatchSiCode= words: "SEGV_MAPERR", "SI_TKILL", "-6", "1" → *ret. */
+int parse_si_code_match(const char *word, struct si_code_match *ret);
+/* MatchFaultAddress= words: "null", "kernel", "user", "0x1000", "0x1000-0x1fff" → *ret. */
+int parse_fault_match(const char *word, struct fault_match *ret);
+bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end);
 
 /* Prints the effective rules in the file format, each preceded by "# source:line". */
 void policy_print(const struct policy *p, FILE *out);

@@ -165,6 +165,33 @@ static int record_add_outcome(const struct crash *c, struct record *r) {
         return k;
 }
 
+/* What the crash-context probe saw, and the core coredumpd made itself. */
+static int record_add_crash_details(const struct crash *c, struct record *r) {
+        const struct crash_context *ctx = &c->context;
+        int k = 0;
+
+        if (!c->have_context)
+                return 0;
+        if (ctx->si_code_known)
+                k = k ?: record_add(r, "COREDUMPD_SI_CODE", "%d", ctx->si_code);
+        k = k ?: record_add(r, "COREDUMPD_PROBE", "%s", ctx->have_probe ? "yes" : "no");
+        if (ctx->have_probe) {
+                k = k ?: record_add(r, "COREDUMPD_CRASH_TID", "%d", (int) ctx->probe.tid);
+                if (ctx->fault_addr_known)
+                        k = k ?: record_add(r, "COREDUMPD_FAULT_ADDRESS", "0x%" PRIx64, ctx->fault_addr);
+                if (ctx->probe.have_regs) {
+                        k = k ?: record_add(r, "COREDUMPD_PROBE_RIP", "0x%" PRIx64, ctx->probe.regs[CORE_REG_RIP]);
+                        k = k ?: record_add(r, "COREDUMPD_PROBE_RSP", "0x%" PRIx64, ctx->probe.regs[CORE_REG_RSP]);
+                }
+        }
+        if (c->have_userspace_dump) {
+                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MODE", "%s", userspace_mode_to_string(c->decision.userspace_mode));
+                k = k ?: record_add(r, "COREDUMPD_USERSPACE_THREADS", "%u", c->userspace_dump.n_threads);
+                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MEMORY", "%" PRIu64, c->userspace_dump.memory_bytes);
+        }
+        return k;
+}
+
 int record_build(const struct crash *c, struct record *ret) {
         struct record r = {};
         char outcome[512];
@@ -185,6 +212,7 @@ int record_build(const struct crash *c, struct record *ret) {
         if (c->have_context)
                 k = k ?: record_add_context(&c->context, &r);
         k = k ?: record_add_outcome(c, &r);
+        k = k ?: record_add_crash_details(c, &r);
 
         if (k < 0) {
                 record_done(&r);

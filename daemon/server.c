@@ -183,6 +183,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .store = o->store,
                 .record_sink = o->record_sink,
                 .record_userdata = o->record_userdata,
+                .probe = o->probe,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -61,6 +61,7 @@ struct server_options {
         void *authenticate_userdata;
         record_sink_fn record_sink;
         void *record_userdata;
+        struct probe *probe;            /* crash-context probe, not owned; may be NULL */
         bool handle_signals;            /* SIGTERM/SIGINT/SIGHUP (must be blocked by the caller) */
         bool notify;                    /* sd_notify() READY=1 / STOPPING=1 */
 };

@@ -286,13 +286,46 @@ static int store_finish_file(struct store *s, int fd, const struct crash_context
         return 0;
 }
 
+/* Fills the dump from the kernel's stream on the coredump socket. */
+struct socket_fill {
+        int sock_fd;
+        uint64_t max_size;
+        const atomic_bool *expired;
+};
+
+static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_truncated, char *error,
+                            size_t error_size) {
+        const struct socket_fill *f = userdata;
+        struct stream_result res = {};
+
+        int r = stream_into(f->sock_fd, w, f->max_size, &res, error, error_size);
+        if (r >= 0)
+                r = stream_check_complete(&res, f->expired, error, error_size);
+        *ret_truncated = res.truncated;
+        return r;
+}
+
 int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, const struct decision *d,
                const atomic_bool *expired, const char *tag, struct stored_core *ret, char *error,
                size_t error_size) {
+        struct socket_fill fill = {
+                .sock_fd = sock_fd,
+                .max_size = d->max_size,
+                .expired = expired,
+        };
+
+        return store_core_generated(s, ctx, d, fill_from_socket, &fill, tag, ret, error, error_size);
+}
+
+/* ---- any core: written by a fill function into an unnamed file, then linked ------------------- */
+
+int store_core_generated(struct store *s, const struct crash_context *ctx, const struct decision *d,
+                         store_generate_fn generate, void *userdata, const char *tag, struct stored_core *ret,
+                         char *error, size_t error_size) {
         _cleanup_(core_writer_done) struct core_writer writer = {};
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *name = NULL, *path = NULL;
-        struct stream_result res = {};
+        bool truncated = false;
         int r;
 
         name = core_file_name(ctx, d->compress);
@@ -301,23 +334,19 @@ int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, co
                 snprintf(error, error_size, "out of memory");
                 return log_crash_errno(tag, LOG_ERR, ENOMEM, "Cannot name the dump: %m");
         }
-
         fd = openat(s->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
         if (fd < 0) {
                 r = negative_errno();
                 snprintf(error, error_size, "cannot create an unnamed file in %s: %s", s->path, strerror(-r));
                 return log_crash_errno(tag, LOG_ERR, r, "Cannot create an unnamed file (O_TMPFILE) in %s: %m", s->path);
         }
-
         r = core_writer_init(&writer, fd, d->compress, s->compress_level);
         if (r < 0) {
                 snprintf(error, error_size, "cannot set up the compressor: %s", strerror(-r));
                 return log_crash_errno(tag, LOG_ERR, r, "Cannot set up the compressor: %m");
         }
 
-        r = stream_into(sock_fd, &writer, d->max_size, &res, error, error_size);
-        if (r >= 0)
-                r = stream_check_complete(&res, expired, error, error_size);
+        r = generate(&writer, userdata, &truncated, error, error_size);
         if (r >= 0) {
                 r = core_writer_finish(&writer);
                 if (r < 0)
@@ -325,7 +354,7 @@ int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, co
         }
         if (r >= 0) {
                 store_set_decision_xattrs(fd, d, tag);
-                r = store_finish_file(s, fd, ctx, res.truncated, tag, error, error_size);
+                r = store_finish_file(s, fd, ctx, truncated, tag, error, error_size);
         }
         if (r >= 0) {
                 r = store_link(s, fd, name);
@@ -339,11 +368,11 @@ int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, co
         *ret = (struct stored_core) {
                 .name = TAKE_PTR(name),
                 .path = TAKE_PTR(path),
-                .size = res.received,
+                .size = writer.size,
                 .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
-                .truncated = res.truncated,
+                .truncated = truncated,
         };
-        if (res.truncated)
-                log_crash(tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", res.received);
+        if (truncated)
+                log_crash(tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
         return 0;
 }

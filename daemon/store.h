@@ -34,7 +34,8 @@ struct stored_core {
         bool truncated;         /* the core was cut at the size limit */
 };
 
-/* Opens (creating it 0755 if missing) the store directory. */
+/* Opens (creating it 0751 if missing: others may reach their ACL'd dumps, not list them) the store
+ * directory. */
 int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret);
 struct store *store_free(struct store *s);
 
@@ -47,6 +48,16 @@ char *core_file_name(const struct crash_context *ctx, enum compression compressi
 int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, const struct decision *d,
                const atomic_bool *expired, const char *tag, struct stored_core *ret, char *error,
                size_t error_size);
+
+/* A core that coredumpd makes itself (Action=userspace): generate writes it into w, which compresses
+ * as the decision says; it sets *ret_truncated if it stopped at d->max_size. Stored like a streamed
+ * core: O_TMPFILE, owner, mode, xattrs, ACL, linked when complete. */
+struct core_writer;
+typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *ret_truncated, char *error,
+                                 size_t error_size);
+int store_core_generated(struct store *s, const struct crash_context *ctx, const struct decision *d,
+                         store_generate_fn generate, void *userdata, const char *tag, struct stored_core *ret,
+                         char *error, size_t error_size);
 
 void stored_core_done(struct stored_core *c);
 

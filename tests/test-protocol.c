@@ -30,7 +30,7 @@
 #define TIMEOUT_MS 10000
 
 static const char policy_reject[] = "[Rule]\nName=no\nAction=reject\nWait=no\n";
-static const char policy_userspace[] = "[Rule]\nName=us\nAction=userspace\n";
+static const char policy_userspace[] = "[Rule]\nName=us\nAction=userspace\nUserspaceDump=none\n";
 
 /* Request, ack (checked), mark. Returns the ack. */
 static struct coredump_ack exchange(int kfd, uint32_t req_size, uint32_t size_ack, uint64_t mask, uint32_t mark) {
@@ -126,6 +126,37 @@ TEST(userspace_action_left_to_userspace) {
         check_field(&e, 0, "COREDUMPD_RULE", "us");
         check_field(&e, 0, "COREDUMP_FILENAME", NULL);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(userspace_action_writes_own_core) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\n", NULL);
+
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_ACTION", "userspace");
+        check_field(&e, 0, "COREDUMPD_USERSPACE_MODE", "stacks");
+        check_field(&e, 0, "COREDUMPD_USERSPACE_THREADS", "1");
+        check_field(&e, 0, "COREDUMPD_PROBE", "no");
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(path);
+        size_t size;
+        _cleanup_free_ uint8_t *core = read_core_file(path, &size);
+        CHECK(core && size > 4096);
+        CHECK(memcmp(core, "\177ELF", 4) == 0);
+        CHECK_INT(core[16], ==, 4); /* e_type ET_CORE */
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        CHECK_INT(st.st_mode & 07777, ==, 0640);
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
         test_env_done(&e);
 }
 
@@ -693,6 +724,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(kernel_zstd_roundtrip),
         TEST_ENTRY(kernel_plain_with_holes_roundtrip),
         TEST_ENTRY(userspace_action_left_to_userspace),
+        TEST_ENTRY(userspace_action_writes_own_core),
         TEST_ENTRY(reject_action_writes_nothing),
         TEST_ENTRY(rlimit_core_zero_rejected_by_default),
         TEST_ENTRY(mark_minsize_logged_and_recorded),

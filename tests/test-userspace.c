@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * The self-generated core (Action=userspace) on the host, without a crash: a forked child stops
+ * itself inside two known functions (with threads, with a heap buffer referenced from its stack);
+ * ptrace supplies the full registers the probe would, and the core is written from the child's
+ * /proc directory exactly as the daemon writes it from a held crash. The core is read back with
+ * libelf, checked against /proc, and loaded by gdb. Also: the /proc parsers, the policy keys
+ * MatchSiCode=/MatchFaultAddress=/UserspaceDump=, and the probe's freshness check.
+ */
+
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/procfs.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "core-elf.h"
+#include "core-writer.h"
+#include "fileio.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "policy.h"
+#include "probe.h"
+#include "proc-maps.h"
+#include "proc-threads.h"
+#include "userspace-dump.h"
+
+#define HEAP_MARK 0x5a
+
+/* ---- the child ------------------------------------------------------------------------------ */
+
+static void *thread_idle(void *arg) {
+        for (;;)
+                pause();
+        return NULL;
+}
+
+__attribute__((noinline)) static int userspace_test_leaf(int depth) {
+        char *volatile heap = malloc(3 * 4096); /* the pointer lives on this frame's stack */
+        if (!heap)
+                _exit(2);
+        memset(heap, HEAP_MARK, 3 * 4096);
+        raise(SIGSTOP);
+        __asm__ volatile("" ::: "memory");
+        return depth + heap[0];
+}
+
+__attribute__((noinline)) static int userspace_test_caller(int n) {
+        int r = userspace_test_leaf(n);
+        __asm__ volatile("" ::: "memory");
+        return r + 1;
+}
+
+struct child {
+        pid_t pid;
+        int proc_fd;
+        struct user_regs_struct regs;
+        unsigned n_threads;
+};
+
+static void child_start(struct child *c, unsigned extra_threads) {
+        int status;
+
+        *c = (struct child) { .proc_fd = -1, .n_threads = 1 + extra_threads };
+        c->pid = fork();
+        CHECK(c->pid >= 0);
+        if (c->pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (unsigned i = 0; i < extra_threads; i++) {
+                        pthread_t t;
+                        if (pthread_create(&t, NULL, thread_idle, NULL) != 0)
+                                _exit(3);
+                }
+                _exit(userspace_test_caller(1) & 0x7f);
+        }
+        CHECK_INT(waitpid(c->pid, &status, WUNTRACED), ==, c->pid);
+        CHECK(WIFSTOPPED(status));
+
+        /* The full registers the probe would give, from ptrace. */
+        CHECK_OK(ptrace(PTRACE_SEIZE, c->pid, NULL, NULL));
+        CHECK_OK(ptrace(PTRACE_INTERRUPT, c->pid, NULL, NULL));
+        CHECK_INT(waitpid(c->pid, &status, __WALL), ==, c->pid);
+        CHECK_OK(ptrace(PTRACE_GETREGS, c->pid, NULL, &c->regs));
+
+        char path[32];
+        snprintf(path, sizeof path, "/proc/%d", (int) c->pid);
+        c->proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(c->proc_fd >= 0);
+}
+
+static void child_stop(struct child *c) {
+        safe_close(c->proc_fd);
+        (void) kill(c->pid, SIGKILL);
+        (void) waitpid(c->pid, NULL, __WALL);
+}
+
+/* Writes the child's core (plain) to path. */
+static void write_core(struct child *c, enum userspace_mode mode, const char *path, struct userspace_dump_result *res) {
+        struct userspace_dump_request req = {
+                .proc_fd = c->proc_fd,
+                .pid = c->pid,
+                .uid = getuid(),
+                .gid = getgid(),
+                .mode = mode,
+                .signal = { .signo = SIGSEGV, .si_code = 1, .have_addr = true, .addr = 0x10 },
+                .crash_tid = c->pid,
+                .have_crash_regs = true,
+        };
+        static_assert(sizeof c->regs == sizeof req.crash_regs, "user_regs_struct is the core's register set");
+        memcpy(req.crash_regs, &c->regs, sizeof req.crash_regs);
+
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        struct core_writer w;
+        char error[256] = "";
+        CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
+        int r = userspace_dump_write(&req, &w, res, error, sizeof error);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "userspace_dump_write: %s", error);
+        CHECK_OK(core_writer_finish(&w));
+        core_writer_done(&w);
+}
+
+/* ---- reading the core back with libelf ------------------------------------------------------ */
+
+struct core_view {
+        int fd;
+        Elf *elf;
+        size_t n_prstatus;
+        struct elf_prstatus first;
+        bool prpsinfo, siginfo, auxv, file;
+        siginfo_t si;
+        size_t auxv_size;
+};
+
+static void core_open(const char *path, struct core_view *v) {
+        GElf_Ehdr ehdr;
+        size_t phnum;
+
+        *v = (struct core_view) {};
+        (void) elf_version(EV_CURRENT);
+        v->fd = open(path, O_RDONLY | O_CLOEXEC);
+        CHECK(v->fd >= 0);
+        v->elf = elf_begin(v->fd, ELF_C_READ, NULL);
+        CHECK(v->elf);
+        CHECK(gelf_getehdr(v->elf, &ehdr));
+        CHECK_INT(ehdr.e_type, ==, ET_CORE);
+        CHECK_INT(ehdr.e_machine, ==, EM_X86_64);
+        CHECK_INT(gelf_getclass(v->elf), ==, ELFCLASS64);
+        CHECK(elf_getphdrnum(v->elf, &phnum) == 0);
+
+        for (size_t i = 0; i < phnum; i++) {
+                GElf_Phdr ph;
+                CHECK(gelf_getphdr(v->elf, (int) i, &ph));
+                if (ph.p_type != PT_NOTE)
+                        continue;
+                CHECK_INT(i, ==, 0); /* PT_NOTE first, as the kernel writes it */
+                Elf_Data *data = elf_getdata_rawchunk(v->elf, (int64_t) ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+                CHECK(data);
+                GElf_Nhdr nh;
+                size_t off = 0, name_off, desc_off;
+                while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+                        const char *desc = (const char *) data->d_buf + desc_off;
+                        CHECK_STR((const char *) data->d_buf + name_off, "CORE");
+                        switch (nh.n_type) {
+                        case NT_PRSTATUS:
+                                CHECK_INT(nh.n_descsz, ==, sizeof(struct elf_prstatus));
+                                if (v->n_prstatus++ == 0)
+                                        memcpy(&v->first, desc, sizeof v->first);
+                                break;
+                        case NT_PRPSINFO:
+                                CHECK_INT(nh.n_descsz, ==, sizeof(struct elf_prpsinfo));
+                                v->prpsinfo = true;
+                                break;
+                        case NT_SIGINFO:
+                                CHECK_INT(nh.n_descsz, ==, sizeof(siginfo_t));
+                                memcpy(&v->si, desc, sizeof v->si);
+                                v->siginfo = true;
+                                break;
+                        case NT_AUXV:
+                                v->auxv = true;
+                                v->auxv_size = nh.n_descsz;
+                                break;
+                        case NT_FILE:
+                                v->file = true;
+                                CHECK(((const uint64_t *) desc)[0] > 0);
+                                CHECK_INT(((const uint64_t *) desc)[1], ==, sysconf(_SC_PAGESIZE));
+                                break;
+                        }
+                }
+        }
+}
+
+static void core_close(struct core_view *v) {
+        elf_end(v->elf);
+        safe_close(v->fd);
+}
+
+/* The core's bytes at a process address, or false if no PT_LOAD holds them. */
+static bool core_read(struct core_view *v, uint64_t addr, void *buf, size_t size) {
+        size_t phnum;
+        CHECK(elf_getphdrnum(v->elf, &phnum) == 0);
+        for (size_t i = 0; i < phnum; i++) {
+                GElf_Phdr ph;
+                CHECK(gelf_getphdr(v->elf, (int) i, &ph));
+                if (ph.p_type == PT_LOAD && addr >= ph.p_vaddr && addr + size <= ph.p_vaddr + ph.p_filesz) {
+                        CHECK_INT(ph.p_offset % 4096, ==, 0);
+                        return pread(v->fd, buf, size, (off_t) (ph.p_offset + addr - ph.p_vaddr)) == (ssize_t) size;
+                }
+        }
+        return false;
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+static char *tmp_core(const char *dir, const char *name) {
+        char *p;
+        CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
+        return p;
+}
+
+TEST(core_notes_and_stack_match_proc) {
+        struct child c;
+        struct userspace_dump_result res;
+        struct core_view v;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *path = tmp_core(dir, "core");
+
+        child_start(&c, 3);
+        write_core(&c, USERSPACE_MODE_STACKS, path, &res);
+        CHECK_INT(res.n_threads, ==, 4);
+        CHECK_INT(res.n_threads_full_regs, ==, 1);
+        CHECK(!res.truncated);
+
+        core_open(path, &v);
+        CHECK_INT(v.n_prstatus, ==, 4);
+        CHECK_INT(v.first.pr_pid, ==, c.pid);        /* the crashing thread first */
+        CHECK_INT(v.first.pr_cursig, ==, SIGSEGV);
+        CHECK(memcmp(&v.first.pr_reg, &c.regs, sizeof c.regs) == 0);
+        CHECK(v.prpsinfo && v.siginfo && v.auxv && v.file);
+        CHECK_INT(v.si.si_signo, ==, SIGSEGV);
+        CHECK_INT(v.si.si_code, ==, 1);
+        CHECK_INT((uintptr_t) v.si.si_addr, ==, 0x10);
+
+        _cleanup_free_ char *auxv = NULL;
+        size_t auxv_size;
+        CHECK_OK(read_file_at(c.proc_fd, "auxv", 8192, &auxv, &auxv_size, NULL));
+        CHECK_INT(v.auxv_size, ==, auxv_size);
+
+        /* The stack around rsp is in the core, byte for byte as /proc/<pid>/mem has it. */
+        uint8_t want[512], got[512];
+        _cleanup_close_ int mem = openat(c.proc_fd, "mem", O_RDONLY | O_CLOEXEC);
+        CHECK(mem >= 0);
+        CHECK_INT(pread(mem, want, sizeof want, (off_t) c.regs.rsp), ==, sizeof want);
+        CHECK(core_read(&v, c.regs.rsp, got, sizeof got));
+        CHECK(memcmp(want, got, sizeof want) == 0);
+        /* The executable's ELF header (its build-id note is on that page). */
+        uint64_t phdr = 0;
+        for (size_t i = 0; i + 16 <= auxv_size; i += 16)
+                if (*(uint64_t *) (auxv + i) == AT_PHDR)
+                        phdr = *(uint64_t *) (auxv + i + 8);
+        CHECK(phdr != 0);
+        CHECK(core_read(&v, phdr & ~UINT64_C(4095), got, 4));
+        CHECK(memcmp(got, ELFMAG, SELFMAG) == 0);
+        core_close(&v);
+
+        child_stop(&c);
+        tmpdir_remove(dir);
+}
+
+TEST(core_modes_heap_refs_and_all_writable) {
+        struct child c;
+        struct userspace_dump_result stacks, refs, all;
+        struct core_view v;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *p1 = tmp_core(dir, "stacks"), *p2 = tmp_core(dir, "refs"), *p3 = tmp_core(dir, "all");
+
+        child_start(&c, 0);
+        write_core(&c, USERSPACE_MODE_STACKS, p1, &stacks);
+        write_core(&c, USERSPACE_MODE_STACKS_HEAP_REFS, p2, &refs);
+        write_core(&c, USERSPACE_MODE_ALL_WRITABLE, p3, &all);
+        CHECK(stacks.memory_bytes < refs.memory_bytes);
+        CHECK(refs.memory_bytes <= all.memory_bytes);
+
+        /* The heap buffer whose pointer is on the leaf's stack: in refs and all, not in stacks. */
+        struct proc_maps maps;
+        CHECK_OK(proc_maps_read(c.proc_fd, &maps));
+        _cleanup_close_ int mem = openat(c.proc_fd, "mem", O_RDONLY | O_CLOEXEC);
+        uint64_t words[1024], heap = 0;
+        CHECK_INT(pread(mem, words, sizeof words, (off_t) c.regs.rsp), ==, sizeof words);
+        for (size_t i = 0; i < ELEMENTSOF(words) && !heap; i++) {
+                const struct proc_mapping *m = proc_maps_find(&maps, words[i]);
+                uint8_t b;
+                if (m && m->path && strcmp(m->path, "[heap]") == 0 &&
+                    pread(mem, &b, 1, (off_t) words[i]) == 1 && b == HEAP_MARK)
+                        heap = words[i];
+        }
+        proc_maps_done(&maps);
+        CHECK(heap != 0);
+
+        uint8_t b = 0;
+        core_open(p1, &v);
+        CHECK(!core_read(&v, heap, &b, 1));
+        core_close(&v);
+        core_open(p2, &v);
+        CHECK(core_read(&v, heap, &b, 1));
+        CHECK_INT(b, ==, HEAP_MARK);
+        core_close(&v);
+        core_open(p3, &v);
+        CHECK(core_read(&v, heap, &b, 1));
+        core_close(&v);
+
+        child_stop(&c);
+        tmpdir_remove(dir);
+}
+
+TEST(core_size_limit_truncates) {
+        struct child c;
+        struct userspace_dump_result res;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *path = tmp_core(dir, "core");
+
+        child_start(&c, 0);
+        struct userspace_dump_request req = {
+                .proc_fd = c.proc_fd, .pid = c.pid, .mode = USERSPACE_MODE_ALL_WRITABLE,
+                .signal = { .signo = SIGSEGV }, .max_size = 10000,
+        };
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        struct core_writer w;
+        char error[256];
+        CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
+        CHECK_OK(userspace_dump_write(&req, &w, &res, error, sizeof error));
+        CHECK_OK(core_writer_finish(&w));
+        core_writer_done(&w);
+        CHECK(res.truncated);
+        CHECK_INT(res.size, ==, 10000);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        CHECK_INT(st.st_size, ==, 10000);
+        child_stop(&c);
+        tmpdir_remove(dir);
+}
+
+static int run_gdb(const char *core, char **ret_output) {
+        char self[512] = "", cmd[2048];
+        if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0)
+                return -errno;
+        snprintf(cmd, sizeof cmd,
+                 "gdb -nx -batch -ex 'set debuginfod enabled off' -ex bt -ex 'info threads' "
+                 "-ex 'info registers rip rsp' '%s' '%s' 2>&1", self, core);
+        FILE *f = popen(cmd, "r");
+        if (!f)
+                return -errno;
+        size_t size = 0;
+        char *out = NULL;
+        FILE *m = open_memstream(&out, &size);
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+                fwrite(buf, 1, n, m);
+        fclose(m);
+        int status = pclose(f);
+        *ret_output = out;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -EIO;
+}
+
+TEST(gdb_backtrace_threads_and_registers) {
+        struct child c;
+        struct userspace_dump_result res;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *path = tmp_core(dir, "core");
+        _cleanup_free_ char *out = NULL;
+
+        if (system("gdb --version >/dev/null 2>&1") != 0) {
+                printf("SKIP: no gdb\n");
+                exit(77);
+        }
+        child_start(&c, 7);
+        write_core(&c, USERSPACE_MODE_STACKS, path, &res);
+        CHECK_INT(res.n_threads, ==, 8);
+        CHECK_INT(run_gdb(path, &out), ==, 0);
+        printf("%s", out);
+
+        CHECK(strstr(out, "userspace_test_leaf"));
+        CHECK(strstr(out, "userspace_test_caller"));
+        /* 8 threads, the crashing one current. */
+        size_t threads = 0;
+        for (const char *l = out; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+                if (strstr(l, "LWP ") && (strncmp(l, "* ", 2) == 0 || strncmp(l, "  ", 2) == 0) &&
+                    strspn(l + 2, " 0123456789") > 0 && l[2 + strspn(l + 2, " ")] >= '1' && l[2 + strspn(l + 2, " ")] <= '9')
+                        threads++;
+        CHECK_INT(threads, ==, 8);
+        char rip[64], rsp[64];
+        snprintf(rip, sizeof rip, "0x%llx", (unsigned long long) c.regs.rip);
+        snprintf(rsp, sizeof rsp, "0x%llx", (unsigned long long) c.regs.rsp);
+        CHECK(strstr(out, rip));
+        CHECK(strstr(out, rsp));
+
+        child_stop(&c);
+        tmpdir_remove(dir);
+}
+
+TEST(proc_parsers) {
+        struct proc_stat st;
+        /* A comm with ") " in it; fields through kstkeip (30). */
+        CHECK_OK(proc_stat_parse("42 (a) b) S 1 42 42 0 -1 4194560 10 0 0 0 7 3 0 0 20 0 9 0 1234 1000 50 "
+                                 "18446744073709551615 1 1 0 140000 140001 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n", &st));
+        CHECK_INT(st.state, ==, 'S');
+        CHECK_INT(st.ppid, ==, 1);
+        CHECK_INT(st.utime, ==, 7);
+        CHECK_INT(st.stime, ==, 3);
+        CHECK_INT(st.start_time, ==, 1234);
+        CHECK_INT(st.kstkesp, ==, 140000);
+        CHECK_INT(st.kstkeip, ==, 140001);
+        CHECK_INT(proc_stat_parse("garbage", &st), ==, -EINVAL);
+
+        uint64_t sp, pc;
+        CHECK_OK(proc_syscall_parse("-1 0x7ffd1000 0x401000\n", &sp, &pc));
+        CHECK_INT(sp, ==, 0x7ffd1000);
+        CHECK_INT(pc, ==, 0x401000);
+        CHECK_OK(proc_syscall_parse("34 0x0 0x1 0x2 0x3 0x4 0x5 0x7ffd2000 0x7f0000001234\n", &sp, &pc));
+        CHECK_INT(sp, ==, 0x7ffd2000);
+        CHECK_INT(pc, ==, 0x7f0000001234);
+        CHECK_INT(proc_syscall_parse("running\n", &sp, &pc), ==, -EBUSY);
+
+        struct proc_maps m;
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/with space\n"
+                                 "00601000-00602000 rw-p 00001000 08:01 1234 /usr/bin/with space\n"
+                                 "7ffd0000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n"
+                                 "7ffe0000-7ffe1000 rw-s 00000000 00:05 7\n", &m));
+        CHECK_INT(m.n, ==, 4);
+        CHECK_STR(m.mappings[0].path, "/usr/bin/with space");
+        CHECK(m.mappings[0].exec && !m.mappings[0].write);
+        CHECK_INT(m.mappings[1].offset, ==, 0x1000);
+        CHECK(m.mappings[3].shared && !m.mappings[3].path);
+        CHECK(proc_maps_find(&m, 0x7ffd1fff) == &m.mappings[2]);
+        CHECK(!proc_maps_find(&m, 0x7ffd2000));
+        CHECK(proc_mapping_is_file(&m.mappings[1]) && !proc_mapping_is_file(&m.mappings[2]));
+        proc_maps_done(&m);
+        CHECK_INT(proc_maps_parse("nonsense\n", &m), ==, -EINVAL);
+}
+
+static bool rule_matches(const char *rule_text, const struct crash_context *ctx) {
+        struct policy *p = policy_new();
+        CHECK(p);
+        FILE *f = fmemopen((void *) rule_text, strlen(rule_text), "r");
+        CHECK(f);
+        CHECK_OK(policy_parse_file(p, f, "test.conf"));
+        fclose(f);
+        bool r = policy_rule_matches(&p->rules[0], ctx);
+        policy_unref(p);
+        return r;
+}
+
+TEST(policy_si_code_fault_address_userspace_dump) {
+        struct crash_context null_deref = {
+                .signal = SIGSEGV, .si_code_known = true, .si_code = 1,
+                .fault_addr_known = true, .fault_addr = 0x10, .null_page_end = 65536,
+        };
+        struct crash_context wild = null_deref;
+        wild.fault_addr = 0x7f0012345678;
+        struct crash_context kernel_addr = null_deref;
+        kernel_addr.fault_addr = 0xffffffff81000000;
+        struct crash_context abort_ = { .signal = SIGABRT, .si_code_known = true, .si_code = -6, .null_page_end = 4096 };
+        struct crash_context no_probe = { .signal = SIGSEGV, .si_code_known = true, .si_code = 1 };
+
+        const char *null_rule = "[Rule]\nMatchFaultAddress=null\nAction=reject\n";
+        CHECK(rule_matches(null_rule, &null_deref));
+        CHECK(!rule_matches(null_rule, &wild));
+        CHECK(!rule_matches(null_rule, &abort_));
+        CHECK(!rule_matches(null_rule, &no_probe));
+        /* mmap_min_addr moves the NULL page's end. */
+        wild.fault_addr = 0x8000;
+        CHECK(rule_matches(null_rule, &wild));
+        wild.null_page_end = 4096;
+        CHECK(!rule_matches(null_rule, &wild));
+        CHECK(rule_matches("[Rule]\nMatchFaultAddress=user\nAction=reject\n", &wild));
+        CHECK(rule_matches("[Rule]\nMatchFaultAddress=kernel\nAction=reject\n", &kernel_addr));
+        CHECK(!rule_matches("[Rule]\nMatchFaultAddress=kernel user\nAction=reject\n", &null_deref));
+        CHECK(rule_matches("[Rule]\nMatchFaultAddress=0x1000-0x8fff\nAction=reject\n", &wild));
+        CHECK(rule_matches("[Rule]\nMatchFaultAddress=0x8000\nAction=reject\n", &wild));
+        CHECK(!rule_matches("[Rule]\nMatchFaultAddress=0x8001-0x9000\nAction=reject\n", &wild));
+
+        CHECK(rule_matches("[Rule]\nMatchSiCode=SEGV_MAPERR\nAction=reject\n", &null_deref));
+        CHECK(!rule_matches("[Rule]\nMatchSiCode=SEGV_ACCERR\nAction=reject\n", &null_deref));
+        CHECK(!rule_matches("[Rule]\nMatchSiCode=BUS_ADRALN\nAction=reject\n", &null_deref)); /* also 1, other signal */
+        CHECK(rule_matches("[Rule]\nMatchSiCode=1\nAction=reject\n", &null_deref));
+        CHECK(rule_matches("[Rule]\nMatchSiCode=SI_TKILL\nAction=reject\n", &abort_));
+        CHECK(rule_matches("[Rule]\nMatchSiCode=-6 SEGV_MAPERR\nAction=reject\n", &abort_));
+
+        /* Parsing errors, printing, and the UserspaceDump= decision. */
+        struct policy *p = policy_new();
+        const char *bad[] = {
+                "[Rule]\nMatchSiCode=SEGV_NOPE\nAction=reject\n",
+                "[Rule]\nMatchFaultAddress=nowhere\nAction=reject\n",
+                "[Rule]\nMatchFaultAddress=0x2000-0x1000\nAction=reject\n",
+                "[Rule]\nUserspaceDump=everything\nAction=userspace\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                FILE *f = fmemopen((void *) bad[i], strlen(bad[i]), "r");
+                CHECK_INT(policy_parse_file(p, f, "bad.conf"), ==, -EBADMSG);
+                fclose(f);
+        }
+        policy_unref(p);
+
+        const char *good = "[Rule]\nName=r\nMatchSiCode=SEGV_MAPERR -6\nMatchFaultAddress=null 0x1000-0x1fff 0x42\n"
+                           "Action=userspace\nUserspaceDump=stacks+heap-refs\n";
+        p = policy_new();
+        FILE *f = fmemopen((void *) good, strlen(good), "r");
+        CHECK_OK(policy_parse_file(p, f, "good.conf"));
+        fclose(f);
+        char *printed = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&printed, &size);
+        policy_print(p, out);
+        fclose(out);
+        CHECK(strstr(printed, "MatchSiCode=SEGV_MAPERR SI_TKILL\n"));
+        CHECK(strstr(printed, "MatchFaultAddress=null 0x1000-0x1fff 0x42\n"));
+        CHECK(strstr(printed, "UserspaceDump=stacks+heap-refs\n"));
+        free(printed);
+
+        struct config config;
+        config_init_defaults(&config);
+        struct decision d;
+        CHECK_OK(policy_decide(p, &config, &null_deref, &d));
+        CHECK_INT(d.action, ==, ACTION_USERSPACE);
+        CHECK_INT(d.userspace_mode, ==, USERSPACE_MODE_STACKS_HEAP_REFS);
+        decision_done(&d);
+        policy_unref(p);
+        config_done(&config);
+}
+
+TEST(probe_record_freshness) {
+        long hz = sysconf(_SC_CLK_TCK);
+        uint64_t tick_ns = UINT64_C(1000000000) / (uint64_t) hz;
+        /* A process started at tick 500: a record from tick 500 on is its own, one before is not. */
+        CHECK(probe_record_not_before(500 * tick_ns, 500));
+        CHECK(probe_record_not_before(500 * tick_ns + 1, 500));
+        CHECK(!probe_record_not_before(500 * tick_ns - 1, 500));
+
+        uint64_t pt[CRASH_CONTEXT_NREGS], regs[CORE_NREGS];
+        for (unsigned i = 0; i < CRASH_CONTEXT_NREGS; i++)
+                pt[i] = 1000 + i;
+        probe_regs_to_core(pt, regs);
+        CHECK_INT(regs[CORE_REG_RIP], ==, 1000 + CRASH_CONTEXT_REG_IP);
+        CHECK_INT(regs[CORE_REG_RSP], ==, 1000 + CRASH_CONTEXT_REG_SP);
+        CHECK_INT(regs[CORE_NREGS - 1], ==, 0);
+}
+
+TEST(probe_object_has_programs_and_maps) {
+        int r = probe_check_object();
+        if (r == -EOPNOTSUPP) {
+                printf("SKIP: built without the probe\n");
+                exit(77);
+        }
+        CHECK_OK(r);
+}
+
+static const struct test_case tests[] = {
+        TEST_ENTRY(core_notes_and_stack_match_proc),
+        TEST_ENTRY(core_modes_heap_refs_and_all_writable),
+        TEST_ENTRY(core_size_limit_truncates),
+        TEST_ENTRY(gdb_backtrace_threads_and_registers),
+        TEST_ENTRY(proc_parsers),
+        TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
+        TEST_ENTRY(probe_record_freshness),
+        TEST_ENTRY(probe_object_has_programs_and_maps),
+};
+
+int main(int argc, char *argv[]) {
+        return test_main(argc, argv, tests, ELEMENTSOF(tests));
+}
