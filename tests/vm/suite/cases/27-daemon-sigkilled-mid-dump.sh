@@ -1,0 +1,31 @@
+# coredumpd SIGKILLed while a big dump streams in: the crasher still ends, no
+# partial file is left in the store, and the next crash re-activates the
+# daemon through the socket and is stored.
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+before=$(store_files)
+journal_mark
+"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/crasher-kill" -m 256 > "$WORK/spawn.out" &
+spid=$!
+for _ in $(seq 600); do [ -s "$WORK/pids" ] && break; sleep 0.1; done
+pid=$(head -n1 "$WORK/pids")
+# Wait until the kernel is dumping (the daemon has the connection).
+for _ in $(seq 1200); do
+	grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null && break
+	sleep 0.05
+done
+grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null || die "crasher $pid never started dumping"
+sleep 0.5
+units=$(daemon_units)
+say "killing: $units"
+daemon_signal KILL
+wait $spid || die "crasher did not end after the daemon was killed"
+cat "$WORK/spawn.out"
+sleep 1
+after=$(store_files)
+[ "$after" = "$before" ] || die "store changed (partial file?): $after"
+# Next crash: socket activation brings the daemon back.
+crash crasher
+e=$(wait_entry "$PID" 60) || die "crash after the kill was not recorded"
+f=$(field COREDUMP_FILENAME "$e")
+[ -n "$f" ] && [ -f "$f" ] || die "crash after the kill was not stored"

@@ -1,0 +1,176 @@
+# lib.sh — helpers for the in-VM cases (sourced by each case under bash).
+#
+# A case exits 0 (pass), 77 (skip; the reason is its last line "SKIP: …") or
+# anything else (fail; its output goes to the host).  Each case runs in a
+# fresh bash, as root, in the VM's initial mount namespace (the kernel only
+# connects to the coredump socket for tasks in that namespace).
+set -uo pipefail
+
+T=/usr/lib/coredumpd-tests
+BIN=$T/bin
+MSGID=fc2e22bc6ee647b6b90729ab34a250b1
+STORE=/var/lib/coredumpd
+POLICY_DIR=/etc/coredumpd/policy.d
+CONF=/etc/coredumpd/coredumpd.conf
+SOCK=/run/coredump.socket
+WORK=$(mktemp -d /run/coredumpd-case.XXXXXX)
+
+say() { printf '%s\n' "$*"; }
+# On failure, show what coredumpd said during this case.
+diag() {
+	say "--- coredumpd journal during this case:"
+	journalctl -q --no-pager -b -o short-monotonic --since=@$CASE_START \
+		_SYSTEMD_UNIT=coredumpd.service + _COMM=coredumpd + UNIT=coredumpd.service + UNIT=coredumpd.socket \
+		2>/dev/null | tail -n 40 | cut -c1-300
+	say "--- coredumpd.service is $(systemctl is-active coredumpd.service 2>&1); store holds $(store_files | wc -l) entries, newest:"
+	ls -lt "$STORE" 2>/dev/null | sed -n '2,4p'
+
+}
+die() { say "FAIL: $*"; diag; exit 1; }
+skip() { say "SKIP: $*"; exit 77; }
+
+# Cleanup hooks, run in reverse order at exit.
+_cleanups=()
+on_exit() { _cleanups+=("$*"); }
+_run_cleanups() {
+	local i
+	for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do eval "${_cleanups[i]}" || true; done
+	rm -rf "$WORK"
+}
+trap _run_cleanups EXIT
+
+daemon_path() {
+	local p
+	for p in /usr/bin/coredumpd /usr/libexec/coredumpd /usr/lib/coredumpd/coredumpd /usr/sbin/coredumpd; do
+		[ -x "$p" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+need_daemon() {
+	case $(cat "$T/daemon-build" 2>/dev/null) in
+	failed) skip "coredumpd failed to build (image made with --daemon optional)" ;;
+	none) skip "coredumpd not built into this image (--daemon none, or no meson.build)" ;;
+	esac
+	daemon_path >/dev/null || skip "coredumpd is not installed in this image"
+	[ -e /usr/lib/systemd/system/coredumpd.socket ] || skip "coredumpd.socket is not installed"
+	systemctl is-active -q coredumpd.socket || die "coredumpd.socket is not active: $(systemctl status --no-pager coredumpd.socket 2>&1 | head -20)"
+	[ "$(cat /proc/sys/kernel/core_pattern)" = "@@$SOCK" ] ||
+		die "core_pattern is '$(cat /proc/sys/kernel/core_pattern)', not '@@$SOCK'"
+}
+
+# The coredumpd service units (Accept=no: coredumpd.service; Accept=yes:
+# coredumpd@*.service instances).
+daemon_units() {
+	systemctl list-units --no-legend --plain --all 'coredumpd.service' 'coredumpd@*.service' 2>/dev/null |
+		awk '{print $1}'
+}
+
+daemon_signal() {	# SIGNAL — signal every running coredumpd service
+	local u
+	for u in $(daemon_units); do
+		systemctl kill -s "$1" "$u" 2>/dev/null || true
+	done
+}
+
+# Make the daemon re-read its policy: SIGHUP a running daemon; a daemon that
+# is not running reads the policy when the socket next activates it.
+reload_policy() {
+	daemon_signal HUP
+	sleep 1
+}
+
+add_policy() {	# NAME (content on stdin) — installs $POLICY_DIR/NAME.conf, removed at exit
+	mkdir -p "$POLICY_DIR"
+	cat > "$POLICY_DIR/$1.conf"
+	on_exit "rm -f '$POLICY_DIR/$1.conf'; reload_policy"
+	reload_policy
+}
+
+# Journal helpers.  journal_mark remembers the time; later queries only look
+# at this boot's entries from that second on.  (Entries are matched by PID,
+# which is unique within a boot here; cursors proved unreliable together with
+# field matches.)
+journal_mark() {
+	SINCE=$(date +%s)
+}
+_jq() {
+	journalctl -q --no-pager -b ${SINCE:+--since=@$SINCE} "$@"
+}
+# Number of coredump entries in this boot so far.
+entry_count() {
+	journalctl -q --no-pager -b -o cat MESSAGE_ID=$MSGID 2>/dev/null | wc -l
+}
+
+# wait_entry PID [TIMEOUT_S] — wait for the coredump entry of PID; leaves its
+# fields (KEY=VALUE lines, text fields only) in $WORK/entry.PID and prints the
+# path.  Returns 1 on timeout.
+wait_entry() {
+	local pid=$1 t=${2:-60} f=$WORK/entry.$1 end
+	end=$((SECONDS + t))
+	while [ $SECONDS -lt $end ]; do
+		_jq -o export MESSAGE_ID=$MSGID COREDUMP_PID="$pid" 2>/dev/null |
+			grep -a -E '^[A-Z_][A-Z0-9_]*=' > "$f" || true
+		if [ -s "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+		sleep 0.25
+	done
+	return 1
+}
+field() {	# NAME ENTRYFILE
+	sed -n "s/^$1=//p" "$2" | head -n1
+}
+
+# crash NAME [ARGS...] — run $BIN/NAME under spawn; sets PID CORE SIGNAL and
+# leaves spawn's line in $WORK/spawn.out.
+crash() {
+	local name=$1
+	shift
+	"$BIN/spawn" -t 120 -- "$BIN/$name" "$@" > "$WORK/spawn.out" || {
+		cat "$WORK/spawn.out"
+		die "$name did not end within 120 s"
+	}
+	read_spawn_line "$(head -n1 "$WORK/spawn.out")"
+}
+read_spawn_line() {
+	local kv
+	PID= CORE= SIGNAL= DUMPING_MS=
+	for kv in $1; do
+		case $kv in
+		pid=*) PID=${kv#pid=} ;;
+		core=*) CORE=${kv#core=} ;;
+		signal=*) SIGNAL=${kv#signal=} ;;
+		coredumping_ms=*) DUMPING_MS=${kv#coredumping_ms=} ;;
+		esac
+	done
+}
+
+store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
+
+# A file in the store that mentions PID in its name (systemd-coredump style
+# names: core.COMM.UID.BOOTID.PID.USEC[.zst]).
+store_file_for() {
+	find "$STORE" -maxdepth 2 -type f -name "*.$1.*" 2>/dev/null | head -n1
+}
+
+# Decompress a stored dump (zstd, xz, lz4 or plain) to $WORK/core; prints the path.
+plain_core() {
+	local f=$1 out=$WORK/core
+	case $f in
+	*.zst) zstd -q -d -f -o "$out" "$f" || return 1 ;;
+	*.xz) xz -d -c "$f" > "$out" || return 1 ;;
+	*) cp "$f" "$out" ;;
+	esac
+	echo "$out"
+}
+
+CASE_START=$(date +%s)
+
+set_core_pattern() {	# PATTERN — for kernel-only cases; restored at exit
+	local old
+	old=$(cat /proc/sys/kernel/core_pattern)
+	on_exit "echo '$old' > /proc/sys/kernel/core_pattern"
+	echo "$1" > /proc/sys/kernel/core_pattern
+}
