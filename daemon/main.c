@@ -13,6 +13,7 @@
 #include "listen.h"
 #include "log.h"
 #include "policy.h"
+#include "privileges.h"
 #include "probe.h"
 #include "record.h"
 #include "server.h"
@@ -162,6 +163,8 @@ static int run(const struct arguments *a, const struct config *config) {
 
         /* Without the probe everything works, only crash context (registers, fault address) is missing. */
         (void) probe_open(&probe);
+        /* Attaching was the last thing that needed more than CAP_SYS_PTRACE. */
+        (void) privileges_drop_setup_capabilities();
 
         struct server_options o = {
                 .config = config,

@@ -19,8 +19,14 @@ pid=$(systemctl show -p MainPID --value coredumpd.service)
 [ -n "$pid" ] && [ "$pid" != 0 ] || skip "the daemon exited before it could be inspected"
 capbnd=$(sed -n 's/^CapBnd:\t*//p' "/proc/$pid/status")
 say "CapBnd of coredumpd: $capbnd ($(capsh --decode="$capbnd" 2>/dev/null | cut -d= -f2))"
-# CAP_SYS_PTRACE (19), CAP_PERFMON (38), CAP_BPF (39) only.
-[ $((0x$capbnd & ~((1 << 19) | (1 << 38) | (1 << 39)))) = 0 ] || die "bounding set $capbnd is wider than the unit's"
+# CAP_DAC_READ_SEARCH (2), CAP_SYS_PTRACE (19), CAP_SYS_ADMIN (21), CAP_PERFMON (38), CAP_BPF (39) only.
+[ $((0x$capbnd & ~((1 << 2) | (1 << 19) | (1 << 21) | (1 << 38) | (1 << 39)))) = 0 ] ||
+	die "bounding set $capbnd is wider than the unit's"
+# The probe's capabilities are dropped once it is attached: serving crashes needs
+# CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE alone.
+capprm=$(sed -n 's/^CapPrm:\t*//p' "/proc/$pid/status")
+say "CapPrm of coredumpd: $capprm ($(capsh --decode="$capprm" 2>/dev/null | cut -d= -f2))"
+[ $((0x$capprm & ~((1 << 2) | (1 << 19)))) = 0 ] || die "permitted set $capprm still holds setup capabilities"
 grep -q NoNewPrivs:.*1 "/proc/$pid/status" || die "NoNewPrivileges is not in force"
 grep -q '^Seccomp:.*2' "/proc/$pid/status" || die "no seccomp filter in force"
 nsenter -t "$pid" -m sh -c 'touch /usr/cdt-probe 2>/dev/null' && { rm -f /usr/cdt-probe; die "/usr is writable for the daemon"; }
