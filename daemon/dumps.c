@@ -85,21 +85,6 @@ static void dump_parse_fields(struct dump *d, uint64_t fallback_time) {
 
 /* ---- the journal ----------------------------------------------------------------------------- */
 
-/* Appends a journal "FIELD=value" datum as it is (binary data stops at its first NUL). */
-static int record_add_raw(struct record *r, const void *data, size_t size) {
-        char *entry = strndup(data, size);
-        if (!entry)
-                return -ENOMEM;
-        struct iovec *grown = realloc(r->fields, (r->n + 1) * sizeof *grown);
-        if (!grown) {
-                free(entry);
-                return -ENOMEM;
-        }
-        r->fields = grown;
-        r->fields[r->n++] = (struct iovec) { .iov_base = entry, .iov_len = strlen(entry) };
-        return 0;
-}
-
 static int dump_from_journal(sd_journal *j, struct dump *ret) {
         struct dump d = { .source = DUMP_SOURCE_JOURNAL };
         const void *data;

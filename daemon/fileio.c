@@ -91,3 +91,18 @@ void strip_trailing_newlines(char *s) {
         while (n > 0 && s[n - 1] == '\n')
                 s[--n] = 0;
 }
+
+int open_dir_at(int dir_fd, const char *name, DIR **ret) {
+        int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int r = negative_errno();
+                safe_close(fd);
+                return r;
+        }
+        *ret = d;
+        return 0;
+}

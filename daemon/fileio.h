@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <stddef.h>
 
 /* Reads at most max bytes of the file name (relative to dir_fd, never following a symlink in the
  * last component) into a NUL-terminated buffer; *ret_size excludes the NUL. Returns 0 or -errno.
  * Reading stops at max; *ret_truncated (if not NULL) says whether more was there. */
 int read_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_size, int *ret_truncated);
+
+/* Opens the directory name (relative to dir_fd, "." for dir_fd itself) for reading, without
+ * following a symlink in the last component. Returns 0 or -errno. */
+int open_dir_at(int dir_fd, const char *name, DIR **ret);
 
 /* Reads a symlink relative to dir_fd into a new string. */
 int read_link_at(int dir_fd, const char *name, char **ret);

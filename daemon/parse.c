@@ -40,32 +40,21 @@ static int parse_leading_u64(const char *s, uint64_t *ret, const char **end) {
         return 0;
 }
 
-int parse_size(const char *s, uint64_t *ret) {
-        static const struct {
-                const char *suffix;
-                uint64_t factor;
-        } units[] = {
-                { "", 1 },
-                { "B", 1 },
-                { "K", UINT64_C(1) << 10 }, { "KB", UINT64_C(1) << 10 }, { "KiB", UINT64_C(1) << 10 },
-                { "M", UINT64_C(1) << 20 }, { "MB", UINT64_C(1) << 20 }, { "MiB", UINT64_C(1) << 20 },
-                { "G", UINT64_C(1) << 30 }, { "GB", UINT64_C(1) << 30 }, { "GiB", UINT64_C(1) << 30 },
-                { "T", UINT64_C(1) << 40 }, { "TB", UINT64_C(1) << 40 }, { "TiB", UINT64_C(1) << 40 },
-        };
+struct unit {
+        const char *suffix;
+        uint64_t factor;
+};
+
+/* A number with one of the suffixes in units[] (case-insensitive), times that unit's factor. */
+static int parse_with_unit(const char *s, const struct unit *units, size_t n_units, uint64_t *ret) {
         const char *end;
         uint64_t v;
 
-        if (!s)
-                return -EINVAL;
-        if (strcasecmp(s, "infinity") == 0) {
-                *ret = SIZE_INFINITY;
-                return 0;
-        }
         int r = parse_leading_u64(s, &v, &end);
         if (r < 0)
                 return r;
 
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+        for (size_t i = 0; i < n_units; i++)
                 if (strcasecmp(end, units[i].suffix) == 0) {
                         if (v > UINT64_MAX / units[i].factor)
                                 return -ERANGE;
@@ -75,34 +64,37 @@ int parse_size(const char *s, uint64_t *ret) {
         return -EINVAL;
 }
 
+int parse_size(const char *s, uint64_t *ret) {
+        static const struct unit units[] = {
+                { "", 1 },
+                { "B", 1 },
+                { "K", UINT64_C(1) << 10 }, { "KB", UINT64_C(1) << 10 }, { "KiB", UINT64_C(1) << 10 },
+                { "M", UINT64_C(1) << 20 }, { "MB", UINT64_C(1) << 20 }, { "MiB", UINT64_C(1) << 20 },
+                { "G", UINT64_C(1) << 30 }, { "GB", UINT64_C(1) << 30 }, { "GiB", UINT64_C(1) << 30 },
+                { "T", UINT64_C(1) << 40 }, { "TB", UINT64_C(1) << 40 }, { "TiB", UINT64_C(1) << 40 },
+        };
+
+        if (!s)
+                return -EINVAL;
+        if (strcasecmp(s, "infinity") == 0) {
+                *ret = SIZE_INFINITY;
+                return 0;
+        }
+        return parse_with_unit(s, units, ELEMENTSOF(units), ret);
+}
+
 int parse_duration(const char *s, uint64_t *ret_usec) {
-        static const struct {
-                const char *suffix;
-                uint64_t usec;
-        } units[] = {
+        static const struct unit units[] = {
                 { "", USEC_PER_SEC },
                 { "s", USEC_PER_SEC }, { "sec", USEC_PER_SEC },
                 { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
                 { "m", 60 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC },
                 { "h", 3600 * USEC_PER_SEC }, { "hr", 3600 * USEC_PER_SEC },
         };
-        const char *end;
-        uint64_t v;
 
         if (!s)
                 return -EINVAL;
-        int r = parse_leading_u64(s, &v, &end);
-        if (r < 0)
-                return r;
-
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (strcasecmp(end, units[i].suffix) == 0) {
-                        if (v > UINT64_MAX / units[i].usec)
-                                return -ERANGE;
-                        *ret_usec = v * units[i].usec;
-                        return 0;
-                }
-        return -EINVAL;
+        return parse_with_unit(s, units, ELEMENTSOF(units), ret_usec);
 }
 
 int parse_uint32(const char *s, uint32_t *ret) {

@@ -101,14 +101,10 @@ int proc_threads_read(int proc_fd, struct proc_threads *ret) {
         struct proc_threads t = {};
         int r = 0;
 
-        int fd = openat(proc_fd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        _cleanup_closedir_ DIR *d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return negative_errno();
-        }
+        _cleanup_closedir_ DIR *d = NULL;
+        int k = open_dir_at(proc_fd, "task", &d);
+        if (k < 0)
+                return k;
 
         for (struct dirent *de; (de = readdir(d));) {
                 char *end;

@@ -13,6 +13,18 @@
 #include "names.h"
 #include "record.h"
 
+/* Appends entry ("FIELD=value", malloc'ed), taking it over; frees it on failure. */
+static int record_append(struct record *r, char *entry) {
+        struct iovec *grown = realloc(r->fields, (r->n + 1) * sizeof *grown);
+        if (!grown) {
+                free(entry);
+                return -ENOMEM;
+        }
+        r->fields = grown;
+        r->fields[r->n++] = (struct iovec) { .iov_base = entry, .iov_len = strlen(entry) };
+        return 0;
+}
+
 int record_add(struct record *r, const char *field, const char *format, ...) {
         _cleanup_free_ char *value = NULL;
         char *entry;
@@ -24,18 +36,16 @@ int record_add(struct record *r, const char *field, const char *format, ...) {
         if (k < 0)
                 return -ENOMEM;
 
-        int n = asprintf(&entry, "%s=%s", field, value);
-        if (n < 0)
+        if (asprintf(&entry, "%s=%s", field, value) < 0)
                 return -ENOMEM;
+        return record_append(r, entry);
+}
 
-        struct iovec *grown = realloc(r->fields, (r->n + 1) * sizeof *grown);
-        if (!grown) {
-                free(entry);
+int record_add_raw(struct record *r, const void *data, size_t size) {
+        char *entry = strndup(data, size);
+        if (!entry)
                 return -ENOMEM;
-        }
-        r->fields = grown;
-        r->fields[r->n++] = (struct iovec) { .iov_base = entry, .iov_len = (size_t) n };
-        return 0;
+        return record_append(r, entry);
 }
 
 const char *record_get(const struct record *r, const char *field) {

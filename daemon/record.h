@@ -22,6 +22,8 @@ struct record {
 
 /* Appends FIELD=value (formatted). Returns 0 or -ENOMEM. */
 int record_add(struct record *r, const char *field, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/* Appends a "FIELD=value" datum as read from the journal (binary data stops at its first NUL). */
+int record_add_raw(struct record *r, const void *data, size_t size);
 /* The value of the first FIELD, or NULL. */
 const char *record_get(const struct record *r, const char *field);
 void record_done(struct record *r);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "log.h"
 #include "store.h"
 
@@ -44,14 +45,10 @@ static int stored_file_compare(const void *a, const void *b) {
 
 /* The store's core.* regular files, oldest first. */
 static int list_stored_files(int dir_fd, struct stored_files *ret) {
-        int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        _cleanup_closedir_ DIR *d = fdopendir(fd);
-        if (!d) {
-                safe_close(fd);
-                return negative_errno();
-        }
+        _cleanup_closedir_ DIR *d = NULL;
+        int k = open_dir_at(dir_fd, ".", &d);
+        if (k < 0)
+                return k;
 
         struct dirent *de;
         while ((errno = 0, de = readdir(d))) {

@@ -174,3 +174,17 @@ set_core_pattern() {	# PATTERN — for kernel-only cases; restored at exit
 	on_exit "echo '$old' > /proc/sys/kernel/core_pattern"
 	echo "$1" > /proc/sys/kernel/core_pattern
 }
+
+# Kernel-only protocol cases: point core_pattern ("@@") at the probe server (src/probe.c)
+# answering MODE [ARGS...], crash the crasher and wait for both.  The server's report is in
+# $WORK/probe.out, the crash's in $WORK/spawn.out and PID, SIGNAL, CORE (see crash).
+crash_with_probe_server() {
+	local s=/run/coredumpd-probe.socket ppid
+	"$BIN/probe" "$s" "$@" > "$WORK/probe.out" 2>&1 &
+	ppid=$!
+	for _ in $(seq 50); do [ -S "$s" ] && break; sleep 0.1; done
+	set_core_pattern "@@$s"
+	crash crasher
+	wait $ppid
+	cat "$WORK/probe.out" "$WORK/spawn.out"
+}

@@ -2,14 +2,7 @@
 # the kernel offers KERNEL|USERSPACE|REJECT|WAIT, marks the ack as accepted
 # (mark 0), streams an ELF core, and the parent sees WCOREDUMP.
 . /usr/lib/coredumpd-tests/lib.sh
-s=/run/coredumpd-probe.socket
-"$BIN/probe" "$s" kernel > "$WORK/probe.out" 2>&1 &
-ppid=$!
-for _ in $(seq 50); do [ -S "$s" ] && break; sleep 0.1; done
-set_core_pattern "@@$s"
-crash crasher
-wait $ppid
-cat "$WORK/probe.out" "$WORK/spawn.out"
+crash_with_probe_server kernel
 grep -q '^done=1' "$WORK/probe.out" || die "probe did not complete"
 mask=$(sed -n 's/.*req_mask=\(0x[0-9a-f]*\).*/\1/p' "$WORK/probe.out")
 (( (mask & 0xf) == 0xf )) || die "kernel offers mask $mask, expected KERNEL|USERSPACE|REJECT|WAIT"

@@ -1,14 +1,7 @@
 # COREDUMP_WAIT: after the dump, the crashing task is held (alive, not a
 # zombie) until the server closes the connection.
 . /usr/lib/coredumpd-tests/lib.sh
-s=/run/coredumpd-probe.socket
-"$BIN/probe" "$s" kernel-wait 3 > "$WORK/probe.out" 2>&1 &
-ppid=$!
-for _ in $(seq 50); do [ -S "$s" ] && break; sleep 0.1; done
-set_core_pattern "@@$s"
-crash crasher
-wait $ppid
-cat "$WORK/probe.out" "$WORK/spawn.out"
+crash_with_probe_server kernel-wait 3
 grep -q '^mark=0$' "$WORK/probe.out" || die "kernel did not accept the ack"
 grep -q 'elf=1' "$WORK/probe.out" || die "dump is not an ELF core"
 st=$(sed -n 's/.*held_state_end=\(.\).*/\1/p' "$WORK/probe.out")
