@@ -1,147 +1,147 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <elf.h>
-#include <endian.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
 #include "core-extent.h"
 
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-#define ELFDATA_NATIVE ELFDATA2LSB
-#else
-#define ELFDATA_NATIVE ELFDATA2MSB
-#endif
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+
+static void libelf_init(void) {
+        (void) elf_version(EV_CURRENT);
+}
 
 void core_extent_init(struct core_extent *e) {
+        pthread_once(&libelf_once, libelf_init);
         *e = (struct core_extent) {
-                .state = CORE_EXTENT_HEADER,
+                .state = CORE_EXTENT_COLLECTING,
                 .header_want = EI_NIDENT,
         };
 }
 
-static void extent_include(struct core_extent *e, uint64_t offset, uint64_t size) {
-        if (offset > UINT64_MAX - size) {
-                e->state = CORE_EXTENT_UNKNOWN;
-                return;
-        }
+void core_extent_done(struct core_extent *e) {
+        free(e->headers);
+        e->headers = NULL;
+}
+
+static void extent_give_up(struct core_extent *e) {
+        e->state = CORE_EXTENT_UNKNOWN;
+        core_extent_done(e);
+}
+
+/* Grows the extent to cover [offset, offset + size); false on overflow. */
+static bool extent_include(struct core_extent *e, uint64_t offset, uint64_t size) {
+        if (offset > UINT64_MAX - size)
+                return false;
         e->expected = MAX(e->expected, offset + size);
+        return true;
 }
 
-static void extent_parse_ident(struct core_extent *e) {
-        const uint8_t *id = e->header;
+/* With the ELF header in hand: how many bytes hold the program header table? 0: none, -1: bad. */
+static int64_t extent_headers_end(Elf *elf, uint64_t *ret_expected) {
+        GElf_Ehdr eh;
+        size_t phnum;
 
-        if (memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_DATA] != ELFDATA_NATIVE ||
-            (id[EI_CLASS] != ELFCLASS64 && id[EI_CLASS] != ELFCLASS32)) {
-                e->state = CORE_EXTENT_UNKNOWN;
-                return;
+        if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || eh.e_type != ET_CORE)
+                return -1;
+        /* With PN_XNUM the count lives in a section header the kernel writes last. */
+        if (eh.e_phnum == PN_XNUM || eh.e_phentsize != gelf_fsize(elf, ELF_T_PHDR, 1, EV_CURRENT))
+                return -1;
+
+        phnum = eh.e_phnum;
+        *ret_expected = eh.e_ehsize;
+        if (eh.e_shoff != 0) {
+                if (eh.e_shoff > UINT64_MAX - (uint64_t) eh.e_shentsize * MAX(eh.e_shnum, 1))
+                        return -1;
+                *ret_expected = MAX(*ret_expected, eh.e_shoff + (uint64_t) eh.e_shentsize * MAX(eh.e_shnum, 1));
         }
-        e->is64 = id[EI_CLASS] == ELFCLASS64;
-        e->header_want = e->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+        if (phnum == 0)
+                return 0;
+        if (eh.e_phoff < eh.e_ehsize || eh.e_phoff > CORE_EXTENT_HEADERS_MAX)
+                return -1;
+        uint64_t end = eh.e_phoff + (uint64_t) phnum * eh.e_phentsize;
+        return end > CORE_EXTENT_HEADERS_MAX ? -1 : (int64_t) end;
 }
 
-static void extent_parse_header(struct core_extent *e) {
-        uint64_t shoff, shentsize, shnum, type;
+/* The first header_want bytes have arrived: read what they say with libelf. */
+static void extent_parse(struct core_extent *e) {
+        Elf *elf = elf_memory((char *) e->headers, e->header_have);
+        uint64_t expected = 0;
 
-        if (e->is64) {
-                Elf64_Ehdr h;
-                memcpy(&h, e->header, sizeof h);
-                type = h.e_type;
-                e->phoff = h.e_phoff;
-                e->phentsize = h.e_phentsize;
-                e->phnum = h.e_phnum;
-                shoff = h.e_shoff;
-                shentsize = h.e_shentsize;
-                shnum = h.e_shnum;
-        } else {
-                Elf32_Ehdr h;
-                memcpy(&h, e->header, sizeof h);
-                type = h.e_type;
-                e->phoff = h.e_phoff;
-                e->phentsize = h.e_phentsize;
-                e->phnum = h.e_phnum;
-                shoff = h.e_shoff;
-                shentsize = h.e_shentsize;
-                shnum = h.e_shnum;
-        }
-
-        if (type != ET_CORE || e->phentsize != (e->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
-                e->state = CORE_EXTENT_UNKNOWN;
+        if (!elf) {
+                extent_give_up(e);
                 return;
         }
 
-        extent_include(e, 0, e->header_want);
-        /* With more than 65534 segments the count lives in a section header written last. */
-        if (shoff != 0)
-                extent_include(e, shoff, shentsize * MAX(shnum, (uint64_t) 1));
-        if (e->state == CORE_EXTENT_UNKNOWN)
-                return;
-
-        if (e->phnum == 0 || e->phnum == PN_XNUM) {
-                e->state = CORE_EXTENT_KNOWN;
+        int64_t end = extent_headers_end(elf, &expected);
+        if (end < 0 || !extent_include(e, 0, expected)) {
+                elf_end(elf);
+                extent_give_up(e);
                 return;
         }
-        if (e->phoff < e->header_want) {
-                e->state = CORE_EXTENT_UNKNOWN;
+
+        if ((uint64_t) end > e->header_have) {
+                /* Only the ELF header so far; keep collecting up to the end of the phdr table. */
+                elf_end(elf);
+                e->header_want = (size_t) end;
                 return;
         }
-        extent_include(e, e->phoff, e->phnum * e->phentsize);
-        if (e->state != CORE_EXTENT_UNKNOWN)
-                e->state = CORE_EXTENT_PHDRS;
-}
 
-static void extent_parse_entry(struct core_extent *e) {
-        uint64_t offset, filesz;
+        size_t phnum = 0;
+        if (end > 0 && elf_getphdrnum(elf, &phnum) < 0)
+                phnum = SIZE_MAX;
+        for (size_t i = 0; phnum != SIZE_MAX && i < phnum; i++) {
+                GElf_Phdr ph;
 
-        if (e->is64) {
-                Elf64_Phdr p;
-                memcpy(&p, e->entry, sizeof p);
-                offset = p.p_offset;
-                filesz = p.p_filesz;
-        } else {
-                Elf32_Phdr p;
-                memcpy(&p, e->entry, sizeof p);
-                offset = p.p_offset;
-                filesz = p.p_filesz;
+                if (!gelf_getphdr(elf, (int) i, &ph) ||
+                    (ph.p_filesz > 0 && !extent_include(e, ph.p_offset, ph.p_filesz)))
+                        phnum = SIZE_MAX;
         }
-        if (filesz > 0)
-                extent_include(e, offset, filesz);
-
-        e->entry_have = 0;
-        if (++e->entries_done == e->phnum && e->state == CORE_EXTENT_PHDRS)
-                e->state = CORE_EXTENT_KNOWN;
+        elf_end(elf);
+        if (phnum == SIZE_MAX || !extent_include(e, 0, (uint64_t) end)) {
+                extent_give_up(e);
+                return;
+        }
+        e->state = CORE_EXTENT_KNOWN;
+        core_extent_done(e);
 }
 
 void core_extent_feed(struct core_extent *e, const void *data, size_t size) {
         const uint8_t *p = data;
-        uint64_t pos = e->seen, end = e->seen + size;
 
-        while (pos < end) {
-                if (e->state == CORE_EXTENT_HEADER) {
-                        size_t n = MIN((size_t) (end - pos), e->header_want - (size_t) pos);
-                        memcpy(e->header + pos, p + (pos - e->seen), n);
-                        pos += n;
-                        if (pos < e->header_want)
-                                continue;
-                        if (e->header_want == EI_NIDENT)
-                                extent_parse_ident(e);
-                        else
-                                extent_parse_header(e);
-                } else if (e->state == CORE_EXTENT_PHDRS) {
-                        uint64_t table_pos = e->phoff + e->entries_done * e->phentsize + e->entry_have;
-                        if (pos < table_pos) {
-                                pos = MIN(end, table_pos);
-                                continue;
-                        }
-                        size_t n = MIN((size_t) (end - pos), (size_t) e->phentsize - e->entry_have);
-                        memcpy(e->entry + e->entry_have, p + (pos - e->seen), n);
-                        e->entry_have += n;
-                        pos += n;
-                        if (e->entry_have == e->phentsize)
-                                extent_parse_entry(e);
-                } else
+        e->seen += size;
+
+        while (size > 0 && e->state == CORE_EXTENT_COLLECTING) {
+                size_t n = MIN(size, e->header_want - e->header_have);
+                uint8_t *grown = realloc(e->headers, e->header_want);
+
+                if (!grown) {
+                        extent_give_up(e);
                         break;
+                }
+                e->headers = grown;
+                memcpy(e->headers + e->header_have, p, n);
+                e->header_have += n;
+                p += n;
+                size -= n;
+                if (e->header_have < e->header_want)
+                        break;
+
+                if (e->header_want == EI_NIDENT) {
+                        /* Enough to tell the class, and so the size of the ELF header. */
+                        if (memcmp(e->headers, ELFMAG, SELFMAG) != 0 ||
+                            (e->headers[EI_CLASS] != ELFCLASS32 && e->headers[EI_CLASS] != ELFCLASS64)) {
+                                extent_give_up(e);
+                                break;
+                        }
+                        e->header_want = e->headers[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+                                                                            : sizeof(Elf32_Ehdr);
+                } else
+                        extent_parse(e);
         }
-        e->seen = end;
 }
 
 bool core_extent_known(const struct core_extent *e, uint64_t *ret_expected) {

@@ -7,17 +7,20 @@
  * The kernel ends the stream with SHUT_WR whether the dump completed or not, and a peer that dies
  * mid-stream looks the same, so the end of the stream proves nothing. The ELF header and program
  * headers, which come first, say where every segment ends: a core shorter than that is incomplete.
- * Works in constant memory on any chunking of the stream. Data that is not an ELF core of this
- * machine's byte order leaves the extent unknown.
+ * The headers are kept as they stream past (bounded by CORE_EXTENT_HEADERS_MAX) and read with
+ * libelf; any chunking of the stream gives the same answer. Data that is not an ELF core leaves
+ * the extent unknown.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* Program header tables beyond this are not followed (the extent stays unknown). */
+#define CORE_EXTENT_HEADERS_MAX (4u << 20)
+
 enum core_extent_state {
-        CORE_EXTENT_HEADER,     /* collecting the ELF header */
-        CORE_EXTENT_PHDRS,      /* collecting program headers */
+        CORE_EXTENT_COLLECTING, /* keeping the first header_want bytes */
         CORE_EXTENT_KNOWN,      /* expected size known */
         CORE_EXTENT_UNKNOWN,    /* not an ELF core we understand */
 };
@@ -25,18 +28,14 @@ enum core_extent_state {
 struct core_extent {
         enum core_extent_state state;
         uint64_t seen;                  /* bytes fed so far */
-        uint8_t header[64];
-        size_t header_want;
-        bool is64;
-        uint64_t phoff, phentsize, phnum;
-        uint8_t entry[64];
-        size_t entry_have;
-        uint64_t entries_done;
-        uint64_t expected;              /* end of the furthest header or segment seen so far */
+        uint8_t *headers;               /* the stream's first header_have bytes */
+        size_t header_have, header_want;
+        uint64_t expected;              /* end of the furthest header or segment */
 };
 
 void core_extent_init(struct core_extent *e);
 void core_extent_feed(struct core_extent *e, const void *data, size_t size);
+void core_extent_done(struct core_extent *e);
 
 /* True when the headers have been seen; *ret_expected is the size the complete core has. */
 bool core_extent_known(const struct core_extent *e, uint64_t *ret_expected);

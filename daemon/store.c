@@ -301,6 +301,7 @@ static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_tru
         int r = stream_into(f->sock_fd, w, f->max_size, &res, error, error_size);
         if (r >= 0)
                 r = stream_check_complete(&res, f->expired, error, error_size);
+        core_extent_done(&res.extent);
         *ret_truncated = res.truncated;
         return r;
 }

@@ -628,6 +628,7 @@ TEST(core_extent_from_headers) {
         core_extent_feed(&e, core, 65536 + 100);
         CHECK(core_extent_known(&e, &expected));
         CHECK_INT(expected, ==, 65536 + 100);
+        core_extent_done(&e);
 
         /* Byte by byte gives the same answer. */
         core_extent_init(&e);
@@ -635,6 +636,7 @@ TEST(core_extent_from_headers) {
                 core_extent_feed(&e, core + i, 1);
         CHECK(core_extent_known(&e, &expected));
         CHECK_INT(expected, ==, 65536 + 100);
+        core_extent_done(&e);
 
         /* A core that claims more than it has. */
         _cleanup_free_ uint8_t *short_core = fake_core_new(8192, 1 << 20);
@@ -642,15 +644,18 @@ TEST(core_extent_from_headers) {
         core_extent_feed(&e, short_core, 8192);
         CHECK(core_extent_known(&e, &expected));
         CHECK_INT(expected, ==, 1 << 20);
+        core_extent_done(&e);
 
         /* Not ELF, or not a core: unknown. */
         core_extent_init(&e);
         core_extent_feed(&e, "hello world, this is not an ELF file at all......................", 64);
         CHECK(!core_extent_known(&e, &expected));
+        core_extent_done(&e);
         core[16] = ET_EXEC;
         core_extent_init(&e);
         core_extent_feed(&e, core, 4096);
         CHECK(!core_extent_known(&e, &expected));
+        core_extent_done(&e);
 }
 
 static const struct test_case tests[] = {

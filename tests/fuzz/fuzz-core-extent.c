@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The ELF headers of a streamed core, fed in two arbitrary pieces. */
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core-extent.h"
@@ -20,7 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         core_extent_feed(&split, data, cut);
         core_extent_feed(&split, data + cut, size - cut);
 
-        if (core_extent_known(&whole, &a) != core_extent_known(&split, &b) || a != b)
+        bool known = core_extent_known(&whole, &a);
+        if (known != core_extent_known(&split, &b) || a != b)
                 __builtin_trap();
+        core_extent_done(&whole);
+        core_extent_done(&split);
         return 0;
 }
