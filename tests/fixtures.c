@@ -614,3 +614,20 @@ uint8_t *read_core_file(const char *path, size_t *ret_size) {
         *ret_size = used;
         return out;
 }
+
+int command_run(const char *command, char **ret_out) {
+        FILE *p = popen(command, "r");
+        CHECK(p);
+        char *out = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&out, &size);
+        CHECK(m);
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+                fwrite(buf, 1, n, m);
+        fclose(m);
+        int status = pclose(p);
+        *ret_out = out;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

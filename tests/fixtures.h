@@ -116,3 +116,7 @@ uint8_t *fake_core_new(size_t size, size_t claimed_size);
 
 /* Reads a stored file back, decompressing .zst. */
 uint8_t *read_core_file(const char *path, size_t *ret_size);
+
+/* Runs command with sh -c; returns its exit status (-1 if it did not exit) and its stdout in
+ * *ret_out (malloc'ed; stderr goes to ours). */
+int command_run(const char *command, char **ret_out);

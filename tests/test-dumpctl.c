@@ -39,24 +39,15 @@ static int run(char **ret_out, const char *format, ...) {
         va_end(ap);
 
         fprintf(stderr, "$ %s\n", command);
-        FILE *p = popen(command, "r");
-        CHECK(p);
-        char *out = NULL;
-        size_t size = 0;
-        FILE *m = open_memstream(&out, &size);
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-                fwrite(buf, 1, n, m);
-        fclose(m);
-        int status = pclose(p);
-        fprintf(stderr, "%s[exit %d]\n", out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        CHECK(WIFEXITED(status));
+        char *out;
+        int status = command_run(command, &out);
+        fprintf(stderr, "%s[exit %d]\n", out, status);
+        CHECK(status >= 0);
         if (ret_out)
                 *ret_out = out;
         else
                 free(out);
-        return WEXITSTATUS(status);
+        return status;
 }
 
 /* One crash through the handler; returns the core the "kernel" sent (size bytes). */

@@ -583,18 +583,9 @@ TEST(real_authenticator_refuses_userspace_peer) {
 
 /* Runs a shell command, returns its stdout (NULL if it failed). */
 static char *run_capture(const char *command) {
-        FILE *p = popen(command, "r");
-        CHECK(p);
-        char *out = NULL;
-        size_t size = 0;
-        FILE *m = open_memstream(&out, &size);
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-                fwrite(buf, 1, n, m);
-        fclose(m);
-        int status = pclose(p);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char *out;
+
+        if (command_run(command, &out) != 0) {
                 fprintf(stderr, "'%s' failed:\n%s\n", command, out);
                 free(out);
                 return NULL;
