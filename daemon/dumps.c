@@ -51,10 +51,13 @@ void dump_list_done(struct dump_list *l) {
         *l = (struct dump_list) {};
 }
 
+/* Moves *d into the list; on failure *d is freed. */
 static int dump_list_append(struct dump_list *l, struct dump *d) {
         struct dump *grown = realloc(l->dumps, (l->n + 1) * sizeof *grown);
-        if (!grown)
+        if (!grown) {
+                dump_done(d);
                 return -ENOMEM;
+        }
         l->dumps = grown;
         l->dumps[l->n++] = *d;
         *d = (struct dump) {};
@@ -146,10 +149,8 @@ int dump_list_load_journal(struct dump_list *l, sd_journal *j) {
                 if (r < 0)
                         return r;
                 r = dump_list_append(l, &d);
-                if (r < 0) {
-                        dump_done(&d);
+                if (r < 0)
                         return r;
-                }
         }
 }
 
@@ -274,10 +275,8 @@ int dump_list_load_store(struct dump_list *l, const char *store_path) {
                 if (r < 0)
                         return r;
                 r = dump_list_append(l, &d);
-                if (r < 0) {
-                        dump_done(&d);
+                if (r < 0)
                         return r;
-                }
         }
         return errno ? negative_errno() : 0;
 }

@@ -101,6 +101,19 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         test_env_done(&e);
 }
 
+/* One crash whose ack must be expected_mask and after which no core is sent: the "kernel" ends
+ * its side and waits for the daemon to close (which ends WAIT). */
+static void crash_without_core(struct test_env *e, uint64_t expected_mask) {
+        struct connection_run run;
+
+        connection_run_start(&run, &e->env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, expected_mask);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+}
+
 TEST(kernel_zstd_roundtrip) {
         store_and_compare(NULL, (1 << 20) + 123, false);
 }
@@ -111,15 +124,9 @@ TEST(kernel_plain_with_holes_roundtrip) {
 
 TEST(userspace_action_left_to_userspace) {
         struct test_env e;
-        struct connection_run run;
         test_env_init(&e, policy_userspace, NULL);
 
-        connection_run_start(&run, &e.env);
-        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
-        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE | COREDUMP_WAIT);
-        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
-        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
-        connection_run_join(&run);
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
 
         check_field(&e, 0, "COREDUMPD_RESULT", "left-to-userspace");
         check_field(&e, 0, "COREDUMPD_ACTION", "userspace");
@@ -131,15 +138,9 @@ TEST(userspace_action_left_to_userspace) {
 
 TEST(userspace_action_writes_own_core) {
         struct test_env e;
-        struct connection_run run;
         test_env_init(&e, "[Rule]\nName=own\nAction=userspace\n", NULL);
 
-        connection_run_start(&run, &e.env);
-        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
-        CHECK_INT(ack.mask, ==, COREDUMP_USERSPACE | COREDUMP_WAIT);
-        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
-        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
-        connection_run_join(&run);
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
 
         check_field(&e, 0, "COREDUMPD_RESULT", "stored");
         check_field(&e, 0, "COREDUMPD_ACTION", "userspace");
@@ -162,14 +163,9 @@ TEST(userspace_action_writes_own_core) {
 
 TEST(reject_action_writes_nothing) {
         struct test_env e;
-        struct connection_run run;
         test_env_init(&e, policy_reject, NULL);
 
-        connection_run_start(&run, &e.env);
-        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
-        CHECK_INT(ack.mask, ==, COREDUMP_REJECT); /* Wait=no */
-        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
-        connection_run_join(&run);
+        crash_without_core(&e, COREDUMP_REJECT); /* Wait=no */
 
         check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
         check_field(&e, 0, "COREDUMPD_ACTION", "reject");
@@ -419,15 +415,10 @@ TEST(deadline_closes_stalled_connection) {
 
 TEST(own_crash_rejected_at_once) {
         struct test_env e;
-        struct connection_run run;
         test_env_init(&e, NULL, NULL);
         e.peer.pid = getpid();
 
-        connection_run_start(&run, &e.env);
-        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
-        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
-        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
-        connection_run_join(&run);
+        crash_without_core(&e, COREDUMP_REJECT);
         check_field(&e, 0, "COREDUMPD_RULE", "self");
         check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
         test_env_done(&e);
