@@ -22,15 +22,15 @@
 #include <unistd.h>
 
 #include "build-config.h"
-#include "cleanup.h"
-#include "config.h"
-#include "core-reader.h"
-#include "dumps.h"
-#include "log.h"
-#include "parse.h"
-#include "policy.h"
-#include "store.h"
-#include "strv.h"
+#include "shared/cleanup.h"
+#include "config/config.h"
+#include "reader/core-reader.h"
+#include "reader/dumps.h"
+#include "shared/log.h"
+#include "shared/parse.h"
+#include "config/policy.h"
+#include "store/store.h"
+#include "shared/strv.h"
 
 /* Exit statuses, documented in dumpctl(1). */
 enum {

@@ -8,17 +8,17 @@
 #include <sys/prctl.h>
 
 #include "build-config.h"
-#include "cleanup.h"
-#include "config.h"
-#include "listen.h"
-#include "log.h"
-#include "policy.h"
-#include "privileges.h"
-#include "probe.h"
-#include "record.h"
-#include "server.h"
-#include "store.h"
-#include "strv.h"
+#include "shared/cleanup.h"
+#include "config/config.h"
+#include "server/listen.h"
+#include "shared/log.h"
+#include "config/policy.h"
+#include "server/privileges.h"
+#include "selfdump/probe.h"
+#include "crash/record.h"
+#include "server/server.h"
+#include "store/store.h"
+#include "shared/strv.h"
 
 struct arguments {
         const char *config_path;

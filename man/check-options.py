@@ -90,9 +90,9 @@ documented = {h.split()[0] for h in headings(page_text('dumpctl.1'), 'COMMANDS')
 compare("dumpctl.1 commands", documented, implemented)
 
 # Configuration and policy keys.
-compare("coredumpd.conf.5 keys", page_keys('coredumpd.conf.5', ['OPTIONS']), code_keys('config.c'))
+compare("coredumpd.conf.5 keys", page_keys('coredumpd.conf.5', ['OPTIONS']), code_keys('config/config.c'))
 compare("coredumpd.policy.5 keys", page_keys('coredumpd.policy.5', ['MATCHES', 'SETTINGS']),
-        code_keys('policy.c'))
+        code_keys('config/policy.c'))
 
 # The documented exit statuses are the ones dumpctl defines.
 with open(f"{srcdir}/cli/dumpctl.c") as f:

@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "cleanup.h"
-#include "fileio.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
 #include "fixtures.h"
 #include "harness.h"
-#include "log.h"
+#include "shared/log.h"
 
 /* ---- temporary directories ------------------------------------------------------------------- */
 

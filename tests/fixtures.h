@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "abi.h"
-#include "config.h"
-#include "connection.h"
-#include "policy.h"
-#include "record.h"
-#include "store.h"
+#include "shared/abi.h"
+#include "config/config.h"
+#include "crash/connection.h"
+#include "config/policy.h"
+#include "crash/record.h"
+#include "store/store.h"
 
 /* ---- temporary directories ---- */
 char *tmpdir_new(void);

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "fileio.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
 #include "fixtures.h"
 #include "harness.h"
 

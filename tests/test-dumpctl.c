@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "shared/cleanup.h"
 #include "fixtures.h"
 #include "harness.h"
 

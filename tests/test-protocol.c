@@ -19,12 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "authenticate.h"
-#include "cleanup.h"
+#include "crash/authenticate.h"
+#include "shared/cleanup.h"
 #include "fixtures.h"
 #include "harness.h"
-#include "log.h"
-#include "names.h"
+#include "shared/log.h"
+#include "shared/names.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000

@@ -9,20 +9,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "config.h"
-#include "context.h"
-#include "core-extent.h"
-#include "escape.h"
+#include "shared/cleanup.h"
+#include "config/config.h"
+#include "crash/context.h"
+#include "store/core-extent.h"
+#include "shared/escape.h"
 #include "fixtures.h"
 #include "harness.h"
-#include "names.h"
-#include "parse.h"
-#include "policy.h"
-#include "request.h"
-#include "store.h"
-#include "strv.h"
-#include "fileio.h"
+#include "shared/names.h"
+#include "shared/parse.h"
+#include "config/policy.h"
+#include "crash/protocol.h"
+#include "store/store.h"
+#include "shared/strv.h"
+#include "shared/fileio.h"
 
 /* ---- escaping ---- */
 

@@ -23,17 +23,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "core-elf.h"
-#include "core-writer.h"
-#include "fileio.h"
+#include "shared/cleanup.h"
+#include "selfdump/core-elf.h"
+#include "store/core-writer.h"
+#include "shared/fileio.h"
 #include "fixtures.h"
 #include "harness.h"
-#include "policy.h"
-#include "probe.h"
-#include "proc-maps.h"
-#include "proc-threads.h"
-#include "userspace-dump.h"
+#include "config/policy.h"
+#include "selfdump/probe.h"
+#include "selfdump/proc-maps.h"
+#include "selfdump/proc-threads.h"
+#include "selfdump/userspace-dump.h"
 
 #define HEAP_MARK 0x5a
 

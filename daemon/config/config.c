@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "build-config.h"
+#include "shared/cleanup.h"
+#include "config/config.h"
+#include "shared/ini-file.h"
+#include "shared/log.h"
+#include "shared/parse.h"
+
+#define CONFIG_SECTION "Coredump"
+
+void config_init_defaults(struct config *c) {
+        *c = (struct config) {
+                .storage = strdup(COREDUMPD_STORAGE_DIR),
+                .max_use = SIZE_AUTO,
+                .keep_free = SIZE_AUTO,
+                .max_size = UINT64_C(32) << 30,
+                .compress = COMPRESSION_ZSTD,
+                .compress_level = 3,
+                .max_concurrent = 16,
+                .deadline_usec = 60 * USEC_PER_SEC,
+                .idle_exit_usec = 30 * USEC_PER_SEC,
+        };
+}
+
+void config_done(struct config *c) {
+        free(c->storage);
+        c->storage = NULL;
+}
+
+const char *compression_to_string(enum compression c) {
+        return c == COMPRESSION_ZSTD ? "zstd" : "none";
+}
+
+int compression_from_string(const char *s, enum compression *ret) {
+        if (!s)
+                return -EINVAL;
+        if (strcasecmp(s, "zstd") == 0) {
+                *ret = COMPRESSION_ZSTD;
+                return 0;
+        }
+        if (strcasecmp(s, "none") == 0) {
+                *ret = COMPRESSION_NONE;
+                return 0;
+        }
+        int b = parse_boolean(s);
+        if (b < 0)
+                return -EINVAL;
+        *ret = b ? COMPRESSION_ZSTD : COMPRESSION_NONE;
+        return 0;
+}
+
+static int parse_size_or_auto(const char *value, uint64_t *ret) {
+        if (strcasecmp(value, "auto") == 0) {
+                *ret = SIZE_AUTO;
+                return 0;
+        }
+        return parse_size(value, ret);
+}
+
+static int config_entry(struct ini_file *ini, const char *section, const char *key, const char *value,
+                        void *userdata) {
+        struct config *c = userdata;
+        uint64_t u64;
+        uint32_t u32;
+
+        if (strcmp(section, CONFIG_SECTION) != 0)
+                return ini_file_error(ini, "unknown section [%s], expected [%s]", section, CONFIG_SECTION);
+
+        if (strcmp(key, "Storage") == 0) {
+                if (value[0] != '/')
+                        return ini_file_error(ini, "Storage= must be an absolute path, got '%s'", value);
+                char *s = strdup(value);
+                if (!s)
+                        return ini_file_error(ini, "out of memory");
+                free(c->storage);
+                c->storage = s;
+        } else if (strcmp(key, "MaxUse") == 0) {
+                if (parse_size_or_auto(value, &u64) < 0)
+                        return ini_file_error(ini, "invalid MaxUse= size '%s'", value);
+                c->max_use = u64;
+        } else if (strcmp(key, "KeepFree") == 0) {
+                if (parse_size_or_auto(value, &u64) < 0)
+                        return ini_file_error(ini, "invalid KeepFree= size '%s'", value);
+                c->keep_free = u64;
+        } else if (strcmp(key, "MaxSize") == 0) {
+                if (parse_size(value, &u64) < 0 || u64 == 0)
+                        return ini_file_error(ini, "invalid MaxSize= size '%s'", value);
+                c->max_size = u64;
+        } else if (strcmp(key, "Compress") == 0) {
+                if (compression_from_string(value, &c->compress) < 0)
+                        return ini_file_error(ini, "invalid Compress= '%s', expected zstd or none", value);
+        } else if (strcmp(key, "CompressLevel") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 19)
+                        return ini_file_error(ini, "invalid CompressLevel= '%s', expected 1..19", value);
+                c->compress_level = (int) u32;
+        } else if (strcmp(key, "MaxConcurrent") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
+                        return ini_file_error(ini, "invalid MaxConcurrent= '%s', expected 1..1024", value);
+                c->max_concurrent = u32;
+        } else if (strcmp(key, "Deadline") == 0) {
+                if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
+                        return ini_file_error(ini, "invalid Deadline= '%s'", value);
+                c->deadline_usec = u64;
+        } else if (strcmp(key, "IdleExit") == 0) {
+                if (parse_duration(value, &u64) < 0)
+                        return ini_file_error(ini, "invalid IdleExit= '%s'", value);
+                c->idle_exit_usec = u64;
+        } else
+                return ini_file_error(ini, "unknown key '%s' in [%s]", key, CONFIG_SECTION);
+
+        return 0;
+}
+
+int config_load(struct config *c, const char *path, int must_exist) {
+        _cleanup_fclose_ FILE *f = NULL;
+        struct config parsed = *c;
+        int r;
+
+        f = fopen(path, "re");
+        if (!f) {
+                if (errno == ENOENT && !must_exist)
+                        return 0;
+                return log_error_errno(errno, "%s: cannot open: %m", path);
+        }
+
+        parsed.storage = strdup(c->storage ? c->storage : COREDUMPD_STORAGE_DIR);
+        if (!parsed.storage)
+                return log_error_errno(ENOMEM, "%s: %m", path);
+
+        struct ini_file ini = { .path = path };
+        r = ini_file_parse(&ini, f, config_entry, &parsed);
+        if (r >= 0)
+                r = ini_file_report(&ini);
+        if (r < 0) {
+                config_done(&parsed);
+                return r;
+        }
+
+        config_done(c);
+        *c = parsed;
+        return 0;
+}

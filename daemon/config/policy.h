@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Policy: what to do with one crash. An ordered list of rules, the first whose every Match*= holds
+ * wins. Files are INI ("[Rule]" sections), loaded from policy.d directories:
+ *
+ *   [Rule]
+ *   Name=no-cores-for-sshd        shown in the journal as COREDUMPD_RULE=
+ *   MatchExe=/usr/sbin/sshd       fnmatch(3) glob on the executable path   (repeatable: any of)
+ *   MatchComm=python*             glob on comm                             (repeatable)
+ *   MatchUnit=*.service           glob on the systemd unit                 (repeatable)
+ *   MatchSlice=user.slice         glob on the innermost slice              (repeatable)
+ *   MatchUID=0 1000-1999          uids or ranges, space separated          (any of)
+ *   MatchGID=...                  likewise for the gid
+ *   MatchSignal=SIGABRT 11        signal names or numbers                  (any of)
+ *   MatchDumpable=yes|no          the kernel dumped the task as itself (not as root)
+ *   MatchRlimitZero=yes|no        RLIMIT_CORE soft limit is 0
+ *   MatchSiCode=SEGV_MAPERR -6    si_code: numbers (any signal), SI_* names (any signal) or
+ *                                 signal-specific names (SEGV_ACCERR, BUS_ADRERR, ILL_ILLOPC,
+ *                                 FPE_INTDIV, TRAP_BRKPT…, which also require that signal)  (any of)
+ *   MatchFaultAddress=null kernel user 0x1000-0x1fff 0xdead
+ *                                 the fault address (si_addr of a kernel-raised SIGSEGV, SIGBUS,
+ *                                 SIGILL, SIGFPE or SIGTRAP, as the crash-context probe saw it):
+ *                                 null = the NULL page, below max(4096, vm.mmap_min_addr); kernel =
+ *                                 the upper half; user = the rest of the lower half; or an address
+ *                                 or inclusive range. A crash without a known fault address (no
+ *                                 probe, kill(), abort()) never matches.                  (any of)
+ *   Action=kernel|userspace|reject
+ *   Wait=yes|no                   hold the task until we are done (default yes)
+ *   MaxSize=2G                    size cap for this dump (default: MaxSize= of coredumpd.conf)
+ *   Compress=zstd|none            (default: Compress= of coredumpd.conf)
+ *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
+ *                                 what the core coredumpd writes itself for Action=userspace holds:
+ *                                 registers and notes of every thread, the first page of each mapped
+ *                                 ELF file (build-ids), the dynamic loader's link map, and the stack
+ *                                 window of each thread (stacks, the default), plus the pages the
+ *                                 stacks point into (stacks+heap-refs), or every writable private
+ *                                 mapping (all-writable); none only acknowledges. Needs Wait=yes.
+ *
+ * An empty assignment of a repeatable key clears the earlier ones. Every policy ends with the two
+ * built-in rules: RLIMIT_CORE == 0 → reject, then everything else → kernel.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/config.h"
+#include "crash/context.h"
+#include "shared/names.h"
+#include "config/userspace-mode.h"
+
+#define POLICY_UNSET (-1)
+
+struct id_range {
+        uint32_t low, high;
+};
+
+struct si_code_match {
+        int signo;              /* 0: any signal */
+        int code;
+};
+
+enum fault_class {
+        FAULT_NULL,
+        FAULT_KERNEL,
+        FAULT_USER,
+        FAULT_RANGE,
+};
+
+struct fault_match {
+        enum fault_class kind;
+        uint64_t low, high;     /* FAULT_RANGE, inclusive */
+};
+
+struct policy_rule {
+        char *name;
+        char *source;           /* file the rule came from, NULL for built-ins */
+        unsigned line;          /* line of its [Rule] header */
+
+        char **match_exe;       /* NULL-terminated lists of globs */
+        char **match_comm;
+        char **match_unit;
+        char **match_slice;
+        struct id_range *match_uid;
+        size_t n_match_uid;
+        struct id_range *match_gid;
+        size_t n_match_gid;
+        int *match_signal;
+        size_t n_match_signal;
+        int match_dumpable;     /* POLICY_UNSET, 0, 1 */
+        int match_rlimit_zero;  /* POLICY_UNSET, 0, 1 */
+        struct si_code_match *match_si_code;
+        size_t n_match_si_code;
+        struct fault_match *match_fault;
+        size_t n_match_fault;
+
+        enum action action;
+        int wait;               /* POLICY_UNSET (means yes), 0, 1 */
+        uint64_t max_size;      /* 0: unset */
+        int compress;           /* POLICY_UNSET or enum compression */
+        int userspace_mode;     /* POLICY_UNSET or enum userspace_mode */
+};
+
+struct policy {
+        atomic_uint n_ref;
+        struct policy_rule *rules;
+        size_t n_rules;
+};
+
+/* What a crash gets. */
+struct decision {
+        enum action action;
+        bool wait;
+        uint64_t max_size;
+        enum compression compress;
+        enum userspace_mode userspace_mode;     /* for ACTION_USERSPACE */
+        char *rule;             /* name of the rule that matched */
+};
+
+struct policy *policy_new(void);
+struct policy *policy_ref(struct policy *p);
+struct policy *policy_unref(struct policy *p);
+static inline void policy_unrefp(struct policy **p) { if (*p) policy_unref(*p); }
+
+/* Adds an empty rule at the end (before the built-ins are appended). */
+struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsigned line);
+/* Appends the built-in tail rules. */
+int policy_add_builtin_rules(struct policy *p);
+
+/* Parses one policy file's text into p (rules are appended). Errors are logged as
+ * "path:line: what is wrong"; returns -EBADMSG then, and p must be discarded. */
+int policy_parse_file(struct policy *p, FILE *f, const char *path);
+
+/* Loads every *.conf of dirs (earlier directories win for the same file name; files are taken in
+ * lexical order of their names), then appends the built-ins. On error nothing is returned. */
+int policy_load(const char *const *dirs, struct policy **ret);
+
+/* The default directories, or the ':'-separated $COREDUMPD_POLICY_PATH. */
+const char *const *policy_default_dirs(void);
+
+bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx);
+const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx);
+
+/* Applies the first matching rule, with config supplying what the rule leaves open. */
+int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
+                  struct decision *ret);
+void decision_done(struct decision *d);
+
+/* MatchSiCode= words: "SEGV_MAPERR", "SI_TKILL", "-6", "1" → *ret. */
+int parse_si_code_match(const char *word, struct si_code_match *ret);
+/* MatchFaultAddress= words: "null", "kernel", "user", "0x1000", "0x1000-0x1fff" → *ret. */
+int parse_fault_match(const char *word, struct fault_match *ret);
+bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end);
+
+/* Prints the effective rules in the file format, each preceded by "# source:line". */
+void policy_print(const struct policy *p, FILE *out);

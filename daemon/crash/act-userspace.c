@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
+#include <string.h>
+
+#include "crash/act-userspace.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "selfdump/probe.h"
+#include "selfdump/userspace-dump.h"
+
+struct generate {
+        struct userspace_dump_request req;
+        struct userspace_dump_result res;
+        struct probe *probe;
+        uint64_t not_before_ns;
+        const atomic_bool *expired;
+};
+
+static bool stashed_regs(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, uint64_t regs[CORE_NREGS]) {
+        struct generate *g = userdata;
+        return probe_thread_regs(g->probe, tid, g->not_before_ns, sp, pc, regs);
+}
+
+static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *error, size_t error_size) {
+        struct generate *g = userdata;
+        int r = userspace_dump_write(&g->req, w, &g->res, error, error_size);
+        if (r >= 0 && g->expired && atomic_load(g->expired)) {
+                snprintf(error, error_size, "deadline reached while writing the core");
+                return -ETIMEDOUT;
+        }
+        *ret_truncated = g->res.truncated;
+        return r;
+}
+
+void act_userspace(const struct connection_env *env, const atomic_bool *expired, struct crash *c) {
+        const struct crash_context *ctx = &c->context;
+        char error[sizeof c->error] = "";
+
+        if (c->decision.userspace_mode == USERSPACE_MODE_NONE || !c->decision.wait) {
+                if (c->decision.userspace_mode != USERSPACE_MODE_NONE)
+                        log_crash(c->tag, LOG_NOTICE, "Not dumping: a core of our own needs Wait=yes to hold the task.");
+                c->result = CRASH_RESULT_USERSPACE;
+                return;
+        }
+
+        _cleanup_close_ int proc_fd = context_open_proc_dir(&c->peer, ctx->pid, c->tag);
+        if (proc_fd < 0) {
+                crash_fail(c, "cannot open /proc of the crashed process: %s", strerror(-proc_fd));
+                return;
+        }
+
+        struct generate g = {
+                .req = {
+                        .proc_fd = proc_fd,
+                        .pid = ctx->pid,
+                        .uid = ctx->uid,
+                        .gid = ctx->gid,
+                        .mode = c->decision.userspace_mode,
+                        .signal = {
+                                .signo = ctx->signal,
+                                .si_code = ctx->si_code,
+                                .si_errno = ctx->have_probe ? ctx->probe.si_errno : 0,
+                                .have_addr = ctx->fault_addr_known,
+                                .addr = ctx->fault_addr,
+                        },
+                        .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
+                        .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
+                        .thread_regs = env->probe ? stashed_regs : NULL,
+                        .max_size = c->decision.max_size,
+                },
+                .probe = env->probe,
+                .not_before_ns = ctx->have_probe ? ctx->probe.boot_ns : UINT64_MAX,
+                .expired = expired,
+        };
+        g.req.thread_regs_userdata = &g;
+        if (g.req.have_crash_regs)
+                memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
+
+        int r = store_core_generated(env->store, ctx, &c->decision, generate, &g, c->tag, &c->stored, error,
+                                     sizeof error);
+        if (r < 0) {
+                crash_fail(c, "%s", error);
+                return;
+        }
+        c->have_stored = true;
+        c->have_userspace_dump = true;
+        c->userspace_dump = g.res;
+        c->result = CRASH_RESULT_STORED;
+        log_crash(c->tag, LOG_INFO,
+                  "Stored our own core (%s) as %s: %u threads (%u with full registers), %zu segments, "
+                  "%" PRIu64 " bytes of memory, %" PRIu64 " bytes.",
+                  userspace_mode_to_string(c->decision.userspace_mode), c->stored.path, g.res.n_threads,
+                  g.res.n_threads_full_regs, g.res.n_segments, g.res.memory_bytes, g.res.size);
+        (void) store_vacuum(env->store, c->stored.name, c->tag);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "crash/authenticate.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+
+int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret) {
+        struct pidfd_info info = { .mask = mask };
+
+        if (ioctl(pidfd, PIDFD_GET_INFO, &info) < 0)
+                return negative_errno();
+        *ret = info;
+        return 0;
+}
+
+bool peer_is_self(const struct peer *p) {
+        pid_t self = getpid();
+        return (pid_t) p->info.tgid == self || (pid_t) p->info.pid == self;
+}
+
+void peer_done(struct peer *p) {
+        p->pidfd = safe_close(p->pidfd);
+}
+
+static bool info_says_coredumping(const struct pidfd_info *info) {
+        return (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMPED);
+}
+
+int authenticate_peer(int conn_fd, struct peer *ret, void *userdata) {
+        _cleanup_close_ int pidfd = -1;
+        struct pidfd_info info;
+        socklen_t len = sizeof pidfd;
+        int r;
+
+        if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+                return log_error_errno(errno, "Cannot get the peer's pidfd (SO_PEERPIDFD), refusing connection: %m");
+
+        r = pidfd_query_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_CGROUPID | PIDFD_INFO_COREDUMP,
+                             &info);
+        if (r < 0)
+                return log_error_errno(r, "Cannot query the peer's pidfd (PIDFD_GET_INFO), refusing connection: %m");
+
+        if (!info_says_coredumping(&info)) {
+                log_warning("Refusing connection from pid %u (uid %u): not a coredumping task.",
+                            info.tgid ? info.tgid : info.pid, info.ruid);
+                return -EPERM;
+        }
+
+        *ret = (struct peer) {
+                .pidfd = TAKE_FD(pidfd),
+                .info = info,
+        };
+        return 0;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Who is on the other end of a connection. The kernel connects as the crashing task, so the peer's
+ * pidfd (SO_PEERPIDFD) names the process; PIDFD_GET_INFO tells whether it is really dumping core.
+ * A peer that is not (any userspace client) is refused and costs nothing more.
+ */
+
+#include <stdbool.h>
+
+#include "shared/abi.h"
+
+struct peer {
+        int pidfd;
+        struct pidfd_info info;
+};
+
+/* 0: a coredumping task, *ret filled (pidfd owned by *ret). -EPERM: refused (logged). Other
+ * negative errno: could not tell (logged). Tests replace this with their own. */
+typedef int (*authenticate_fn)(int conn_fd, struct peer *ret, void *userdata);
+
+int authenticate_peer(int conn_fd, struct peer *ret, void *userdata);
+
+/* PIDFD_GET_INFO with the given request mask. */
+int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret);
+
+/* The peer is this daemon itself (a crash of ours must never wait on our own socket). */
+bool peer_is_self(const struct peer *p);
+
+void peer_done(struct peer *p);

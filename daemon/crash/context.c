@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-id128.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared/cleanup.h"
+#include "crash/context.h"
+#include "shared/escape.h"
+#include "shared/fileio.h"
+#include "shared/log.h"
+#include "shared/parse.h"
+#include "selfdump/proc-threads.h"
+
+#define CMDLINE_MAX (128 * 1024)
+#define SMALL_FILE_MAX (16 * 1024)
+#define AUXV_MAX (8 * 1024)
+
+/* ---- pure parsers ---------------------------------------------------------------------------- */
+
+int parse_limits_core(const char *limits, uint64_t *ret_soft) {
+        static const char key[] = "Max core file size";
+
+        for (const char *line = limits; line && *line;) {
+                const char *eol = strchr(line, '\n');
+                if (strncmp(line, key, strlen(key)) == 0) {
+                        const char *p = line + strlen(key);
+                        p += strspn(p, " \t");
+                        if (strncmp(p, "unlimited", 9) == 0) {
+                                *ret_soft = RLIMIT_UNLIMITED;
+                                return 0;
+                        }
+                        char *end;
+                        errno = 0;
+                        unsigned long long v = strtoull(p, &end, 10);
+                        if (errno != 0 || end == p || (*end != ' ' && *end != '\t'))
+                                return -EINVAL;
+                        *ret_soft = v;
+                        return 0;
+                }
+                line = eol ? eol + 1 : NULL;
+        }
+        return -ENOENT;
+}
+
+/* auxv is a vector of (type, value) pairs of the process's word size, ended by AT_NULL. */
+#define DEFINE_AUXV_SCAN(bits)                                                                        \
+        static int auxv_scan_##bits(const void *data, size_t size, int *ret) {                         \
+                const size_t pair = 2 * sizeof(uint##bits##_t);                                       \
+                if (size == 0 || size % pair != 0)                                                    \
+                        return -EINVAL;                                                               \
+                int secure = -1;                                                                      \
+                for (size_t off = 0; off < size; off += pair) {                                       \
+                        uint##bits##_t type, value;                                                   \
+                        memcpy(&type, (const uint8_t *) data + off, sizeof type);                     \
+                        memcpy(&value, (const uint8_t *) data + off + sizeof type, sizeof value);     \
+                        if (type == AT_NULL) {                                                        \
+                                if (value != 0 || secure < 0)                                         \
+                                        return -EINVAL;                                               \
+                                *ret = secure;                                                        \
+                                return 0;                                                             \
+                        }                                                                             \
+                        if (type > 4096) /* no such AT_ type: wrong word size */                      \
+                                return -EINVAL;                                                       \
+                        if (type == AT_SECURE) {                                                      \
+                                if (value > 1)                                                        \
+                                        return -EINVAL;                                               \
+                                secure = (int) value;                                                 \
+                        }                                                                             \
+                }                                                                                     \
+                return -EINVAL;                                                                       \
+        }
+DEFINE_AUXV_SCAN(64)
+DEFINE_AUXV_SCAN(32)
+
+int parse_auxv_at_secure(const void *data, size_t size, int *ret) {
+        /* Try the native word size first; a 32-bit process on a 64-bit kernel has a 32-bit auxv. */
+        if (sizeof(long) == 8 && auxv_scan_64(data, size, ret) == 0)
+                return 0;
+        return auxv_scan_32(data, size, ret);
+}
+
+int parse_proc_cgroup(const char *text, char **ret_path) {
+        const char *v1_systemd = NULL;
+
+        for (const char *line = text; line && *line;) {
+                const char *eol = strchr(line, '\n');
+                size_t len = eol ? (size_t) (eol - line) : strlen(line);
+
+                if (len >= 3 && strncmp(line, "0::", 3) == 0) {
+                        char *p = strndup(line + 3, len - 3);
+                        if (!p)
+                                return -ENOMEM;
+                        *ret_path = p;
+                        return 0;
+                }
+                const char *colon = memchr(line, ':', len);
+                if (colon && (size_t) (line + len - colon) > 15 && strncmp(colon, ":name=systemd:", 14) == 0)
+                        v1_systemd = line;
+                line = eol ? eol + 1 : NULL;
+        }
+
+        if (v1_systemd) {
+                const char *p = strstr(v1_systemd, ":name=systemd:") + 14;
+                char *path = strndup(p, strcspn(p, "\n"));
+                if (!path)
+                        return -ENOMEM;
+                *ret_path = path;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+static bool has_suffix(const char *s, size_t n, const char *suffix) {
+        size_t k = strlen(suffix);
+        return n > k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+static bool is_unit_name(const char *s, size_t n) {
+        static const char *const suffixes[] = { ".service", ".scope", ".socket", ".mount", ".swap", ".timer" };
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (has_suffix(s, n, suffixes[i]))
+                        return true;
+        return false;
+}
+
+/* "/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service" → unit user@1000.service,
+ * user unit foo.service, slice user-1000.slice. */
+int cgroup_path_to_units(const char *path, char **ret_unit, char **ret_user_unit, char **ret_slice) {
+        const char *unit = NULL, *user_unit = NULL, *slice = NULL;
+        size_t unit_len = 0, user_unit_len = 0, slice_len = 0;
+
+        for (const char *p = path; *p;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+
+                if (!unit) {
+                        if (has_suffix(p, n, ".slice")) {
+                                slice = p;
+                                slice_len = n;
+                        } else if (is_unit_name(p, n)) {
+                                unit = p;
+                                unit_len = n;
+                        } else
+                                break;
+                } else if (strncmp(unit, "user@", 5) == 0 && !user_unit && !has_suffix(p, n, ".slice")) {
+                        if (is_unit_name(p, n)) {
+                                user_unit = p;
+                                user_unit_len = n;
+                        }
+                        break;
+                } else if (strncmp(unit, "user@", 5) != 0)
+                        break;
+                p += n;
+        }
+
+        *ret_unit = unit ? strndup(unit, unit_len) : NULL;
+        *ret_user_unit = user_unit ? strndup(user_unit, user_unit_len) : NULL;
+        *ret_slice = slice ? strndup(slice, slice_len) : strdup("-.slice");
+        if ((unit && !*ret_unit) || (user_unit && !*ret_user_unit) || !*ret_slice) {
+                free(*ret_unit);
+                free(*ret_user_unit);
+                free(*ret_slice);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* ---- gathering ------------------------------------------------------------------------------- */
+
+static uint64_t now_realtime_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* A pidfd polls readable once its process has exited; until then its pid cannot be reused. Needs no
+ * permission over the process, unlike signalling it. */
+static bool pidfd_has_exited(int pidfd) {
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+        return poll(&p, 1, 0) != 0; /* readable, or an error: either way not provably alive */
+}
+
+/* Opens /proc/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd still
+ * names that pid and the process is still alive after the open, so the pid cannot have been
+ * recycled in between. */
+int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag) {
+        char path[32];
+        struct pidfd_info now;
+        int r;
+
+        snprintf(path, sizeof path, "/proc/%" PRIi32, (int32_t) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return log_crash_errno(tag, LOG_ERR, errno, "Cannot open %s: %m", path);
+
+        r = pidfd_query_info(peer->pidfd, PIDFD_INFO_PID, &now);
+        if (r < 0)
+                return log_crash_errno(tag, LOG_ERR, r, "Cannot re-query the pidfd after opening %s: %m", path);
+        if ((pid_t) now.tgid != pid && (pid_t) now.pid != pid)
+                return log_crash_errno(tag, LOG_ERR, ESTALE, "pidfd names pid %u, not %" PRIi32 ": %m",
+                                       now.tgid, (int32_t) pid);
+        if (pidfd_has_exited(peer->pidfd))
+                return log_crash_errno(tag, LOG_ERR, ESRCH, "Process exited while opening %s: %m", path);
+
+        return TAKE_FD(fd);
+}
+
+static void gather_comm(int proc_fd, struct crash_context *c, const char *tag) {
+        int r = read_file_at(proc_fd, "comm", SMALL_FILE_MAX, &c->comm, NULL, NULL);
+        if (r < 0)
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot read comm: %m");
+        else
+                strip_trailing_newlines(c->comm);
+}
+
+static void gather_exe(int proc_fd, struct crash_context *c, const char *tag) {
+        int r = read_link_at(proc_fd, "exe", &c->exe);
+        if (r < 0)
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot read exe: %m");
+}
+
+static void gather_cmdline(int proc_fd, struct crash_context *c, const char *tag) {
+        _cleanup_free_ char *raw = NULL;
+        size_t size;
+
+        int r = read_file_at(proc_fd, "cmdline", CMDLINE_MAX, &raw, &size, NULL);
+        if (r < 0) {
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot read cmdline: %m");
+                return;
+        }
+        c->cmdline = escape_cmdline(raw, size);
+}
+
+static void gather_cgroup(int proc_fd, struct crash_context *c, const char *tag) {
+        _cleanup_free_ char *text = NULL;
+
+        int r = read_file_at(proc_fd, "cgroup", SMALL_FILE_MAX, &text, NULL, NULL);
+        if (r >= 0)
+                r = parse_proc_cgroup(text, &c->cgroup);
+        if (r >= 0)
+                r = cgroup_path_to_units(c->cgroup, &c->unit, &c->user_unit, &c->slice);
+        if (r < 0)
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot determine cgroup: %m");
+}
+
+static void gather_rlimit(int proc_fd, struct crash_context *c, const char *tag) {
+        _cleanup_free_ char *text = NULL;
+
+        int r = read_file_at(proc_fd, "limits", SMALL_FILE_MAX, &text, NULL, NULL);
+        if (r >= 0)
+                r = parse_limits_core(text, &c->rlimit_core);
+        if (r < 0)
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot determine RLIMIT_CORE: %m");
+        else
+                c->rlimit_known = true;
+}
+
+static void gather_at_secure(int proc_fd, struct crash_context *c, const char *tag) {
+        _cleanup_free_ char *data = NULL;
+        size_t size;
+
+        c->at_secure = -1;
+        int r = read_file_at(proc_fd, "auxv", AUXV_MAX, &data, &size, NULL);
+        if (r >= 0)
+                r = parse_auxv_at_secure(data, size, &c->at_secure);
+        if (r < 0)
+                log_crash_errno(tag, LOG_WARNING, r, "Cannot determine AT_SECURE, treating the process as setuid: %m");
+}
+
+static void gather_crash_details(int proc_fd, const struct pidfd_info *info, struct crash_context *c) {
+        struct proc_stat stat;
+        _cleanup_free_ char *min_addr = NULL;
+        unsigned long long v = 0;
+
+        c->si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE;
+        c->si_code = c->si_code_known ? (int) info->coredump_code : 0;
+        if (proc_stat_read(proc_fd, &stat) >= 0) {
+                c->start_time_known = true;
+                c->start_time = stat.start_time;
+        }
+        c->null_page_end = 4096;
+        if (read_file_at(AT_FDCWD, "/proc/sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
+            sscanf(min_addr, "%llu", &v) == 1 && v > c->null_page_end)
+                c->null_page_end = v;
+}
+
+static bool signal_has_fault_address(int signo, int si_code) {
+        /* Kernel-generated (si_code > 0) SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP carry si_addr; for the
+         * others the union holds a sender's pid and uid. */
+        return si_code > 0 &&
+               (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGTRAP);
+}
+
+void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag) {
+        if (!probe || !c->start_time_known)
+                return;
+
+        int r = probe_take(probe, c->pid, c->signal, c->si_code_known, c->si_code, c->start_time, &c->probe);
+        if (r == -ESTALE)
+                log_crash(tag, LOG_NOTICE, "The probe's record for this pid belongs to another crash; ignoring it.");
+        if (r < 0) {
+                if (r == -ENOENT)
+                        log_crash(tag, LOG_DEBUG, "The crash-context probe has no record of this crash.");
+                return;
+        }
+        c->have_probe = true;
+        if (!c->si_code_known) {
+                c->si_code_known = true;
+                c->si_code = c->probe.si_code;
+        }
+        c->fault_addr_known = signal_has_fault_address(c->probe.signo, c->probe.si_code);
+        c->fault_addr = c->fault_addr_known ? c->probe.fault_addr : 0;
+}
+
+static void gather_host(struct crash_context *c) {
+        sd_id128_t boot;
+        if (sd_id128_get_boot(&boot) >= 0)
+                sd_id128_to_string(boot, c->boot_id);
+        else
+                strcpy(c->boot_id, "unknown");
+
+        if (gethostname(c->hostname, sizeof c->hostname - 1) < 0)
+                c->hostname[0] = 0;
+        c->hostname[sizeof c->hostname - 1] = 0;
+}
+
+int context_gather(const struct peer *peer, const char *tag, struct crash_context *c) {
+        const struct pidfd_info *info = &peer->info;
+
+        *c = (struct crash_context) {
+                .pid = (pid_t) (info->tgid ? info->tgid : info->pid),
+                .uid = info->ruid,
+                .euid = info->euid,
+                .gid = info->rgid,
+                .egid = info->egid,
+                .signal = (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0,
+                .dumpable = (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMP_USER),
+                .at_secure = -1,
+                .timestamp_usec = now_realtime_usec(),
+        };
+        gather_host(c);
+
+        _cleanup_close_ int proc_fd = context_open_proc_dir(peer, c->pid, tag);
+        if (proc_fd < 0)
+                return proc_fd;
+
+        gather_comm(proc_fd, c, tag);
+        gather_exe(proc_fd, c, tag);
+        gather_cmdline(proc_fd, c, tag);
+        gather_cgroup(proc_fd, c, tag);
+        gather_rlimit(proc_fd, c, tag);
+        gather_at_secure(proc_fd, c, tag);
+        gather_crash_details(proc_fd, info, c);
+        return 0;
+}
+
+void context_done(struct crash_context *c) {
+        free(c->comm);
+        free(c->exe);
+        free(c->cmdline);
+        free(c->cgroup);
+        free(c->unit);
+        free(c->user_unit);
+        free(c->slice);
+        *c = (struct crash_context) { .at_secure = -1 };
+}
+
+bool context_user_may_read(const struct crash_context *c) {
+        return c->dumpable && c->uid == c->euid && c->gid == c->egid && c->at_secure == 0;
+}

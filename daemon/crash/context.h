@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What is known about a crashed process, gathered while the kernel holds it: from its pidfd
+ * (identity, credentials, signal, dump mode) and from a /proc/<pid> directory fd that is opened
+ * once and confirmed through the pidfd to still be that process.
+ *
+ * Strings are raw (they may contain anything but NUL): they are matched by policy as they are and
+ * escaped when they are written anywhere.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "crash/authenticate.h"
+#include "selfdump/probe.h"
+
+#define RLIMIT_UNLIMITED UINT64_MAX
+
+struct crash_context {
+        pid_t pid;
+        uid_t uid, euid;
+        gid_t gid, egid;
+
+        char *comm;             /* /proc/pid/comm */
+        char *exe;              /* /proc/pid/exe link target, maybe with " (deleted)" */
+        char *cmdline;          /* /proc/pid/cmdline, already escaped (escape_cmdline) */
+        char *cgroup;           /* cgroup v2 path */
+        char *unit;             /* systemd unit from the cgroup path, or NULL */
+        char *user_unit;        /* unit inside user@.service, or NULL */
+        char *slice;            /* innermost slice, or NULL */
+
+        int signal;             /* signal that caused the dump, 0 if unknown */
+        bool rlimit_known;
+        uint64_t rlimit_core;   /* soft RLIMIT_CORE, RLIMIT_UNLIMITED */
+        bool dumpable;          /* kernel dumped with the task's own creds (PIDFD_COREDUMP_USER) */
+        int at_secure;          /* AT_SECURE from auxv: 1, 0, or -1 if unknown */
+
+        uint64_t timestamp_usec;
+        char boot_id[33];
+        char hostname[65];
+
+        /* Crash details for policy (MatchSiCode=, MatchFaultAddress=) and the self-generated core. */
+        bool si_code_known;
+        int si_code;            /* from the pidfd (PIDFD_INFO_COREDUMP_CODE), else from the probe */
+        bool start_time_known;
+        uint64_t start_time;    /* /proc/pid/stat starttime: clock ticks after boot */
+        uint64_t null_page_end; /* faults below this are NULL-page faults: max(4096, vm.mmap_min_addr) */
+        bool have_probe;        /* the crash-context probe saw this crash (probe_fill_context) */
+        struct probe_crash probe;
+        bool fault_addr_known;  /* a fault signal with a kernel-generated si_code: si_addr is an address */
+        uint64_t fault_addr;
+};
+
+/* Fills *ret for the peer. The /proc directory is verified against the pidfd; failing that, or a
+ * vanished process, yields an error (logged, with tag). Fields that cannot be read stay empty. */
+int context_gather(const struct peer *peer, const char *tag, struct crash_context *ret);
+void context_done(struct crash_context *c);
+
+/* Opens /proc/<pid> and proves through the pidfd that it is still the peer's process. */
+int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag);
+
+/* Takes the probe's record of this crash, if any, into c (have_probe, fault_addr, si_code). */
+void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag);
+
+/* Whether the crashing user may read its own dump: only if the kernel dumped the task as itself,
+ * with uid == euid, gid == egid and AT_SECURE 0 (CVE-2022-4415). */
+bool context_user_may_read(const struct crash_context *c);
+
+/* Pure parsers of /proc contents (exposed for tests and fuzzing). */
+int parse_limits_core(const char *limits, uint64_t *ret_soft);
+int parse_auxv_at_secure(const void *data, size_t size, int *ret);
+int parse_proc_cgroup(const char *text, char **ret_path);
+int cgroup_path_to_units(const char *path, char **ret_unit, char **ret_user_unit, char **ret_slice);

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/cleanup.h"
+#include "crash/crash.h"
+#include "shared/escape.h"
+
+void crash_init(struct crash *c) {
+        *c = (struct crash) {
+                .peer.pidfd = -1,
+                .context.at_secure = -1,
+        };
+        snprintf(c->tag, sizeof c->tag, "crash");
+}
+
+void crash_done(struct crash *c) {
+        if (c->have_peer)
+                peer_done(&c->peer);
+        if (c->have_context)
+                context_done(&c->context);
+        if (c->have_decision)
+                decision_done(&c->decision);
+        if (c->have_stored)
+                stored_core_done(&c->stored);
+        c->have_peer = c->have_context = c->have_decision = c->have_stored = false;
+}
+
+void crash_fail(struct crash *c, const char *format, ...) {
+        if (c->result == CRASH_RESULT_FAILED)
+                return;
+        c->result = CRASH_RESULT_FAILED;
+
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(c->error, sizeof c->error, format, ap);
+        va_end(ap);
+}
+
+int crash_set_decision(struct crash *c, enum action action, const char *rule) {
+        if (c->have_decision)
+                decision_done(&c->decision);
+        c->decision = (struct decision) {
+                .action = action,
+                .rule = strdup(rule),
+        };
+        c->have_decision = c->decision.rule != NULL;
+        return c->have_decision ? 0 : -ENOMEM;
+}
+
+void crash_update_tag(struct crash *c) {
+        if (c->have_context && c->context.comm) {
+                _cleanup_free_ char *comm = escape_text(c->context.comm, strlen(c->context.comm));
+                snprintf(c->tag, sizeof c->tag, "pid %d (%.40s)", (int) c->context.pid, comm ? comm : "?");
+        } else if (c->have_peer)
+                snprintf(c->tag, sizeof c->tag, "pid %u", c->peer.info.tgid ? c->peer.info.tgid : c->peer.info.pid);
+}
+
+const char *crash_result_to_string(enum crash_result r) {
+        switch (r) {
+        case CRASH_RESULT_STORED:    return "stored";
+        case CRASH_RESULT_REJECTED:  return "rejected";
+        case CRASH_RESULT_USERSPACE: return "left-to-userspace";
+        case CRASH_RESULT_OVERLOAD:  return "overload";
+        case CRASH_RESULT_FAILED:    return "failed";
+        default:                     return "none";
+        }
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Everything one crash accumulates on its way through the steps, from peer to record. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shared/abi.h"
+#include "crash/authenticate.h"
+#include "crash/context.h"
+#include "config/policy.h"
+#include "crash/protocol.h"
+#include "store/store.h"
+#include "selfdump/userspace-dump.h"
+
+enum crash_result {
+        CRASH_RESULT_NONE,
+        CRASH_RESULT_STORED,            /* the kernel's core is in the store */
+        CRASH_RESULT_REJECTED,          /* policy said no core */
+        CRASH_RESULT_USERSPACE,         /* left to userspace */
+        CRASH_RESULT_OVERLOAD,          /* rejected: too many crashes at once */
+        CRASH_RESULT_FAILED,            /* something went wrong; error says what */
+};
+
+struct crash {
+        char tag[96];                   /* "pid 1234 (comm)" for log lines */
+
+        bool have_peer;
+        struct peer peer;
+        bool have_request;
+        struct coredump_request request;
+        bool have_context;
+        struct crash_context context;
+        bool have_decision;
+        struct decision decision;
+        bool acked;
+        uint64_t ack_mask;
+        bool have_mark;
+        uint32_t mark;
+        bool have_stored;
+        struct stored_core stored;
+        bool have_userspace_dump;       /* the core in stored is one coredumpd made (act-userspace.c) */
+        struct userspace_dump_result userspace_dump;
+
+        enum crash_result result;
+        char error[256];
+};
+
+void crash_init(struct crash *c);
+void crash_done(struct crash *c);
+/* Marks the crash failed; the first reason is kept. */
+void crash_fail(struct crash *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* A decision made without policy (overload, our own crash, no context). Returns 0 or -ENOMEM. */
+int crash_set_decision(struct crash *c, enum action action, const char *rule);
+/* Updates the log tag from what is known (pid, comm). */
+void crash_update_tag(struct crash *c);
+
+const char *crash_result_to_string(enum crash_result r);

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "shared/cleanup.h"
+#include "reader/dumps.h"
+#include "shared/names.h"
+#include "shared/strv.h"
+
+/* store.c's attributes and the journal fields record.c writes for the same facts. */
+static const struct {
+        const char *xattr;
+        const char *field;
+} xattr_fields[] = {
+        { "user.coredump.pid",         "COREDUMP_PID" },
+        { "user.coredump.uid",         "COREDUMP_UID" },
+        { "user.coredump.gid",         "COREDUMP_GID" },
+        { "user.coredump.signal",      "COREDUMP_SIGNAL" },
+        { "user.coredump.signal_name", "COREDUMP_SIGNAL_NAME" },
+        { "user.coredump.timestamp",   "COREDUMP_TIMESTAMP" },
+        { "user.coredump.rlimit",      "COREDUMP_RLIMIT" },
+        { "user.coredump.hostname",    "COREDUMP_HOSTNAME" },
+        { "user.coredump.boot_id",     "COREDUMPD_BOOT_ID" },
+        { "user.coredump.comm",        "COREDUMP_COMM" },
+        { "user.coredump.exe",         "COREDUMP_EXE" },
+        { "user.coredump.cmdline",     "COREDUMP_CMDLINE" },
+        { "user.coredump.cgroup",      "COREDUMP_CGROUP" },
+        { "user.coredump.unit",        "COREDUMP_UNIT" },
+        { "user.coredump.slice",       "COREDUMP_SLICE" },
+        { "user.coredump.truncated",   "COREDUMP_TRUNCATED" },
+        { XATTR_COREDUMPD_ACTION,      "COREDUMPD_ACTION" },
+        { XATTR_COREDUMPD_RULE,        "COREDUMPD_RULE" },
+};
+
+static void dump_done(struct dump *d) {
+        record_done(&d->fields);
+}
+
+void dump_list_done(struct dump_list *l) {
+        for (size_t i = 0; i < l->n; i++)
+                dump_done(&l->dumps[i]);
+        free(l->dumps);
+        *l = (struct dump_list) {};
+}
+
+/* Moves *d into the list; on failure *d is freed. */
+static int dump_list_append(struct dump_list *l, struct dump *d) {
+        struct dump *grown = realloc(l->dumps, (l->n + 1) * sizeof *grown);
+        if (!grown) {
+                dump_done(d);
+                return -ENOMEM;
+        }
+        l->dumps = grown;
+        l->dumps[l->n++] = *d;
+        *d = (struct dump) {};
+        return 0;
+}
+
+static long long field_number(const struct record *r, const char *field) {
+        const char *v = record_get(r, field);
+        char *end;
+
+        if (!v || !*v)
+                return -1;
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        return errno || *end || n < 0 ? -1 : n;
+}
+
+/* pid, uid, signal and time from the fields. */
+static void dump_parse_fields(struct dump *d, uint64_t fallback_time) {
+        long long t = field_number(&d->fields, "COREDUMP_TIMESTAMP");
+        long long sig = field_number(&d->fields, "COREDUMP_SIGNAL");
+
+        d->pid = field_number(&d->fields, "COREDUMP_PID");
+        d->uid = field_number(&d->fields, "COREDUMP_UID");
+        d->signal = sig > 0 && sig < 256 ? (int) sig : 0;
+        d->time_usec = t > 0 ? (uint64_t) t : fallback_time;
+}
+
+/* ---- the journal ----------------------------------------------------------------------------- */
+
+static int dump_from_journal(sd_journal *j, struct dump *ret) {
+        struct dump d = { .source = DUMP_SOURCE_JOURNAL };
+        const void *data;
+        size_t size;
+        bool ours = false, from_root = false;
+        uint64_t realtime = 0;
+        int r;
+
+        SD_JOURNAL_FOREACH_DATA(j, data, size) {
+                const char *eq = memchr(data, '=', size);
+                if (!eq)
+                        continue;
+                size_t klen = (size_t) (eq - (const char *) data);
+                if (klen == 16 && memcmp(data, "COREDUMPD_ACTION", 16) == 0)
+                        ours = true;
+                if (klen == 4 && memcmp(data, "_UID", 4) == 0)
+                        from_root = size == 6 && ((const char *) data)[5] == '0';
+                r = record_add_raw(&d.fields, data, size);
+                if (r < 0) {
+                        dump_done(&d);
+                        return r;
+                }
+        }
+
+        /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
+         * entry without _UID (a journal file made by hand, as in tests) is taken as it is. */
+        if (!ours || (record_get(&d.fields, "_UID") && !from_root)) {
+                dump_done(&d);
+                return -ENOMSG;
+        }
+        (void) sd_journal_get_realtime_usec(j, &realtime);
+        dump_parse_fields(&d, realtime);
+        *ret = d;
+        return 0;
+}
+
+int dump_list_load_journal(struct dump_list *l, sd_journal *j) {
+        int r;
+
+        sd_journal_flush_matches(j);
+        r = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMP_MESSAGE_ID, 0);
+        if (r < 0)
+                return r;
+        r = sd_journal_seek_head(j);
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                struct dump d;
+
+                r = sd_journal_next(j);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return 0;
+                r = dump_from_journal(j, &d);
+                if (r == -ENOMSG)
+                        continue;
+                if (r < 0)
+                        return r;
+                r = dump_list_append(l, &d);
+                if (r < 0)
+                        return r;
+        }
+}
+
+/* ---- the store ------------------------------------------------------------------------------- */
+
+int dump_read_xattrs(int dir_fd, const char *name, struct record *r) {
+        _cleanup_close_ int fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        char proc[64];
+        int found = 0;
+
+        if (fd < 0)
+                return negative_errno();
+        /* An O_PATH fd takes no *xattr() calls; its /proc/self/fd link does, without following. */
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+
+        for (size_t i = 0; i < ELEMENTSOF(xattr_fields); i++) {
+                char value[4096];
+                ssize_t n = getxattr(proc, xattr_fields[i].xattr, value, sizeof value - 1);
+                if (n < 0) {
+                        if (errno == ENODATA || errno == ERANGE)
+                                continue;
+                        if (errno == EOPNOTSUPP || errno == ENOTSUP)
+                                return 0;
+                        return negative_errno();
+                }
+                value[n] = 0;
+                int k = record_add(r, xattr_fields[i].field, "%s", value);
+                if (k < 0)
+                        return k;
+                found++;
+        }
+        return found;
+}
+
+int dump_parse_file_name(const char *name, struct record *r) {
+        _cleanup_(strv_freep) char **parts = NULL;
+        size_t n;
+
+        if (strncmp(name, "core.", 5) != 0)
+                return -EINVAL;
+        parts = strv_split(name, ".");
+        if (!parts)
+                return -ENOMEM;
+        n = strv_length(parts);
+        /* core COMM UID BOOTID PID USEC [zst]: the comm is escaped, it holds no '.' */
+        if (n == 7 && strcmp(parts[6], "zst") == 0)
+                n = 6;
+        if (n != 6 || strlen(parts[3]) != 32)
+                return -EINVAL;
+        for (size_t i = 2; i < 6; i++)
+                if (i != 3 && strspn(parts[i], "0123456789") != strlen(parts[i]))
+                        return -EINVAL;
+
+        int k = 0;
+        k = k ?: record_add(r, "COREDUMP_COMM", "%s", parts[1]);
+        k = k ?: record_add(r, "COREDUMP_UID", "%s", parts[2]);
+        k = k ?: record_add(r, "COREDUMPD_BOOT_ID", "%s", parts[3]);
+        k = k ?: record_add(r, "COREDUMP_PID", "%s", parts[4]);
+        k = k ?: record_add(r, "COREDUMP_TIMESTAMP", "%s", parts[5]);
+        return k;
+}
+
+static bool dump_list_names_file(const struct dump_list *l, const char *name) {
+        for (size_t i = 0; i < l->n; i++) {
+                const char *f = record_get(&l->dumps[i].fields, "COREDUMP_FILENAME");
+                const char *base = f ? strrchr(f, '/') : NULL;
+                if (base && strcmp(base + 1, name) == 0)
+                        return true;
+        }
+        return false;
+}
+
+static int dump_from_store_file(int dir_fd, const char *store_path, const char *name, const struct stat *st,
+                                struct dump *ret) {
+        struct dump d = { .source = DUMP_SOURCE_STORE };
+        int r;
+
+        r = dump_read_xattrs(dir_fd, name, &d.fields);
+        if (r == 0 || (r > 0 && !record_get(&d.fields, "COREDUMP_PID"))) {
+                /* No attributes (a file system without user xattrs): the name says the essentials. */
+                record_done(&d.fields);
+                r = dump_parse_file_name(name, &d.fields);
+        }
+        if (r >= 0 && !record_get(&d.fields, "COREDUMPD_ACTION"))
+                r = record_add(&d.fields, "COREDUMPD_ACTION", "kernel");
+        if (r >= 0)
+                r = record_add(&d.fields, "COREDUMPD_RESULT", "stored");
+        if (r >= 0)
+                r = record_add(&d.fields, "COREDUMP_FILENAME", "%s/%s", store_path, name);
+        if (r < 0) {
+                dump_done(&d);
+                return r;
+        }
+        dump_parse_fields(&d, (uint64_t) st->st_mtim.tv_sec * 1000000 + (uint64_t) st->st_mtim.tv_nsec / 1000);
+        *ret = d;
+        return 0;
+}
+
+int dump_list_load_store(struct dump_list *l, const char *store_path) {
+        _cleanup_closedir_ DIR *dir = opendir(store_path);
+        struct dirent *de;
+        size_t known = l->n;
+
+        if (!dir)
+                return negative_errno();
+
+        while ((errno = 0, de = readdir(dir))) {
+                struct stat st;
+                struct dump d;
+
+                if (strncmp(de->d_name, "core.", 5) != 0)
+                        continue;
+                if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                /* Only the journal's entries are looked up: store files are unique by name. */
+                struct dump_list journal = { .dumps = l->dumps, .n = known };
+                if (dump_list_names_file(&journal, de->d_name))
+                        continue;
+                int r = dump_from_store_file(dirfd(dir), store_path, de->d_name, &st, &d);
+                if (r == -EINVAL || r == -ENOENT)
+                        continue; /* not one of ours, or vacuumed meanwhile */
+                if (r < 0)
+                        return r;
+                r = dump_list_append(l, &d);
+                if (r < 0)
+                        return r;
+        }
+        return errno ? negative_errno() : 0;
+}
+
+static int dump_compare(const void *a, const void *b) {
+        const struct dump *x = a, *y = b;
+        if (x->time_usec != y->time_usec)
+                return x->time_usec < y->time_usec ? -1 : 1;
+        return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+void dump_list_finish(struct dump_list *l) {
+        if (l->n > 1)
+                qsort(l->dumps, l->n, sizeof l->dumps[0], dump_compare);
+        for (size_t i = 0; i < l->n; i++)
+                dump_update_presence(&l->dumps[i]);
+}
+
+/* ---- the core file --------------------------------------------------------------------------- */
+
+void dump_update_presence(struct dump *d) {
+        const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
+        struct stat st;
+
+        d->disk_size = 0;
+        if (!path || !*path) {
+                d->presence = DUMP_NONE;
+                return;
+        }
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+                d->presence = errno == EACCES ? DUMP_INACCESSIBLE : DUMP_MISSING;
+                return;
+        }
+        d->disk_size = (uint64_t) st.st_blocks * 512;
+        d->presence = access(path, R_OK) == 0 ? DUMP_PRESENT : DUMP_INACCESSIBLE;
+}
+
+const char *dump_presence_to_string(enum dump_presence p) {
+        switch (p) {
+        case DUMP_NONE:         return "none";
+        case DUMP_PRESENT:      return "present";
+        case DUMP_MISSING:      return "missing";
+        case DUMP_INACCESSIBLE: return "inaccessible";
+        }
+        return "?";
+}
+
+const char *dump_source_to_string(enum dump_source s) {
+        return s == DUMP_SOURCE_JOURNAL ? "journal" : "store";
+}
+
+int dump_open_core(const struct dump *d, int *ret_fd) {
+        const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
+        struct stat st;
+
+        if (!path || !*path)
+                return -ENODATA;
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return errno == ELOOP ? -EBADF : negative_errno();
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                safe_close(fd);
+                return -EBADF;
+        }
+        *ret_fd = fd;
+        return 0;
+}

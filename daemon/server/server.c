@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "server/server.h"
+
+static struct policy *server_policy_acquire(void *userdata) {
+        struct server *s = userdata;
+
+        pthread_mutex_lock(&s->policy_lock);
+        struct policy *p = policy_ref(s->policy);
+        pthread_mutex_unlock(&s->policy_lock);
+        return p;
+}
+
+int server_reload_policy(struct server *s) {
+        struct policy *p = NULL;
+
+        int r = policy_load(s->policy_dirs, &p);
+        if (r < 0) {
+                log_error("Policy reload failed, keeping the previous policy.");
+                return r;
+        }
+
+        pthread_mutex_lock(&s->policy_lock);
+        struct policy *old = s->policy;
+        s->policy = p;
+        pthread_mutex_unlock(&s->policy_lock);
+        policy_unref(old);
+
+        log_info("Policy reloaded: %zu rules.", p->n_rules);
+        return 0;
+}
+
+void server_wake(struct server *s) {
+        uint64_t one = 1;
+        (void) !write(s->wake_fd, &one, sizeof one);
+}
+
+void server_request_stop(struct server *s) {
+        atomic_store(&s->stop_requested, true);
+        server_wake(s);
+}
+
+/* ---- lifecycle of the loop ------------------------------------------------------------------- */
+
+void server_maybe_finish(struct server *s) {
+        if (s->stopping && s->n_workers == 0 && s->n_overloads == 0)
+                (void) sd_event_exit(s->event, 0);
+}
+
+static void server_begin_stop(struct server *s, const char *why) {
+        if (s->stopping)
+                return;
+        s->stopping = true;
+        log_info("Stopping (%s); %u crash(es) still being handled.", why, s->n_workers + s->n_overloads);
+        if (s->notify)
+                (void) sd_notify(0, "STOPPING=1");
+        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+        (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
+        server_maybe_finish(s);
+}
+
+static int on_idle(sd_event_source *source, uint64_t usec, void *userdata) {
+        server_begin_stop(userdata, "idle");
+        return 0;
+}
+
+void server_update_idle(struct server *s) {
+        if (s->stopping || s->config->idle_exit_usec == 0)
+                return;
+        if (s->n_workers + s->n_overloads > 0) {
+                (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
+                return;
+        }
+        uint64_t now;
+        (void) sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+        (void) sd_event_source_set_time(s->idle_timer, now + s->config->idle_exit_usec);
+        (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_ONESHOT);
+}
+
+static void worker_reap(struct server *s, struct worker *w) {
+        pthread_join(w->thread, NULL);
+        sd_event_source_disable_unref(w->deadline);
+        connection_destroy(&w->conn);
+        free(w);
+        s->n_workers--;
+}
+
+static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        struct server *s = userdata;
+        uint64_t n;
+
+        (void) !read(s->wake_fd, &n, sizeof n);
+
+        for (struct worker **p = &s->workers; *p;) {
+                struct worker *w = *p;
+                if (atomic_load(&w->finished)) {
+                        *p = w->next;
+                        worker_reap(s, w);
+                } else
+                        p = &w->next;
+        }
+
+        if (atomic_load(&s->stop_requested))
+                server_begin_stop(s, "requested");
+        server_update_idle(s);
+        server_maybe_finish(s);
+        return 0;
+}
+
+static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        struct server *s = userdata;
+
+        if (si->ssi_signo == SIGHUP) {
+                if (s->notify)
+                        (void) sd_notify(0, "RELOADING=1");
+                (void) server_reload_policy(s);
+                if (s->notify)
+                        (void) sd_notify(0, "READY=1");
+        } else
+                server_begin_stop(s, si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        return 0;
+}
+
+/* ---- construction ---------------------------------------------------------------------------- */
+
+static int server_add_sources(struct server *s, bool handle_signals) {
+        int r;
+
+        r = sd_event_add_io(s->event, &s->listen_source, s->listen_fd, EPOLLIN, server_on_listen, s);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the listening socket: %m");
+        r = sd_event_add_io(s->event, &s->wake_source, s->wake_fd, EPOLLIN, on_wake, s);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the wake-up eventfd: %m");
+        r = sd_event_add_time(s->event, &s->idle_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_idle, s);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the idle timer: %m");
+        (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
+
+        if (handle_signals) {
+                r = sd_event_add_signal(s->event, NULL, SIGTERM, on_signal, s);
+                if (r >= 0)
+                        r = sd_event_add_signal(s->event, NULL, SIGINT, on_signal, s);
+                if (r >= 0)
+                        r = sd_event_add_signal(s->event, NULL, SIGHUP, on_signal, s);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot watch signals: %m");
+        }
+        return 0;
+}
+
+int server_new(const struct server_options *o, struct server **ret) {
+        struct server *s = calloc(1, sizeof *s);
+        int r;
+
+        if (!s) {
+                safe_close(o->listen_fd);
+                return log_error_errno(ENOMEM, "%m");
+        }
+        s->listen_fd = o->listen_fd;
+        s->wake_fd = -1;
+        s->config = o->config;
+        s->notify = o->notify;
+        s->policy = policy_ref(o->policy);
+        s->policy_dirs = o->policy_dirs;
+        pthread_mutex_init(&s->policy_lock, NULL);
+        s->env = (struct connection_env) {
+                .authenticate = o->authenticate,
+                .authenticate_userdata = o->authenticate_userdata,
+                .policy_acquire = server_policy_acquire,
+                .policy_userdata = s,
+                .config = o->config,
+                .store = o->store,
+                .record_sink = o->record_sink,
+                .record_userdata = o->record_userdata,
+                .probe = o->probe,
+        };
+
+        s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (s->wake_fd < 0) {
+                r = log_error_errno(errno, "Cannot create an eventfd: %m");
+                goto fail;
+        }
+        r = sd_event_new(&s->event);
+        if (r < 0) {
+                log_error_errno(r, "Cannot create the event loop: %m");
+                goto fail;
+        }
+        r = server_add_sources(s, o->handle_signals);
+        if (r < 0)
+                goto fail;
+
+        *ret = s;
+        return 0;
+
+fail:
+        server_free(s);
+        return r;
+}
+
+struct server *server_free(struct server *s) {
+        if (!s)
+                return NULL;
+
+        /* Normally all are reaped by server_run(); on an early exit cut the rest short. */
+        for (struct worker *w = s->workers; w; w = w->next)
+                connection_expire(&w->conn);
+        while (s->workers) {
+                struct worker *w = s->workers;
+                s->workers = w->next;
+                worker_reap(s, w);
+        }
+        overload_free_all(s);
+
+        sd_event_source_disable_unref(s->listen_source);
+        sd_event_source_disable_unref(s->wake_source);
+        sd_event_source_disable_unref(s->idle_timer);
+        sd_event_unref(s->event);
+        safe_close(s->listen_fd);
+        safe_close(s->wake_fd);
+        policy_unref(s->policy);
+        pthread_mutex_destroy(&s->policy_lock);
+        free(s);
+        return NULL;
+}
+
+int server_run(struct server *s) {
+        server_update_idle(s);
+        if (s->notify)
+                (void) sd_notify(0, "READY=1\nSTATUS=Waiting for crashes.");
+        log_debug("Listening for crashes (MaxConcurrent=%u).", s->config->max_concurrent);
+
+        int r = sd_event_loop(s->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        return 0;
+}

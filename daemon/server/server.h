@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The daemon's event loop (sd-event): accepts crash connections, hands each to a worker thread
+ * (at most MaxConcurrent; beyond that a crash is rejected on the loop as "overload"), shuts a
+ * connection down at its deadline, reloads policy on SIGHUP, exits on SIGTERM/SIGINT or when idle.
+ * Blocking I/O never runs on the loop.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "crash/connection.h"
+
+struct worker {
+        struct connection conn;
+        struct server *server;
+        pthread_t thread;
+        sd_event_source *deadline;
+        atomic_bool finished;
+        struct worker *next;
+};
+
+struct overload_conn;
+
+struct server {
+        sd_event *event;
+        int listen_fd;
+        sd_event_source *listen_source;
+        sd_event_source *wake_source;   /* workers report completion through wake_fd */
+        sd_event_source *idle_timer;
+        int wake_fd;
+        atomic_bool stop_requested;
+        bool stopping;
+        bool notify;
+
+        const struct config *config;
+        struct connection_env env;
+
+        pthread_mutex_t policy_lock;
+        struct policy *policy;
+        const char *const *policy_dirs;
+
+        struct worker *workers;
+        unsigned n_workers;
+        struct overload_conn *overloads;
+        unsigned n_overloads;
+        unsigned long long n_accepted;
+};
+
+struct server_options {
+        const struct config *config;
+        int listen_fd;                  /* taken over by the server */
+        struct store *store;            /* not owned */
+        struct policy *policy;          /* initial policy, a reference is taken */
+        const char *const *policy_dirs; /* for reloads */
+        authenticate_fn authenticate;
+        void *authenticate_userdata;
+        record_sink_fn record_sink;
+        void *record_userdata;
+        struct probe *probe;            /* crash-context probe, not owned; may be NULL */
+        bool handle_signals;            /* SIGTERM/SIGINT/SIGHUP (must be blocked by the caller) */
+        bool notify;                    /* sd_notify() READY=1 / STOPPING=1 */
+};
+
+int server_new(const struct server_options *o, struct server **ret);
+struct server *server_free(struct server *s);
+
+/* Runs the loop until stopped; returns 0 or a negative errno. */
+int server_run(struct server *s);
+/* Asks the loop to stop (from any thread): no new connections; exit once the running ones end. */
+void server_request_stop(struct server *s);
+/* Loads policy anew; on failure the old one stays in force. */
+int server_reload_policy(struct server *s);
+
+/* Internal, between server.c, accept.c and overload.c. */
+int server_on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata);
+void server_update_idle(struct server *s);
+void server_maybe_finish(struct server *s);
+void server_wake(struct server *s);
+int overload_start(struct server *s, int fd);
+void overload_free_all(struct server *s);

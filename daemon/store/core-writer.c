@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "shared/cleanup.h"
+#include "store/core-writer.h"
+#include "shared/fileio.h"
+
+int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level) {
+        *w = (struct core_writer) {
+                .fd = fd,
+                .compression = compression,
+        };
+        if (compression == COMPRESSION_NONE)
+                return 0;
+
+        ZSTD_CCtx *cctx = ZSTD_createCCtx();
+        if (!cctx)
+                return -ENOMEM;
+        if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))) {
+                ZSTD_freeCCtx(cctx);
+                return -EINVAL;
+        }
+        w->zstd = cctx;
+        w->out_size = ZSTD_CStreamOutSize();
+        w->out = malloc(w->out_size);
+        if (!w->out) {
+                core_writer_done(w);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+void core_writer_done(struct core_writer *w) {
+        ZSTD_freeCCtx(w->zstd);
+        w->zstd = NULL;
+        free(w->out);
+        w->out = NULL;
+}
+
+static bool is_all_zero(const uint8_t *p, size_t n) {
+        return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+static int plain_write(struct core_writer *w, const uint8_t *p, size_t n) {
+        while (n > 0) {
+                size_t in_block = CORE_HOLE_BLOCK - (size_t) (w->size % CORE_HOLE_BLOCK);
+                size_t piece = MIN(n, in_block);
+
+                if (piece == CORE_HOLE_BLOCK && is_all_zero(p, piece)) {
+                        if (lseek(w->fd, (off_t) piece, SEEK_CUR) < 0)
+                                return negative_errno();
+                } else {
+                        int r = write_full(w->fd, p, piece);
+                        if (r < 0)
+                                return r;
+                }
+                w->size += piece;
+                p += piece;
+                n -= piece;
+        }
+        return 0;
+}
+
+static int zstd_run(struct core_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective mode) {
+        for (;;) {
+                ZSTD_outBuffer out = { .dst = w->out, .size = w->out_size };
+                size_t remaining = ZSTD_compressStream2(w->zstd, &out, in, mode);
+                if (ZSTD_isError(remaining))
+                        return -EIO;
+                int r = write_full(w->fd, w->out, out.pos);
+                if (r < 0)
+                        return r;
+                if (mode == ZSTD_e_end ? remaining == 0 : in->pos == in->size)
+                        return 0;
+        }
+}
+
+int core_writer_write(struct core_writer *w, const void *data, size_t size) {
+        if (w->compression == COMPRESSION_NONE)
+                return plain_write(w, data, size);
+
+        ZSTD_inBuffer in = { .src = data, .size = size };
+        int r = zstd_run(w, &in, ZSTD_e_continue);
+        if (r >= 0)
+                w->size += size;
+        return r;
+}
+
+int core_writer_finish(struct core_writer *w) {
+        if (w->compression == COMPRESSION_NONE)
+                return ftruncate(w->fd, (off_t) w->size) < 0 ? negative_errno() : 0;
+
+        ZSTD_inBuffer in = {};
+        return zstd_run(w, &in, ZSTD_e_end);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Writes a core to a file as it streams in: zstd-compressed (streaming, with checksum), or plain
+ * with holes where whole aligned blocks are zero (cores are mostly zero pages).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+#define CORE_HOLE_BLOCK 4096
+
+struct core_writer {
+        int fd;                         /* not owned */
+        enum compression compression;
+        void *zstd;                     /* ZSTD_CCtx */
+        uint8_t *out;
+        size_t out_size;
+        uint64_t size;                  /* uncompressed bytes taken */
+};
+
+int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level);
+int core_writer_write(struct core_writer *w, const void *data, size_t size);
+/* Flushes the compressor, or sets the length of a plain file (a trailing hole). */
+int core_writer_finish(struct core_writer *w);
+void core_writer_done(struct core_writer *w);

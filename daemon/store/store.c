@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/acl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "shared/cleanup.h"
+#include "store/core-extent.h"
+#include "store/core-writer.h"
+#include "reader/dumps.h"
+#include "shared/escape.h"
+#include "shared/log.h"
+#include "shared/names.h"
+#include "store/store.h"
+
+#define STREAM_BUFFER_SIZE (128 * 1024)
+#define CORE_FILE_MODE 0640
+
+/* ---- the store directory --------------------------------------------------------------------- */
+
+int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret) {
+        if (mkdir(path, 0751) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "Cannot create store directory %s: %m", path);
+
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(errno, "Cannot open store directory %s: %m", path);
+
+        struct store *s = calloc(1, sizeof *s);
+        if (!s || !(s->path = strdup(path))) {
+                free(s);
+                return log_error_errno(ENOMEM, "%m");
+        }
+        s->dir_fd = TAKE_FD(fd);
+        s->max_use = max_use;
+        s->keep_free = keep_free;
+        s->compress_level = compress_level;
+        pthread_mutex_init(&s->vacuum_lock, NULL);
+        *ret = s;
+        return 0;
+}
+
+struct store *store_free(struct store *s) {
+        if (!s)
+                return NULL;
+        safe_close(s->dir_fd);
+        pthread_mutex_destroy(&s->vacuum_lock);
+        free(s->path);
+        free(s);
+        return NULL;
+}
+
+void stored_core_done(struct stored_core *c) {
+        free(c->name);
+        free(c->path);
+        *c = (struct stored_core) {};
+}
+
+char *core_file_name(const struct crash_context *ctx, enum compression compression) {
+        _cleanup_free_ char *comm = escape_filename_part(ctx->comm);
+        char *name;
+
+        if (!comm)
+                return NULL;
+        if (asprintf(&name, "core.%s.%" PRIu32 ".%s.%" PRIi32 ".%" PRIu64 "%s", comm, (uint32_t) ctx->uid,
+                     ctx->boot_id, (int32_t) ctx->pid, ctx->timestamp_usec,
+                     compression == COMPRESSION_ZSTD ? ".zst" : "") < 0)
+                return NULL;
+        return name;
+}
+
+/* ---- metadata on the file -------------------------------------------------------------------- */
+
+static int set_xattr(int fd, const char *name, const char *value) {
+        if (!value)
+                return 0;
+        return fsetxattr(fd, name, value, strlen(value), 0) < 0 ? negative_errno() : 0;
+}
+
+static int set_xattr_escaped(int fd, const char *name, const char *raw) {
+        if (!raw)
+                return 0;
+        _cleanup_free_ char *value = escape_text(raw, strlen(raw));
+        return value ? set_xattr(fd, name, value) : -ENOMEM;
+}
+
+static int set_xattr_format(int fd, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
+static int set_xattr_format(int fd, const char *name, const char *format, ...) {
+        char value[64];
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(value, sizeof value, format, ap);
+        va_end(ap);
+        return set_xattr(fd, name, value);
+}
+
+/* The record's metadata as user.coredump.* attributes, as systemd-coredump does. */
+static void store_set_xattrs(int fd, const struct crash_context *ctx, bool truncated, const char *tag) {
+        int r = 0;
+
+        r = r ?: set_xattr_format(fd, "user.coredump.pid", "%" PRIi32, (int32_t) ctx->pid);
+        r = r ?: set_xattr_format(fd, "user.coredump.uid", "%" PRIu32, (uint32_t) ctx->uid);
+        r = r ?: set_xattr_format(fd, "user.coredump.gid", "%" PRIu32, (uint32_t) ctx->gid);
+        if (ctx->signal > 0) {
+                r = r ?: set_xattr_format(fd, "user.coredump.signal", "%d", ctx->signal);
+                r = r ?: set_xattr(fd, "user.coredump.signal_name", signal_to_name(ctx->signal));
+        }
+        r = r ?: set_xattr_format(fd, "user.coredump.timestamp", "%" PRIu64, ctx->timestamp_usec);
+        if (ctx->rlimit_known)
+                r = r ?: set_xattr_format(fd, "user.coredump.rlimit", "%" PRIu64, ctx->rlimit_core);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.hostname", ctx->hostname);
+        r = r ?: set_xattr(fd, "user.coredump.boot_id", ctx->boot_id);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.comm", ctx->comm);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.exe", ctx->exe);
+        r = r ?: set_xattr(fd, "user.coredump.cmdline", ctx->cmdline);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.cgroup", ctx->cgroup);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.unit", ctx->unit);
+        r = r ?: set_xattr_escaped(fd, "user.coredump.slice", ctx->slice);
+        if (truncated)
+                r = r ?: set_xattr(fd, "user.coredump.truncated", "1");
+
+        if (r < 0)
+                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
+                                "Cannot set user.coredump.* attributes on the dump: %m");
+}
+
+/* What coredumpd decided, for dumpctl when the journal lost the entry. */
+static void store_set_decision_xattrs(int fd, const struct decision *d, const char *tag) {
+        int r = 0;
+
+        r = r ?: set_xattr(fd, XATTR_COREDUMPD_ACTION, action_to_string(d->action));
+        r = r ?: set_xattr(fd, XATTR_COREDUMPD_RULE, d->rule);
+        if (r < 0)
+                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
+                                "Cannot set user.coredumpd.* attributes on the dump: %m");
+}
+
+/* Grants the crashing user read access through an ACL entry user:<uid>:r--. */
+static int store_grant_user_read(int fd, uid_t uid, const char *tag) {
+        acl_t acl = NULL;
+        acl_entry_t entry;
+        acl_permset_t permset;
+        int r = 0;
+
+        if (uid == 0)
+                return 0; /* root reads it anyway */
+
+        acl = acl_get_fd(fd);
+        if (!acl ||
+            acl_create_entry(&acl, &entry) < 0 ||
+            acl_set_tag_type(entry, ACL_USER) < 0 ||
+            acl_set_qualifier(entry, &uid) < 0 ||
+            acl_get_permset(entry, &permset) < 0 ||
+            acl_clear_perms(permset) < 0 ||
+            acl_add_perm(permset, ACL_READ) < 0 ||
+            acl_calc_mask(&acl) < 0 ||
+            acl_set_fd(fd, acl) < 0)
+                r = negative_errno();
+        if (acl)
+                acl_free(acl);
+
+        if (r < 0)
+                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_NOTICE : LOG_WARNING, r,
+                                "Cannot grant uid %u read access to its dump: %m", (unsigned) uid);
+        return r;
+}
+
+static int store_link(struct store *s, int fd, const char *name) {
+        char proc_path[64];
+
+        snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+        if (linkat(AT_FDCWD, proc_path, s->dir_fd, name, AT_SYMLINK_FOLLOW) >= 0)
+                return 0;
+        if (errno != ENOENT)
+                return negative_errno();
+
+        /* No /proc: linking an fd directly needs CAP_DAC_READ_SEARCH, which root has. */
+        return linkat(fd, "", s->dir_fd, name, AT_EMPTY_PATH) < 0 ? negative_errno() : 0;
+}
+
+/* ---- streaming ------------------------------------------------------------------------------- */
+
+struct stream_result {
+        uint64_t received;
+        bool truncated;
+        struct core_extent extent;
+};
+
+/* Whether the peer has more data after we hit the cap (a blocking peek of one byte). */
+static bool peer_has_more(int sock_fd) {
+        char c;
+        ssize_t n;
+        do
+                n = recv(sock_fd, &c, 1, MSG_PEEK);
+        while (n < 0 && errno == EINTR);
+        return n > 0;
+}
+
+static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct stream_result *res,
+                       char *error, size_t error_size) {
+        _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
+        int r;
+
+        if (!buf)
+                return -ENOMEM;
+        core_extent_init(&res->extent);
+
+        for (;;) {
+                if (res->received >= max_size) {
+                        res->truncated = peer_has_more(sock_fd);
+                        return 0;
+                }
+
+                size_t want = (size_t) MIN((uint64_t) STREAM_BUFFER_SIZE, max_size - res->received);
+                ssize_t n = recv(sock_fd, buf, want, 0);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        snprintf(error, error_size, "receiving the core failed after %" PRIu64 " bytes: %s",
+                                 res->received, strerror(-r));
+                        return r;
+                }
+                if (n == 0)
+                        return 0;
+
+                core_extent_feed(&res->extent, buf, (size_t) n);
+                r = core_writer_write(w, buf, (size_t) n);
+                if (r < 0) {
+                        snprintf(error, error_size, "writing the core failed: %s", strerror(-r));
+                        return r;
+                }
+                res->received += (uint64_t) n;
+        }
+}
+
+/* A stream that ended early is not a core: the peer vanished, or the deadline cut it. */
+static int stream_check_complete(const struct stream_result *res, const atomic_bool *expired, char *error,
+                                 size_t error_size) {
+        uint64_t expected;
+
+        if (res->truncated)
+                return 0;
+        if (expired && atomic_load(expired)) {
+                snprintf(error, error_size, "deadline reached after %" PRIu64 " bytes of core", res->received);
+                return -ETIMEDOUT;
+        }
+        if (res->received == 0) {
+                snprintf(error, error_size, "the kernel sent no core data");
+                return -ENODATA;
+        }
+        if (core_extent_known(&res->extent, &expected) && res->received < expected) {
+                snprintf(error, error_size,
+                         "core ended after %" PRIu64 " of %" PRIu64 " bytes (the peer vanished mid-stream)",
+                         res->received, expected);
+                return -EPIPE;
+        }
+        return 0;
+}
+
+static int store_finish_file(struct store *s, int fd, const struct crash_context *ctx, bool truncated,
+                             const char *tag, char *error, size_t error_size) {
+        if (fchmod(fd, CORE_FILE_MODE) < 0 || (geteuid() == 0 && fchown(fd, 0, 0) < 0)) {
+                int r = negative_errno();
+                snprintf(error, error_size, "cannot set owner and mode of the dump: %s", strerror(-r));
+                return r;
+        }
+
+        store_set_xattrs(fd, ctx, truncated, tag);
+        if (context_user_may_read(ctx))
+                (void) store_grant_user_read(fd, ctx->uid, tag);
+
+        if (fdatasync(fd) < 0) {
+                int r = negative_errno();
+                snprintf(error, error_size, "cannot sync the dump: %s", strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+/* Fills the dump from the kernel's stream on the coredump socket. */
+struct socket_fill {
+        int sock_fd;
+        uint64_t max_size;
+        const atomic_bool *expired;
+};
+
+static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_truncated, char *error,
+                            size_t error_size) {
+        const struct socket_fill *f = userdata;
+        struct stream_result res = {};
+
+        int r = stream_into(f->sock_fd, w, f->max_size, &res, error, error_size);
+        if (r >= 0)
+                r = stream_check_complete(&res, f->expired, error, error_size);
+        core_extent_done(&res.extent);
+        *ret_truncated = res.truncated;
+        return r;
+}
+
+int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, const struct decision *d,
+               const atomic_bool *expired, const char *tag, struct stored_core *ret, char *error,
+               size_t error_size) {
+        struct socket_fill fill = {
+                .sock_fd = sock_fd,
+                .max_size = d->max_size,
+                .expired = expired,
+        };
+
+        return store_core_generated(s, ctx, d, fill_from_socket, &fill, tag, ret, error, error_size);
+}
+
+/* ---- any core: written by a fill function into an unnamed file, then linked ------------------- */
+
+int store_core_generated(struct store *s, const struct crash_context *ctx, const struct decision *d,
+                         store_generate_fn generate, void *userdata, const char *tag, struct stored_core *ret,
+                         char *error, size_t error_size) {
+        _cleanup_(core_writer_done) struct core_writer writer = {};
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *name = NULL, *path = NULL;
+        bool truncated = false;
+        int r;
+
+        name = core_file_name(ctx, d->compress);
+        if (!name || asprintf(&path, "%s/%s", s->path, name) < 0) {
+                path = NULL;
+                snprintf(error, error_size, "out of memory");
+                return log_crash_errno(tag, LOG_ERR, ENOMEM, "Cannot name the dump: %m");
+        }
+        fd = openat(s->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
+        if (fd < 0) {
+                r = negative_errno();
+                snprintf(error, error_size, "cannot create an unnamed file in %s: %s", s->path, strerror(-r));
+                return log_crash_errno(tag, LOG_ERR, r, "Cannot create an unnamed file (O_TMPFILE) in %s: %m", s->path);
+        }
+        r = core_writer_init(&writer, fd, d->compress, s->compress_level);
+        if (r < 0) {
+                snprintf(error, error_size, "cannot set up the compressor: %s", strerror(-r));
+                return log_crash_errno(tag, LOG_ERR, r, "Cannot set up the compressor: %m");
+        }
+
+        r = generate(&writer, userdata, &truncated, error, error_size);
+        if (r >= 0) {
+                r = core_writer_finish(&writer);
+                if (r < 0)
+                        snprintf(error, error_size, "finishing the dump failed: %s", strerror(-r));
+        }
+        if (r >= 0) {
+                store_set_decision_xattrs(fd, d, tag);
+                r = store_finish_file(s, fd, ctx, truncated, tag, error, error_size);
+        }
+        if (r >= 0) {
+                r = store_link(s, fd, name);
+                if (r < 0)
+                        snprintf(error, error_size, "cannot link the dump as %s: %s", path, strerror(-r));
+        }
+        if (r < 0)
+                return log_crash_errno(tag, LOG_ERR, r, "Core not stored: %s", error);
+
+        struct stat st;
+        *ret = (struct stored_core) {
+                .name = TAKE_PTR(name),
+                .path = TAKE_PTR(path),
+                .size = writer.size,
+                .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
+                .truncated = truncated,
+        };
+        if (truncated)
+                log_crash(tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
+        return 0;
+}
