@@ -25,7 +25,7 @@
 #include "shared/cleanup.h"
 #include "config/config.h"
 #include "reader/core-reader.h"
-#include "reader/dumps.h"
+#include "reader/entries.h"
 #include "shared/log.h"
 #include "shared/parse.h"
 #include "config/policy.h"
@@ -326,7 +326,7 @@ static int parse_arguments(int argc, char *argv[]) {
 
 /* ---- gathering ------------------------------------------------------------------------------- */
 
-static bool dump_matches(const struct dump *d) {
+static bool entry_matches(const struct entry *d) {
         if (arg.since && d->time_usec < arg.since)
                 return false;
         if (arg.until && d->time_usec > arg.until)
@@ -353,7 +353,7 @@ static bool dump_matches(const struct dump *d) {
 }
 
 /* Non-root users see only their own crashes. */
-static bool dump_visible(const struct dump *d) {
+static bool entry_visible(const struct entry *d) {
         uid_t uid = getuid();
         return uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid);
 }
@@ -371,8 +371,8 @@ static char *store_path(void) {
 }
 
 /* All recorded crashes the caller may see that match; *ret_hidden counts matching ones of others. */
-static int gather(struct dump_list *ret, size_t *ret_hidden) {
-        struct dump_list all = {};
+static int gather(struct entry_list *ret, size_t *ret_hidden) {
+        struct entry_list all = {};
         int r;
 
         if (arg.use_journal) {
@@ -382,7 +382,7 @@ static int gather(struct dump_list *ret, size_t *ret_hidden) {
                 if (r < 0)
                         log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
                 else {
-                        r = dump_list_load_journal(&all, j);
+                        r = entry_list_load_journal(&all, j);
                         sd_journal_close(j);
                         if (r < 0)
                                 log_warning_errno(r, "Reading the journal failed: %m");
@@ -392,39 +392,39 @@ static int gather(struct dump_list *ret, size_t *ret_hidden) {
         _cleanup_free_ char *store = store_path();
         if (!store)
                 return log_error_errno(ENOMEM, "%m");
-        r = dump_list_load_store(&all, store);
+        r = entry_list_load_store(&all, store);
         if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0))
                 log_warning_errno(r, "Cannot list the store %s: %m", store);
 
-        dump_list_finish(&all);
+        entry_list_finish(&all);
 
-        struct dump_list l = {};
+        struct entry_list l = {};
         size_t hidden = 0;
         for (size_t i = 0; i < all.n; i++) {
-                struct dump *d = &all.dumps[i];
-                if (!dump_matches(d))
+                struct entry *d = &all.entries[i];
+                if (!entry_matches(d))
                         continue;
-                if (!dump_visible(d)) {
+                if (!entry_visible(d)) {
                         hidden++;
                         continue;
                 }
-                struct dump *grown = realloc(l.dumps, (l.n + 1) * sizeof *grown);
+                struct entry *grown = realloc(l.entries, (l.n + 1) * sizeof *grown);
                 if (!grown) {
-                        dump_list_done(&l);
-                        dump_list_done(&all);
+                        entry_list_done(&l);
+                        entry_list_done(&all);
                         return log_error_errno(ENOMEM, "%m");
                 }
-                l.dumps = grown;
-                l.dumps[l.n++] = *d;
-                *d = (struct dump) {};
+                l.entries = grown;
+                l.entries[l.n++] = *d;
+                *d = (struct entry) {};
         }
-        dump_list_done(&all);
+        entry_list_done(&all);
 
         if (arg.reverse)
                 for (size_t i = 0; i < l.n / 2; i++) {
-                        struct dump t = l.dumps[i];
-                        l.dumps[i] = l.dumps[l.n - 1 - i];
-                        l.dumps[l.n - 1 - i] = t;
+                        struct entry t = l.entries[i];
+                        l.entries[i] = l.entries[l.n - 1 - i];
+                        l.entries[l.n - 1 - i] = t;
                 }
         *ret = l;
         if (ret_hidden)
@@ -442,7 +442,7 @@ static int no_dump_status(size_t hidden) {
         return EXIT_NO_DUMP;
 }
 
-static const char *field_or(const struct dump *d, const char *field, const char *fallback) {
+static const char *field_or(const struct entry *d, const char *field, const char *fallback) {
         const char *v = record_get(&d->fields, field);
         return v && *v ? v : fallback;
 }
@@ -472,7 +472,7 @@ static void json_string(FILE *f, const char *s) {
         fputc('"', f);
 }
 
-static void json_number_field(FILE *f, const struct dump *d, const char *key, const char *field) {
+static void json_number_field(FILE *f, const struct entry *d, const char *key, const char *field) {
         const char *v = record_get(&d->fields, field);
         fprintf(f, ",\"%s\":", key);
         if (v && *v && strspn(v, "0123456789") == strlen(v))
@@ -481,7 +481,7 @@ static void json_number_field(FILE *f, const struct dump *d, const char *key, co
                 fputs("null", f);
 }
 
-static void list_json_one(const struct dump *d) {
+static void list_json_one(const struct entry *d) {
         char iso[64] = "";
         time_t t = (time_t) (d->time_usec / USEC_PER_SEC);
         struct tm tm;
@@ -514,31 +514,31 @@ static void list_json_one(const struct dump *d) {
         }
         json_number_field(stdout, d, "core_size", "COREDUMPD_CORE_SIZE");
         printf(",\"disk_size\":");
-        d->presence == DUMP_PRESENT ? printf("%" PRIu64, d->disk_size) : printf("null");
+        d->presence == ENTRY_PRESENT ? printf("%" PRIu64, d->disk_size) : printf("null");
         printf(",\"truncated\":%s", record_get(&d->fields, "COREDUMP_TRUNCATED") ? "true" : "false");
-        printf(",\"present\":\"%s\",\"source\":\"%s\"}\n", dump_presence_to_string(d->presence),
-               dump_source_to_string(d->source));
+        printf(",\"present\":\"%s\",\"source\":\"%s\"}\n", entry_presence_to_string(d->presence),
+               entry_source_to_string(d->source));
 }
 
-static const char *dump_size_text(const struct dump *d, char buf[static 32]) {
+static const char *entry_size_text(const struct entry *d, char buf[static 32]) {
         const char *core = record_get(&d->fields, "COREDUMPD_CORE_SIZE");
         uint64_t u;
         if (core && parse_size(core, &u) >= 0)
                 return format_bytes(buf, u);
-        if (d->presence == DUMP_PRESENT)
+        if (d->presence == ENTRY_PRESENT)
                 return format_bytes(buf, d->disk_size);
         return "-";
 }
 
 static int verb_list(void) {
-        _cleanup_(dump_list_done) struct dump_list l = {};
+        _cleanup_(entry_list_done) struct entry_list l = {};
         size_t hidden = 0;
 
         if (gather(&l, &hidden) < 0)
                 return EXIT_ERROR;
         if (arg.json) {
                 for (size_t i = 0; i < l.n; i++)
-                        list_json_one(&l.dumps[i]);
+                        list_json_one(&l.entries[i]);
                 fflush(stdout);
                 return l.n > 0 || arg.n_matches == 0 ? EXIT_OK : EXIT_NO_DUMP;
         }
@@ -554,15 +554,15 @@ static int verb_list(void) {
 
         size_t rule_w = 4, action_w = 6;
         for (size_t i = 0; i < l.n; i++) {
-                rule_w = MAX(rule_w, strlen(field_or(&l.dumps[i], "COREDUMPD_RULE", "-")));
-                action_w = MAX(action_w, strlen(field_or(&l.dumps[i], "COREDUMPD_ACTION", "-")));
+                rule_w = MAX(rule_w, strlen(field_or(&l.entries[i], "COREDUMPD_RULE", "-")));
+                action_w = MAX(action_w, strlen(field_or(&l.entries[i], "COREDUMPD_ACTION", "-")));
         }
         rule_w = MIN(rule_w, (size_t) 32);
         if (arg.legend)
                 printf("%-28s %7s %5s %-7s %-*s %-*s %7s %-12s %s\n", "TIME", "PID", "UID", "SIG", (int) action_w,
                        "ACTION", (int) rule_w, "RULE", "SIZE", "PRESENT", "EXE");
         for (size_t i = 0; i < l.n; i++) {
-                const struct dump *d = &l.dumps[i];
+                const struct entry *d = &l.entries[i];
                 char tbuf[64], sbuf[32], pid[24] = "-", uid[24] = "-", sig[16] = "-";
                 if (d->pid >= 0)
                         snprintf(pid, sizeof pid, "%lld", d->pid);
@@ -575,8 +575,8 @@ static int verb_list(void) {
                         snprintf(sig, sizeof sig, "%d", d->signal);
                 printf("%-28s %7s %5s %-7s %-*s %-*.*s %7s %-12s %s\n", format_time(tbuf, d->time_usec), pid, uid, sig,
                        (int) action_w, field_or(d, "COREDUMPD_ACTION", "-"), (int) rule_w, (int) rule_w,
-                       field_or(d, "COREDUMPD_RULE", "-"), dump_size_text(d, sbuf),
-                       dump_presence_to_string(d->presence),
+                       field_or(d, "COREDUMPD_RULE", "-"), entry_size_text(d, sbuf),
+                       entry_presence_to_string(d->presence),
                        field_or(d, "COREDUMP_EXE", field_or(d, "COREDUMP_COMM", "n/a")));
         }
         return EXIT_OK;
@@ -610,7 +610,7 @@ static void print_rule_origin(const char *name) {
         printf("   Rule Source: no longer in the policy\n");
 }
 
-static void info_one(const struct dump *d) {
+static void info_one(const struct entry *d) {
         char tbuf[64], sbuf[32];
         const char *comm = field_or(d, "COREDUMP_COMM", "n/a");
         const char *v;
@@ -646,14 +646,14 @@ static void info_one(const struct dump *d) {
         if ((v = record_get(&d->fields, "COREDUMPD_MARK")))
                 printf("   Kernel Mark: %s\n", v);
         if ((v = record_get(&d->fields, "COREDUMP_FILENAME")))
-                printf("       Storage: %s (%s)\n", v, dump_presence_to_string(d->presence));
+                printf("       Storage: %s (%s)\n", v, entry_presence_to_string(d->presence));
         else
                 printf("       Storage: none\n");
         if ((v = record_get(&d->fields, "COREDUMPD_CORE_SIZE")))
                 printf("     Core Size: %s%s\n", v, record_get(&d->fields, "COREDUMP_TRUNCATED") ? " (truncated)" : "");
-        if (d->presence == DUMP_PRESENT)
+        if (d->presence == ENTRY_PRESENT)
                 printf("     Disk Size: %s\n", format_bytes(sbuf, d->disk_size));
-        printf("        Source: %s\n", dump_source_to_string(d->source));
+        printf("        Source: %s\n", entry_source_to_string(d->source));
         if ((v = record_get(&d->fields, "MESSAGE")))
                 printf("       Message: %s\n", v);
 
@@ -670,7 +670,7 @@ static void info_one(const struct dump *d) {
 }
 
 static int verb_info(void) {
-        _cleanup_(dump_list_done) struct dump_list l = {};
+        _cleanup_(entry_list_done) struct entry_list l = {};
         size_t hidden = 0;
 
         if (gather(&l, &hidden) < 0)
@@ -680,7 +680,7 @@ static int verb_info(void) {
         for (size_t i = 0; i < l.n; i++) {
                 if (i > 0)
                         putchar('\n');
-                info_one(&l.dumps[i]);
+                info_one(&l.entries[i]);
         }
         return EXIT_OK;
 }
@@ -688,7 +688,7 @@ static int verb_info(void) {
 /* ---- dump, debug ----------------------------------------------------------------------------- */
 
 /* The newest matching crash with a core; a clear status when there is none. */
-static int select_dump(struct dump_list *l, const struct dump **ret) {
+static int select_dump(struct entry_list *l, const struct entry **ret) {
         size_t hidden = 0;
 
         if (arg.n_matches > 0 && arg.reverse) {
@@ -700,25 +700,25 @@ static int select_dump(struct dump_list *l, const struct dump **ret) {
         if (l->n == 0)
                 return no_dump_status(hidden);
 
-        const struct dump *best = NULL;
+        const struct entry *best = NULL;
         for (size_t i = 0; i < l->n; i++)
-                if (l->dumps[i].presence != DUMP_NONE &&
-                    (!best || (arg.reverse ? l->dumps[i].time_usec > best->time_usec
-                                           : l->dumps[i].time_usec >= best->time_usec)))
-                        best = &l->dumps[i];
+                if (l->entries[i].presence != ENTRY_NONE &&
+                    (!best || (arg.reverse ? l->entries[i].time_usec > best->time_usec
+                                           : l->entries[i].time_usec >= best->time_usec)))
+                        best = &l->entries[i];
         if (!best) {
-                const struct dump *d = &l->dumps[arg.reverse ? 0 : l->n - 1];
+                const struct entry *d = &l->entries[arg.reverse ? 0 : l->n - 1];
                 log_error("Crash of pid %lld (%s) has no core: action %s, result %s.", d->pid,
                           field_or(d, "COREDUMP_COMM", "n/a"), field_or(d, "COREDUMPD_ACTION", "?"),
                           field_or(d, "COREDUMPD_RESULT", "?"));
                 return EXIT_NOT_PRESENT;
         }
-        if (best->presence == DUMP_MISSING) {
+        if (best->presence == ENTRY_MISSING) {
                 log_error("The core of pid %lld (%s) is gone (vacuumed or removed): %s", best->pid,
                           field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
                 return EXIT_NOT_PRESENT;
         }
-        if (best->presence == DUMP_INACCESSIBLE) {
+        if (best->presence == ENTRY_INACCESSIBLE) {
                 log_error("Permission denied: the core of pid %lld (%s) is not readable for you: %s", best->pid,
                           field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
                 return EXIT_PERMISSION;
@@ -727,7 +727,7 @@ static int select_dump(struct dump_list *l, const struct dump **ret) {
         return EXIT_OK;
 }
 
-static int open_status(const struct dump *d, int r) {
+static int open_status(const struct entry *d, int r) {
         const char *path = field_or(d, "COREDUMP_FILENAME", "?");
         if (r == -ENOENT) {
                 log_error("The core is gone (vacuumed or removed): %s", path);
@@ -741,12 +741,12 @@ static int open_status(const struct dump *d, int r) {
         return EXIT_ERROR;
 }
 
-static int write_core(const struct dump *d, int out_fd) {
+static int write_core(const struct entry *d, int out_fd) {
         _cleanup_close_ int in_fd = -1;
         const char *path = field_or(d, "COREDUMP_FILENAME", "");
         uint64_t size = 0;
 
-        int r = dump_open_core(d, &in_fd);
+        int r = entry_open_core(d, &in_fd);
         if (r < 0)
                 return open_status(d, r);
         r = core_decompress(in_fd, core_file_is_compressed(path), out_fd, &size);
@@ -761,8 +761,8 @@ static int write_core(const struct dump *d, int out_fd) {
 }
 
 static int verb_dump(void) {
-        _cleanup_(dump_list_done) struct dump_list l = {};
-        const struct dump *d = NULL;
+        _cleanup_(entry_list_done) struct entry_list l = {};
+        const struct entry *d = NULL;
         _cleanup_close_ int fd = -1;
 
         if (!arg.output && isatty(STDOUT_FILENO)) {
@@ -837,7 +837,7 @@ static int split_arguments(const char *s, char ***ret) {
 }
 
 /* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
-static char *executable_of(const struct dump *d) {
+static char *executable_of(const struct entry *d) {
         const char *exe = record_get(&d->fields, "COREDUMP_EXE");
         if (!exe || exe[0] != '/')
                 return NULL;
@@ -853,11 +853,11 @@ static char *executable_of(const struct dump *d) {
 }
 
 static int verb_debug(void) {
-        _cleanup_(dump_list_done) struct dump_list l = {};
+        _cleanup_(entry_list_done) struct entry_list l = {};
         _cleanup_(strv_freep) char **extra = NULL;
         _cleanup_(strv_freep) char **argv = NULL;
         _cleanup_free_ char *exe = NULL;
-        const struct dump *d = NULL;
+        const struct entry *d = NULL;
         const char *debugger = arg.debugger ?: getenv("DUMPCTL_DEBUGGER") ?: "gdb";
         char tmp[PATH_MAX];
 

@@ -33,7 +33,7 @@
 #include "selfdump/probe.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
-#include "selfdump/userspace-dump.h"
+#include "selfdump/selfdump.h"
 
 #define HEAP_MARK 0x5a
 
@@ -105,8 +105,8 @@ static void child_stop(struct child *c) {
 }
 
 /* Writes the child's core (plain) to path. */
-static void write_core(struct child *c, enum userspace_mode mode, const char *path, struct userspace_dump_result *res) {
-        struct userspace_dump_request req = {
+static void write_core(struct child *c, enum userspace_mode mode, const char *path, struct selfdump_result *res) {
+        struct selfdump_request req = {
                 .proc_fd = c->proc_fd,
                 .pid = c->pid,
                 .uid = getuid(),
@@ -124,9 +124,9 @@ static void write_core(struct child *c, enum userspace_mode mode, const char *pa
         struct core_writer w;
         char error[256] = "";
         CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
-        int r = userspace_dump_write(&req, &w, res, error, sizeof error);
+        int r = selfdump_write(&req, &w, res, error, sizeof error);
         if (r < 0)
-                test_fail(__FILE__, __LINE__, "userspace_dump_write: %s", error);
+                test_fail(__FILE__, __LINE__, "selfdump_write: %s", error);
         CHECK_OK(core_writer_finish(&w));
         core_writer_done(&w);
 }
@@ -231,7 +231,7 @@ static char *tmp_core(const char *dir, const char *name) {
 
 TEST(core_notes_and_stack_match_proc) {
         struct child c;
-        struct userspace_dump_result res;
+        struct selfdump_result res;
         struct core_view v;
         _cleanup_free_ char *dir = tmpdir_new();
         _cleanup_free_ char *path = tmp_core(dir, "core");
@@ -280,7 +280,7 @@ TEST(core_notes_and_stack_match_proc) {
 
 TEST(core_modes_heap_refs_and_all_writable) {
         struct child c;
-        struct userspace_dump_result stacks, refs, all;
+        struct selfdump_result stacks, refs, all;
         struct core_view v;
         _cleanup_free_ char *dir = tmpdir_new();
         _cleanup_free_ char *p1 = tmp_core(dir, "stacks"), *p2 = tmp_core(dir, "refs"), *p3 = tmp_core(dir, "all");
@@ -326,12 +326,12 @@ TEST(core_modes_heap_refs_and_all_writable) {
 
 TEST(core_size_limit_truncates) {
         struct child c;
-        struct userspace_dump_result res;
+        struct selfdump_result res;
         _cleanup_free_ char *dir = tmpdir_new();
         _cleanup_free_ char *path = tmp_core(dir, "core");
 
         child_start(&c, 0);
-        struct userspace_dump_request req = {
+        struct selfdump_request req = {
                 .proc_fd = c.proc_fd, .pid = c.pid, .mode = USERSPACE_MODE_ALL_WRITABLE,
                 .signal = { .signo = SIGSEGV }, .max_size = 10000,
         };
@@ -339,7 +339,7 @@ TEST(core_size_limit_truncates) {
         struct core_writer w;
         char error[256];
         CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
-        CHECK_OK(userspace_dump_write(&req, &w, &res, error, sizeof error));
+        CHECK_OK(selfdump_write(&req, &w, &res, error, sizeof error));
         CHECK_OK(core_writer_finish(&w));
         core_writer_done(&w);
         CHECK(res.truncated);
@@ -376,7 +376,7 @@ static int run_gdb(const char *core, char **ret_output) {
 
 TEST(gdb_backtrace_threads_and_registers) {
         struct child c;
-        struct userspace_dump_result res;
+        struct selfdump_result res;
         _cleanup_free_ char *dir = tmpdir_new();
         _cleanup_free_ char *path = tmp_core(dir, "core");
         _cleanup_free_ char *out = NULL;

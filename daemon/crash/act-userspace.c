@@ -6,11 +6,11 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "selfdump/probe.h"
-#include "selfdump/userspace-dump.h"
+#include "selfdump/selfdump.h"
 
 struct generate {
-        struct userspace_dump_request req;
-        struct userspace_dump_result res;
+        struct selfdump_request req;
+        struct selfdump_result res;
         struct probe *probe;
         uint64_t not_before_ns;
         const atomic_bool *expired;
@@ -23,7 +23,7 @@ static bool stashed_regs(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, ui
 
 static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *error, size_t error_size) {
         struct generate *g = userdata;
-        int r = userspace_dump_write(&g->req, w, &g->res, error, error_size);
+        int r = selfdump_write(&g->req, w, &g->res, error, error_size);
         if (r >= 0 && g->expired && atomic_load(g->expired)) {
                 snprintf(error, error_size, "deadline reached while writing the core");
                 return -ETIMEDOUT;
@@ -83,8 +83,8 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
                 return;
         }
         c->have_stored = true;
-        c->have_userspace_dump = true;
-        c->userspace_dump = g.res;
+        c->have_selfdump = true;
+        c->selfdump = g.res;
         c->result = CRASH_RESULT_STORED;
         log_crash(c->tag, LOG_INFO,
                   "Stored our own core (%s) as %s: %u threads (%u with full registers), %zu segments, "

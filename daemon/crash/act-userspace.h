@@ -2,7 +2,7 @@
 #pragma once
 
 /* Action=userspace: the kernel holds the task (WAIT) while coredumpd writes its own core of it
- * (userspace-dump.c) into the store, with the crash-context probe's registers and signal details.
+ * (selfdump/selfdump.c) into the store, with the crash-context probe's registers and signal details.
  * UserspaceDump=none, or Wait=no (the task would not be held), only acknowledges. */
 
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
 #include "config/policy.h"
 #include "crash/protocol.h"
 #include "store/store.h"
-#include "selfdump/userspace-dump.h"
+#include "selfdump/selfdump.h"
 
 enum crash_result {
         CRASH_RESULT_NONE,
@@ -40,8 +40,8 @@ struct crash {
         uint32_t mark;
         bool have_stored;
         struct stored_core stored;
-        bool have_userspace_dump;       /* the core in stored is one coredumpd made (act-userspace.c) */
-        struct userspace_dump_result userspace_dump;
+        bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
+        struct selfdump_result selfdump;
 
         enum crash_result result;
         char error[256];

@@ -194,10 +194,10 @@ static int record_add_crash_details(const struct crash *c, struct record *r) {
                         k = k ?: record_add(r, "COREDUMPD_PROBE_RSP", "0x%" PRIx64, ctx->probe.regs[CORE_REG_RSP]);
                 }
         }
-        if (c->have_userspace_dump) {
+        if (c->have_selfdump) {
                 k = k ?: record_add(r, "COREDUMPD_USERSPACE_MODE", "%s", userspace_mode_to_string(c->decision.userspace_mode));
-                k = k ?: record_add(r, "COREDUMPD_USERSPACE_THREADS", "%u", c->userspace_dump.n_threads);
-                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MEMORY", "%" PRIu64, c->userspace_dump.memory_bytes);
+                k = k ?: record_add(r, "COREDUMPD_USERSPACE_THREADS", "%u", c->selfdump.n_threads);
+                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MEMORY", "%" PRIu64, c->selfdump.memory_bytes);
         }
         return k;
 }

@@ -15,7 +15,7 @@
 #include "shared/cleanup.h"
 #include "store/core-extent.h"
 #include "store/core-writer.h"
-#include "reader/dumps.h"
+#include "reader/entries.h"
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/names.h"

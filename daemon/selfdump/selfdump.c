@@ -16,7 +16,7 @@
 #include "shared/fileio.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
-#include "selfdump/userspace-dump.h"
+#include "selfdump/selfdump.h"
 
 #define COPY_CHUNK (128U * 1024)
 #define AUXV_MAX (8U * 1024)
@@ -70,8 +70,8 @@ static void ranges_merge(struct ranges *s) {
 
 /* ---- reading the process ---------------------------------------------------------------------- */
 
-struct dump {
-        const struct userspace_dump_request *req;
+struct process_image {
+        const struct selfdump_request *req;
         uint64_t page;
         int mem_fd;
         struct proc_maps maps;
@@ -87,7 +87,7 @@ struct dump {
         size_t n_segments;
 };
 
-static void dump_done(struct dump *d) {
+static void image_done(struct process_image *d) {
         safe_close(d->mem_fd);
         proc_maps_done(&d->maps);
         proc_threads_done(&d->threads);
@@ -99,13 +99,13 @@ static void dump_done(struct dump *d) {
 }
 
 /* Reads process memory; false unless all of it could be read. */
-static bool mem_read(const struct dump *d, uint64_t addr, void *buf, size_t size) {
+static bool mem_read(const struct process_image *d, uint64_t addr, void *buf, size_t size) {
         ssize_t n = pread(d->mem_fd, buf, size, (off_t) addr);
         return n >= 0 && (size_t) n == size;
 }
 
 /* Adds [addr, addr + size) where it lies in readable mappings. */
-static int add_mapped(struct dump *d, uint64_t addr, uint64_t size) {
+static int add_mapped(struct process_image *d, uint64_t addr, uint64_t size) {
         const struct proc_mapping *m = proc_maps_find(&d->maps, addr);
         if (!m || !m->read || size == 0)
                 return 0;
@@ -117,7 +117,7 @@ static bool mapping_dumpable(const struct proc_mapping *m) {
         return m->read && !(m->path && (strcmp(m->path, "[vvar]") == 0 || strcmp(m->path, "[vsyscall]") == 0));
 }
 
-static int add_stack_windows(struct dump *d) {
+static int add_stack_windows(struct process_image *d) {
         for (size_t i = 0; i < d->threads.n; i++) {
                 uint64_t sp = d->threads.threads[i].sp;
                 const struct proc_mapping *m = sp ? proc_maps_find(&d->maps, sp) : NULL;
@@ -134,7 +134,7 @@ static int add_stack_windows(struct dump *d) {
         return 0;
 }
 
-static int add_elf_headers_and_vdso(struct dump *d) {
+static int add_elf_headers_and_vdso(struct process_image *d) {
         for (size_t i = 0; i < d->maps.n; i++) {
                 const struct proc_mapping *m = &d->maps.mappings[i];
                 unsigned char magic[SELFMAG];
@@ -153,7 +153,7 @@ static int add_elf_headers_and_vdso(struct dump *d) {
         return 0;
 }
 
-static bool auxv_get(const struct dump *d, uint64_t type, uint64_t *ret) {
+static bool auxv_get(const struct process_image *d, uint64_t type, uint64_t *ret) {
         const Elf64_auxv_t *a = (const Elf64_auxv_t *) d->auxv;
         for (size_t i = 0; (i + 1) * sizeof *a <= d->auxv_size && a[i].a_type != AT_NULL; i++)
                 if (a[i].a_type == type) {
@@ -165,7 +165,7 @@ static bool auxv_get(const struct dump *d, uint64_t type, uint64_t *ret) {
 
 /* What gdb reads to find the shared libraries: the executable's dynamic section (for DT_DEBUG),
  * the loader's r_debug, and each link_map with its name. */
-static int add_loader_state(struct dump *d) {
+static int add_loader_state(struct process_image *d) {
         uint64_t phdr_addr, phnum, r_debug_addr = 0;
         int r;
 
@@ -224,7 +224,7 @@ static bool is_heap_candidate(const struct proc_mapping *m) {
 }
 
 /* Pages of writable private mappings that the stack windows point into. */
-static int add_heap_refs(struct dump *d) {
+static int add_heap_refs(struct process_image *d) {
         struct ranges stacks = { .page = d->page };
         unsigned added = 0;
         int r = 0;
@@ -262,7 +262,7 @@ static int add_heap_refs(struct dump *d) {
         return r;
 }
 
-static int add_all_writable(struct dump *d) {
+static int add_all_writable(struct process_image *d) {
         for (size_t i = 0; i < d->maps.n; i++) {
                 const struct proc_mapping *m = &d->maps.mappings[i];
                 if (m->write && !m->shared && mapping_dumpable(m)) {
@@ -279,7 +279,7 @@ static uint32_t segment_flags(const struct proc_mapping *m) {
 }
 
 /* The merged ranges cut at mapping boundaries (a segment has one mapping's permissions). */
-static int build_segments(struct dump *d) {
+static int build_segments(struct process_image *d) {
         ranges_merge(&d->ranges);
         for (size_t i = 0; i < d->ranges.n; i++)
                 for (size_t k = 0; k < d->maps.n; k++) {
@@ -300,9 +300,9 @@ static int build_segments(struct dump *d) {
 
 /* ---- notes ------------------------------------------------------------------------------------ */
 
-static int append_thread(struct dump *d, struct note_buffer *notes, const struct proc_thread *t, bool crashing,
-                         struct userspace_dump_result *res) {
-        const struct userspace_dump_request *req = d->req;
+static int append_thread(struct process_image *d, struct note_buffer *notes, const struct proc_thread *t, bool crashing,
+                         struct selfdump_result *res) {
+        const struct selfdump_request *req = d->req;
         uint64_t regs[CORE_NREGS];
         bool full = false;
 
@@ -319,8 +319,8 @@ static int append_thread(struct dump *d, struct note_buffer *notes, const struct
         return note_append_prstatus(notes, t->tid, &t->stat, req->signal.signo, regs);
 }
 
-static int build_notes(struct dump *d, struct note_buffer *notes, struct userspace_dump_result *res) {
-        const struct userspace_dump_request *req = d->req;
+static int build_notes(struct process_image *d, struct note_buffer *notes, struct selfdump_result *res) {
+        const struct selfdump_request *req = d->req;
         const struct proc_thread *first = NULL;
         int r;
 
@@ -379,7 +379,7 @@ static int output_zeros(struct output *o, uint64_t n, uint8_t *buf) {
 }
 
 /* A segment's bytes from /proc/<pid>/mem; a page that cannot be read is written as zeros. */
-static int output_segment(struct dump *d, struct output *o, const struct core_segment *s, uint8_t *buf) {
+static int output_segment(struct process_image *d, struct output *o, const struct core_segment *s, uint8_t *buf) {
         for (uint64_t a = s->vaddr, end = s->vaddr + s->size; a < end;) {
                 size_t n = (size_t) MIN((uint64_t) COPY_CHUNK, end - a);
                 ssize_t got = pread(d->mem_fd, buf, n, (off_t) a);
@@ -397,7 +397,7 @@ static int output_segment(struct dump *d, struct output *o, const struct core_se
         return 0;
 }
 
-static int output_core(struct dump *d, const struct note_buffer *notes, struct output *o, char *error,
+static int output_core(struct process_image *d, const struct note_buffer *notes, struct output *o, char *error,
                        size_t error_size) {
         uint64_t data_off;
         struct stat st;
@@ -441,8 +441,8 @@ done:
         return r < 0 ? r : 0;
 }
 
-static int dump_read_process(struct dump *d, char *error, size_t error_size) {
-        const struct userspace_dump_request *req = d->req;
+static int image_read_process(struct process_image *d, char *error, size_t error_size) {
+        const struct selfdump_request *req = d->req;
         const char *what;
         int r;
 
@@ -473,7 +473,7 @@ static int dump_read_process(struct dump *d, char *error, size_t error_size) {
         return 0;
 }
 
-static int dump_select(struct dump *d) {
+static int image_select(struct process_image *d) {
         int r = add_elf_headers_and_vdso(d);
         if (r >= 0)
                 r = add_loader_state(d);
@@ -488,22 +488,22 @@ static int dump_select(struct dump *d) {
         return r;
 }
 
-int userspace_dump_write(const struct userspace_dump_request *req, struct core_writer *w,
-                         struct userspace_dump_result *ret, char *error, size_t error_size) {
-        struct dump d = {
+int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
+                         struct selfdump_result *ret, char *error, size_t error_size) {
+        struct process_image d = {
                 .req = req,
                 .page = (uint64_t) sysconf(_SC_PAGESIZE),
                 .mem_fd = -1,
         };
         _cleanup_(note_buffer_done) struct note_buffer notes = {};
-        struct userspace_dump_result res = {};
+        struct selfdump_result res = {};
         struct output o = { .w = w, .max_size = req->max_size };
         int r;
 
         d.ranges.page = d.page;
-        r = dump_read_process(&d, error, error_size);
+        r = image_read_process(&d, error, error_size);
         if (r >= 0) {
-                r = dump_select(&d);
+                r = image_select(&d);
                 if (r < 0)
                         snprintf(error, error_size, "cannot choose the memory to dump: %s", strerror(-r));
         }
@@ -522,6 +522,6 @@ int userspace_dump_write(const struct userspace_dump_request *req, struct core_w
                         res.memory_bytes += d.segments[i].size;
                 *ret = res;
         }
-        dump_done(&d);
+        image_done(&d);
         return r;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
-#include "reader/dumps.h"
+#include "reader/entries.h"
 #include "shared/names.h"
 #include "shared/strv.h"
 
@@ -40,27 +40,27 @@ static const struct {
         { XATTR_COREDUMPD_RULE,        "COREDUMPD_RULE" },
 };
 
-static void dump_done(struct dump *d) {
+static void entry_done(struct entry *d) {
         record_done(&d->fields);
 }
 
-void dump_list_done(struct dump_list *l) {
+void entry_list_done(struct entry_list *l) {
         for (size_t i = 0; i < l->n; i++)
-                dump_done(&l->dumps[i]);
-        free(l->dumps);
-        *l = (struct dump_list) {};
+                entry_done(&l->entries[i]);
+        free(l->entries);
+        *l = (struct entry_list) {};
 }
 
 /* Moves *d into the list; on failure *d is freed. */
-static int dump_list_append(struct dump_list *l, struct dump *d) {
-        struct dump *grown = realloc(l->dumps, (l->n + 1) * sizeof *grown);
+static int entry_list_append(struct entry_list *l, struct entry *d) {
+        struct entry *grown = realloc(l->entries, (l->n + 1) * sizeof *grown);
         if (!grown) {
-                dump_done(d);
+                entry_done(d);
                 return -ENOMEM;
         }
-        l->dumps = grown;
-        l->dumps[l->n++] = *d;
-        *d = (struct dump) {};
+        l->entries = grown;
+        l->entries[l->n++] = *d;
+        *d = (struct entry) {};
         return 0;
 }
 
@@ -76,7 +76,7 @@ static long long field_number(const struct record *r, const char *field) {
 }
 
 /* pid, uid, signal and time from the fields. */
-static void dump_parse_fields(struct dump *d, uint64_t fallback_time) {
+static void entry_parse_fields(struct entry *d, uint64_t fallback_time) {
         long long t = field_number(&d->fields, "COREDUMP_TIMESTAMP");
         long long sig = field_number(&d->fields, "COREDUMP_SIGNAL");
 
@@ -88,8 +88,8 @@ static void dump_parse_fields(struct dump *d, uint64_t fallback_time) {
 
 /* ---- the journal ----------------------------------------------------------------------------- */
 
-static int dump_from_journal(sd_journal *j, struct dump *ret) {
-        struct dump d = { .source = DUMP_SOURCE_JOURNAL };
+static int entry_from_journal(sd_journal *j, struct entry *ret) {
+        struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
         size_t size;
         bool ours = false, from_root = false;
@@ -107,7 +107,7 @@ static int dump_from_journal(sd_journal *j, struct dump *ret) {
                         from_root = size == 6 && ((const char *) data)[5] == '0';
                 r = record_add_raw(&d.fields, data, size);
                 if (r < 0) {
-                        dump_done(&d);
+                        entry_done(&d);
                         return r;
                 }
         }
@@ -115,16 +115,16 @@ static int dump_from_journal(sd_journal *j, struct dump *ret) {
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
          * entry without _UID (a journal file made by hand, as in tests) is taken as it is. */
         if (!ours || (record_get(&d.fields, "_UID") && !from_root)) {
-                dump_done(&d);
+                entry_done(&d);
                 return -ENOMSG;
         }
         (void) sd_journal_get_realtime_usec(j, &realtime);
-        dump_parse_fields(&d, realtime);
+        entry_parse_fields(&d, realtime);
         *ret = d;
         return 0;
 }
 
-int dump_list_load_journal(struct dump_list *l, sd_journal *j) {
+int entry_list_load_journal(struct entry_list *l, sd_journal *j) {
         int r;
 
         sd_journal_flush_matches(j);
@@ -136,19 +136,19 @@ int dump_list_load_journal(struct dump_list *l, sd_journal *j) {
                 return r;
 
         for (;;) {
-                struct dump d;
+                struct entry d;
 
                 r = sd_journal_next(j);
                 if (r < 0)
                         return r;
                 if (r == 0)
                         return 0;
-                r = dump_from_journal(j, &d);
+                r = entry_from_journal(j, &d);
                 if (r == -ENOMSG)
                         continue;
                 if (r < 0)
                         return r;
-                r = dump_list_append(l, &d);
+                r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;
         }
@@ -156,7 +156,7 @@ int dump_list_load_journal(struct dump_list *l, sd_journal *j) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-int dump_read_xattrs(int dir_fd, const char *name, struct record *r) {
+int entry_read_xattrs(int dir_fd, const char *name, struct record *r) {
         _cleanup_close_ int fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         char proc[64];
         int found = 0;
@@ -185,7 +185,7 @@ int dump_read_xattrs(int dir_fd, const char *name, struct record *r) {
         return found;
 }
 
-int dump_parse_file_name(const char *name, struct record *r) {
+int entry_parse_file_name(const char *name, struct record *r) {
         _cleanup_(strv_freep) char **parts = NULL;
         size_t n;
 
@@ -213,9 +213,9 @@ int dump_parse_file_name(const char *name, struct record *r) {
         return k;
 }
 
-static bool dump_list_names_file(const struct dump_list *l, const char *name) {
+static bool entry_list_names_file(const struct entry_list *l, const char *name) {
         for (size_t i = 0; i < l->n; i++) {
-                const char *f = record_get(&l->dumps[i].fields, "COREDUMP_FILENAME");
+                const char *f = record_get(&l->entries[i].fields, "COREDUMP_FILENAME");
                 const char *base = f ? strrchr(f, '/') : NULL;
                 if (base && strcmp(base + 1, name) == 0)
                         return true;
@@ -223,16 +223,16 @@ static bool dump_list_names_file(const struct dump_list *l, const char *name) {
         return false;
 }
 
-static int dump_from_store_file(int dir_fd, const char *store_path, const char *name, const struct stat *st,
-                                struct dump *ret) {
-        struct dump d = { .source = DUMP_SOURCE_STORE };
+static int entry_from_store_file(int dir_fd, const char *store_path, const char *name, const struct stat *st,
+                                struct entry *ret) {
+        struct entry d = { .source = ENTRY_SOURCE_STORE };
         int r;
 
-        r = dump_read_xattrs(dir_fd, name, &d.fields);
+        r = entry_read_xattrs(dir_fd, name, &d.fields);
         if (r == 0 || (r > 0 && !record_get(&d.fields, "COREDUMP_PID"))) {
                 /* No attributes (a file system without user xattrs): the name says the essentials. */
                 record_done(&d.fields);
-                r = dump_parse_file_name(name, &d.fields);
+                r = entry_parse_file_name(name, &d.fields);
         }
         if (r >= 0 && !record_get(&d.fields, "COREDUMPD_ACTION"))
                 r = record_add(&d.fields, "COREDUMPD_ACTION", "kernel");
@@ -241,15 +241,15 @@ static int dump_from_store_file(int dir_fd, const char *store_path, const char *
         if (r >= 0)
                 r = record_add(&d.fields, "COREDUMP_FILENAME", "%s/%s", store_path, name);
         if (r < 0) {
-                dump_done(&d);
+                entry_done(&d);
                 return r;
         }
-        dump_parse_fields(&d, (uint64_t) st->st_mtim.tv_sec * 1000000 + (uint64_t) st->st_mtim.tv_nsec / 1000);
+        entry_parse_fields(&d, (uint64_t) st->st_mtim.tv_sec * 1000000 + (uint64_t) st->st_mtim.tv_nsec / 1000);
         *ret = d;
         return 0;
 }
 
-int dump_list_load_store(struct dump_list *l, const char *store_path) {
+int entry_list_load_store(struct entry_list *l, const char *store_path) {
         _cleanup_closedir_ DIR *dir = opendir(store_path);
         struct dirent *de;
         size_t known = l->n;
@@ -259,76 +259,76 @@ int dump_list_load_store(struct dump_list *l, const char *store_path) {
 
         while ((errno = 0, de = readdir(dir))) {
                 struct stat st;
-                struct dump d;
+                struct entry d;
 
                 if (strncmp(de->d_name, "core.", 5) != 0)
                         continue;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
                 /* Only the journal's entries are looked up: store files are unique by name. */
-                struct dump_list journal = { .dumps = l->dumps, .n = known };
-                if (dump_list_names_file(&journal, de->d_name))
+                struct entry_list journal = { .entries = l->entries, .n = known };
+                if (entry_list_names_file(&journal, de->d_name))
                         continue;
-                int r = dump_from_store_file(dirfd(dir), store_path, de->d_name, &st, &d);
+                int r = entry_from_store_file(dirfd(dir), store_path, de->d_name, &st, &d);
                 if (r == -EINVAL || r == -ENOENT)
                         continue; /* not one of ours, or vacuumed meanwhile */
                 if (r < 0)
                         return r;
-                r = dump_list_append(l, &d);
+                r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;
         }
         return errno ? negative_errno() : 0;
 }
 
-static int dump_compare(const void *a, const void *b) {
-        const struct dump *x = a, *y = b;
+static int entry_compare(const void *a, const void *b) {
+        const struct entry *x = a, *y = b;
         if (x->time_usec != y->time_usec)
                 return x->time_usec < y->time_usec ? -1 : 1;
         return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-void dump_list_finish(struct dump_list *l) {
+void entry_list_finish(struct entry_list *l) {
         if (l->n > 1)
-                qsort(l->dumps, l->n, sizeof l->dumps[0], dump_compare);
+                qsort(l->entries, l->n, sizeof l->entries[0], entry_compare);
         for (size_t i = 0; i < l->n; i++)
-                dump_update_presence(&l->dumps[i]);
+                entry_update_presence(&l->entries[i]);
 }
 
 /* ---- the core file --------------------------------------------------------------------------- */
 
-void dump_update_presence(struct dump *d) {
+void entry_update_presence(struct entry *d) {
         const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
         struct stat st;
 
         d->disk_size = 0;
         if (!path || !*path) {
-                d->presence = DUMP_NONE;
+                d->presence = ENTRY_NONE;
                 return;
         }
         if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-                d->presence = errno == EACCES ? DUMP_INACCESSIBLE : DUMP_MISSING;
+                d->presence = errno == EACCES ? ENTRY_INACCESSIBLE : ENTRY_MISSING;
                 return;
         }
         d->disk_size = (uint64_t) st.st_blocks * 512;
-        d->presence = access(path, R_OK) == 0 ? DUMP_PRESENT : DUMP_INACCESSIBLE;
+        d->presence = access(path, R_OK) == 0 ? ENTRY_PRESENT : ENTRY_INACCESSIBLE;
 }
 
-const char *dump_presence_to_string(enum dump_presence p) {
+const char *entry_presence_to_string(enum entry_presence p) {
         switch (p) {
-        case DUMP_NONE:         return "none";
-        case DUMP_PRESENT:      return "present";
-        case DUMP_MISSING:      return "missing";
-        case DUMP_INACCESSIBLE: return "inaccessible";
+        case ENTRY_NONE:         return "none";
+        case ENTRY_PRESENT:      return "present";
+        case ENTRY_MISSING:      return "missing";
+        case ENTRY_INACCESSIBLE: return "inaccessible";
         }
         return "?";
 }
 
-const char *dump_source_to_string(enum dump_source s) {
-        return s == DUMP_SOURCE_JOURNAL ? "journal" : "store";
+const char *entry_source_to_string(enum entry_source s) {
+        return s == ENTRY_SOURCE_JOURNAL ? "journal" : "store";
 }
 
-int dump_open_core(const struct dump *d, int *ret_fd) {
+int entry_open_core(const struct entry *d, int *ret_fd) {
         const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
         struct stat st;
 

@@ -33,7 +33,7 @@
 /* Full registers for a thread known by sp and pc; false if there are none. */
 typedef bool (*thread_regs_fn)(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, uint64_t regs[CORE_NREGS]);
 
-struct userspace_dump_request {
+struct selfdump_request {
         int proc_fd;                    /* /proc/<pid>, verified against the pidfd */
         pid_t pid;
         uid_t uid;
@@ -48,7 +48,7 @@ struct userspace_dump_request {
         uint64_t max_size;              /* 0: unlimited */
 };
 
-struct userspace_dump_result {
+struct selfdump_result {
         uint64_t size;                  /* bytes of core written */
         bool truncated;                 /* cut at max_size */
         unsigned n_threads;
@@ -58,5 +58,5 @@ struct userspace_dump_result {
 };
 
 /* Writes the core of req->pid into w. On error, error says what. */
-int userspace_dump_write(const struct userspace_dump_request *req, struct core_writer *w,
-                         struct userspace_dump_result *ret, char *error, size_t error_size);
+int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
+                         struct selfdump_result *ret, char *error, size_t error_size);
