@@ -342,7 +342,7 @@ static bool entry_matches(const struct entry *d) {
                                 seen = true; /* this field was decided already */
                                 break;
                         }
-                        const char *v = record_get(&d->fields, arg.matches[k].field);
+                        const char *v = fields_get_name(&d->fields, arg.matches[k].field);
                         if (v && strcmp(v, arg.matches[k].value) == 0)
                                 ok = true;
                 }
@@ -443,7 +443,7 @@ static int no_dump_status(size_t hidden) {
 }
 
 static const char *field_or(const struct entry *d, const char *field, const char *fallback) {
-        const char *v = record_get(&d->fields, field);
+        const char *v = fields_get_name(&d->fields, field);
         return v && *v ? v : fallback;
 }
 
@@ -473,7 +473,7 @@ static void json_string(FILE *f, const char *s) {
 }
 
 static void json_number_field(FILE *f, const struct entry *d, const char *key, const char *field) {
-        const char *v = record_get(&d->fields, field);
+        const char *v = fields_get_name(&d->fields, field);
         fprintf(f, ",\"%s\":", key);
         if (v && *v && strspn(v, "0123456789") == strlen(v))
                 fputs(v, f);
@@ -510,18 +510,18 @@ static void list_json_one(const struct entry *d) {
         };
         for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
                 printf(",\"%s\":", strings[i].key);
-                json_string(stdout, record_get(&d->fields, strings[i].field));
+                json_string(stdout, fields_get_name(&d->fields, strings[i].field));
         }
         json_number_field(stdout, d, "core_size", "COREDUMPD_CORE_SIZE");
         printf(",\"disk_size\":");
         d->presence == ENTRY_PRESENT ? printf("%" PRIu64, d->disk_size) : printf("null");
-        printf(",\"truncated\":%s", record_get(&d->fields, "COREDUMP_TRUNCATED") ? "true" : "false");
+        printf(",\"truncated\":%s", fields_get(&d->fields, FIELD_TRUNCATED) ? "true" : "false");
         printf(",\"present\":\"%s\",\"source\":\"%s\"}\n", entry_presence_to_string(d->presence),
                entry_source_to_string(d->source));
 }
 
 static const char *entry_size_text(const struct entry *d, char buf[static 32]) {
-        const char *core = record_get(&d->fields, "COREDUMPD_CORE_SIZE");
+        const char *core = fields_get(&d->fields, FIELD_CORE_SIZE);
         uint64_t u;
         if (core && parse_size(core, &u) >= 0)
                 return format_bytes(buf, u);
@@ -568,7 +568,7 @@ static int verb_list(void) {
                         snprintf(pid, sizeof pid, "%lld", d->pid);
                 if (d->uid >= 0)
                         snprintf(uid, sizeof uid, "%lld", d->uid);
-                const char *signame = record_get(&d->fields, "COREDUMP_SIGNAL_NAME");
+                const char *signame = fields_get(&d->fields, FIELD_SIGNAL_NAME);
                 if (signame && strncmp(signame, "SIG", 3) == 0)
                         snprintf(sig, sizeof sig, "%s", signame + 3);
                 else if (d->signal > 0)
@@ -621,49 +621,49 @@ static void info_one(const struct entry *d) {
         if (d->signal > 0)
                 printf("        Signal: %d (%s)\n", d->signal, field_or(d, "COREDUMP_SIGNAL_NAME", "?"));
         printf("     Timestamp: %s\n", format_time(tbuf, d->time_usec));
-        if ((v = record_get(&d->fields, "COREDUMP_CMDLINE")))
+        if ((v = fields_get(&d->fields, FIELD_CMDLINE)))
                 printf("  Command Line: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_EXE")))
+        if ((v = fields_get(&d->fields, FIELD_EXE)))
                 printf("    Executable: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_CGROUP")))
+        if ((v = fields_get(&d->fields, FIELD_CGROUP)))
                 printf(" Control Group: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_UNIT")))
+        if ((v = fields_get(&d->fields, FIELD_UNIT)))
                 printf("          Unit: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_USER_UNIT")))
+        if ((v = fields_get(&d->fields, FIELD_USER_UNIT)))
                 printf("     User Unit: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_SLICE")))
+        if ((v = fields_get(&d->fields, FIELD_SLICE)))
                 printf("         Slice: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMPD_BOOT_ID")))
+        if ((v = fields_get(&d->fields, FIELD_BOOT_ID)))
                 printf("       Boot ID: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_HOSTNAME")))
+        if ((v = fields_get(&d->fields, FIELD_HOSTNAME)))
                 printf("      Hostname: %s\n", v);
         printf("        Action: %s\n", field_or(d, "COREDUMPD_ACTION", "n/a"));
         printf("          Rule: %s\n", field_or(d, "COREDUMPD_RULE", "n/a"));
-        print_rule_origin(record_get(&d->fields, "COREDUMPD_RULE"));
+        print_rule_origin(fields_get(&d->fields, FIELD_RULE));
         printf("        Result: %s\n", field_or(d, "COREDUMPD_RESULT", "n/a"));
-        if ((v = record_get(&d->fields, "COREDUMPD_ERROR")))
+        if ((v = fields_get(&d->fields, FIELD_ERROR)))
                 printf("         Error: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMPD_MARK")))
+        if ((v = fields_get(&d->fields, FIELD_MARK)))
                 printf("   Kernel Mark: %s\n", v);
-        if ((v = record_get(&d->fields, "COREDUMP_FILENAME")))
+        if ((v = fields_get(&d->fields, FIELD_FILENAME)))
                 printf("       Storage: %s (%s)\n", v, entry_presence_to_string(d->presence));
         else
                 printf("       Storage: none\n");
-        if ((v = record_get(&d->fields, "COREDUMPD_CORE_SIZE")))
-                printf("     Core Size: %s%s\n", v, record_get(&d->fields, "COREDUMP_TRUNCATED") ? " (truncated)" : "");
+        if ((v = fields_get(&d->fields, FIELD_CORE_SIZE)))
+                printf("     Core Size: %s%s\n", v, fields_get(&d->fields, FIELD_TRUNCATED) ? " (truncated)" : "");
         if (d->presence == ENTRY_PRESENT)
                 printf("     Disk Size: %s\n", format_bytes(sbuf, d->disk_size));
         printf("        Source: %s\n", entry_source_to_string(d->source));
-        if ((v = record_get(&d->fields, "MESSAGE")))
+        if ((v = fields_get(&d->fields, FIELD_MESSAGE)))
                 printf("       Message: %s\n", v);
 
-        const char *bt = record_get(&d->fields, "COREDUMPD_BACKTRACE") ?: record_get(&d->fields, "COREDUMP_BACKTRACE");
+        const char *bt = fields_get_name(&d->fields, "COREDUMPD_BACKTRACE") ?: fields_get_name(&d->fields, "COREDUMP_BACKTRACE");
         if (bt)
                 printf("\n     Backtrace:\n%s\n", bt);
 
         printf("\n        Fields:\n");
         for (size_t i = 0; i < d->fields.n; i++) {
-                const char *e = d->fields.fields[i].iov_base;
+                const char *e = d->fields.v[i].iov_base;
                 if (strncmp(e, "COREDUMP", 8) == 0)
                         printf("                %s\n", e);
         }
@@ -838,7 +838,7 @@ static int split_arguments(const char *s, char ***ret) {
 
 /* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
 static char *executable_of(const struct entry *d) {
-        const char *exe = record_get(&d->fields, "COREDUMP_EXE");
+        const char *exe = fields_get(&d->fields, FIELD_EXE);
         if (!exe || exe[0] != '/')
                 return NULL;
         char *p = strdup(exe);

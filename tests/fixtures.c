@@ -102,27 +102,27 @@ void record_capture_init(struct record_capture *c) {
 
 void record_capture_done(struct record_capture *c) {
         for (size_t i = 0; i < c->n; i++)
-                record_done(&c->records[i]);
+                fields_done(&c->records[i]);
         free(c->records);
         pthread_mutex_destroy(&c->lock);
 }
 
-int record_capture_sink(const struct record *r, void *userdata) {
+int record_capture_sink(const struct fields *r, void *userdata) {
         struct record_capture *c = userdata;
-        struct record copy = {};
+        struct fields copy = {};
 
         for (size_t i = 0; i < r->n; i++) {
-                const char *e = r->fields[i].iov_base;
+                const char *e = r->v[i].iov_base;
                 /* No field may span lines: the journal's text protocol and humans both rely on it. */
-                CHECK(memchr(e, '\n', r->fields[i].iov_len) == NULL);
+                CHECK(memchr(e, '\n', r->v[i].iov_len) == NULL);
                 const char *eq = strchr(e, '=');
                 CHECK(eq);
                 _cleanup_free_ char *field = strndup(e, (size_t) (eq - e));
-                CHECK(record_add(&copy, field, "%s", eq + 1) == 0);
+                CHECK(fields_add(&copy, field, "%s", eq + 1) == 0);
         }
 
         pthread_mutex_lock(&c->lock);
-        struct record *grown = realloc(c->records, (c->n + 1) * sizeof *grown);
+        struct fields *grown = realloc(c->records, (c->n + 1) * sizeof *grown);
         CHECK(grown);
         c->records = grown;
         c->records[c->n++] = copy;
@@ -134,7 +134,7 @@ char *record_capture_field(struct record_capture *c, size_t i, const char *field
         char *v = NULL;
         pthread_mutex_lock(&c->lock);
         if (i < c->n) {
-                const char *s = record_get(&c->records[i], field);
+                const char *s = fields_get_name(&c->records[i], field);
                 v = s ? strdup(s) : NULL;
         }
         pthread_mutex_unlock(&c->lock);

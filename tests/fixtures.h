@@ -38,12 +38,12 @@ bool log_capture_contains(struct log_capture *c, const char *needle);
 /* ---- record capture ---- */
 struct record_capture {
         pthread_mutex_t lock;
-        struct record *records;
+        struct fields *records;
         size_t n;
 };
 void record_capture_init(struct record_capture *c);
 void record_capture_done(struct record_capture *c);
-int record_capture_sink(const struct record *r, void *userdata);
+int record_capture_sink(const struct fields *r, void *userdata);
 /* Copy of a field of record i (NULL if absent); caller frees. */
 char *record_capture_field(struct record_capture *c, size_t i, const char *field);
 size_t record_capture_count(struct record_capture *c);

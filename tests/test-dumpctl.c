@@ -169,7 +169,7 @@ static void write_journal(struct record_capture *records, const char *dir) {
                         (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000 + (long long) i,
                         (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000 + (long long) i, boot);
                 for (size_t k = 0; k < records->records[i].n; k++)
-                        fprintf(f, "%s\n", (const char *) records->records[i].fields[k].iov_base);
+                        fprintf(f, "%s\n", (const char *) records->records[i].v[k].iov_base);
                 fputc('\n', f);
         }
         /* A forged entry from an ordinary user must not be listed. */
@@ -195,7 +195,7 @@ TEST(journal_directory_list_info_and_errors) {
         CHECK_INT(record_capture_count(&rej.records), ==, 1);
         /* Both crashes in one journal. */
         struct record_capture all = { .records = NULL };
-        struct record both[2] = { e.records.records[0], rej.records.records[0] };
+        struct fields both[2] = { e.records.records[0], rej.records.records[0] };
         all.records = both;
         all.n = 2;
         _cleanup_free_ char *jdir = NULL;
@@ -263,7 +263,7 @@ TEST(unprivileged_user_sees_and_fetches_only_own) {
         _cleanup_free_ uint8_t *c1 = store_crash(&mine, 65536, true);
         _cleanup_free_ uint8_t *c2 = store_crash(&root, 65536, true);
         struct record_capture all = {};
-        struct record both[2] = { mine.records.records[0], root.records.records[0] };
+        struct fields both[2] = { mine.records.records[0], root.records.records[0] };
         all.records = both;
         all.n = 2;
         _cleanup_free_ char *jdir = NULL, *json = NULL, *out = NULL, *mine_pid = NULL;

@@ -612,7 +612,7 @@ TEST(record_read_by_coredumpctl) {
                 (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000,
                 boot_id);
         for (size_t i = 0; i < e.records.records[0].n; i++)
-                fprintf(f, "%s\n", (const char *) e.records.records[0].fields[i].iov_base);
+                fprintf(f, "%s\n", (const char *) e.records.records[0].v[i].iov_base);
         fputc('\n', f);
         fclose(f);
 
@@ -695,7 +695,7 @@ TEST(crash_loop_1000_no_fd_or_memory_growth) {
         size_t record_bytes = 0;
         for (size_t i = 20; i < e.records.n; i++)
                 for (size_t j = 0; j < e.records.records[i].n; j++)
-                        record_bytes += e.records.records[i].fields[j].iov_len + 64;
+                        record_bytes += e.records.records[i].v[j].iov_len + 64;
         CHECK_INT(heap_after, <=, heap_before + record_bytes + 256 * 1024);
         for (int i = 0; i < 3; i++)
                 policy_unref(by_action[i]);

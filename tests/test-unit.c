@@ -77,19 +77,15 @@ TEST(escape_filename_part_is_safe) {
 }
 
 TEST(dump_file_name) {
-        struct crash_context ctx = {
-                .pid = 4242,
-                .uid = 1000,
-                .comm = (char *) "my prog/x",
-                .timestamp_usec = 1700000000123456ULL,
-        };
-        strcpy(ctx.boot_id, "0123456789abcdef0123456789abcdef");
-        _cleanup_free_ char *zst = core_file_name(&ctx, COMPRESSION_ZSTD);
+        const char *boot_id = "0123456789abcdef0123456789abcdef";
+        _cleanup_free_ char *zst = store_core_name("my prog/x", 1000, boot_id, 4242, 1700000000123456ULL,
+                                                   COMPRESSION_ZSTD);
         CHECK_STR(zst, "core.my\\x20prog\\x2fx.1000.0123456789abcdef0123456789abcdef.4242.1700000000123456.zst");
-        _cleanup_free_ char *plain = core_file_name(&ctx, COMPRESSION_NONE);
+        _cleanup_free_ char *plain = store_core_name("my prog/x", 1000, boot_id, 4242, 1700000000123456ULL,
+                                                     COMPRESSION_NONE);
         CHECK_STR(plain, "core.my\\x20prog\\x2fx.1000.0123456789abcdef0123456789abcdef.4242.1700000000123456");
-        ctx.comm = NULL;
-        _cleanup_free_ char *unknown = core_file_name(&ctx, COMPRESSION_NONE);
+        _cleanup_free_ char *unknown = store_core_name(NULL, 1000, boot_id, 4242, 1700000000123456ULL,
+                                                       COMPRESSION_NONE);
         CHECK(strncmp(unknown, "core.unknown.1000.", 18) == 0);
 }
 

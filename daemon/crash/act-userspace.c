@@ -34,6 +34,7 @@ static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, 
 
 void act_userspace(const struct connection_env *env, const atomic_bool *expired, struct crash *c) {
         const struct crash_context *ctx = &c->context;
+        _cleanup_(crash_core_done) struct crash_core core = {};
         char error[sizeof c->error] = "";
 
         if (c->decision.userspace_mode == USERSPACE_MODE_NONE || !c->decision.wait) {
@@ -76,9 +77,14 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
 
-        int r = store_core_generated(env->store, ctx, &c->decision, generate, &g, c->tag, &c->stored, error,
-                                     sizeof error);
+        int r = crash_core_init(c, &core);
         if (r < 0) {
+                crash_fail(c, "out of memory");
+                return;
+        }
+        r = store_core_generated(env->store, &core.target, generate, &g, &c->stored, error, sizeof error);
+        if (r < 0) {
+                log_crash_errno(c->tag, LOG_ERR, r, "Core not stored: %s", error);
                 crash_fail(c, "%s", error);
                 return;
         }

@@ -6,13 +6,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shared/abi.h"
+#include "config/policy.h"
 #include "crash/authenticate.h"
 #include "crash/context.h"
-#include "config/policy.h"
 #include "crash/protocol.h"
-#include "store/store.h"
 #include "selfdump/selfdump.h"
+#include "shared/abi.h"
+#include "shared/fields.h"
+#include "store/store.h"
 
 enum crash_result {
         CRASH_RESULT_NONE,
@@ -55,5 +56,15 @@ void crash_fail(struct crash *c, const char *format, ...) __attribute__((format(
 int crash_set_decision(struct crash *c, enum action action, const char *rule);
 /* Updates the log tag from what is known (pid, comm). */
 void crash_update_tag(struct crash *c);
+
+/* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
+ * size cap and compression. */
+struct crash_core {
+        struct fields metadata;
+        char *name;
+        struct store_target target;
+};
+int crash_core_init(const struct crash *c, struct crash_core *ret);
+void crash_core_done(struct crash_core *core);
 
 const char *crash_result_to_string(enum crash_result r);

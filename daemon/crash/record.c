@@ -13,67 +13,6 @@
 #include "shared/names.h"
 #include "crash/record.h"
 
-/* Appends entry ("FIELD=value", malloc'ed), taking it over; frees it on failure. */
-static int record_append(struct record *r, char *entry) {
-        struct iovec *grown = realloc(r->fields, (r->n + 1) * sizeof *grown);
-        if (!grown) {
-                free(entry);
-                return -ENOMEM;
-        }
-        r->fields = grown;
-        r->fields[r->n++] = (struct iovec) { .iov_base = entry, .iov_len = strlen(entry) };
-        return 0;
-}
-
-int record_add(struct record *r, const char *field, const char *format, ...) {
-        _cleanup_free_ char *value = NULL;
-        char *entry;
-        va_list ap;
-
-        va_start(ap, format);
-        int k = vasprintf(&value, format, ap);
-        va_end(ap);
-        if (k < 0)
-                return -ENOMEM;
-
-        if (asprintf(&entry, "%s=%s", field, value) < 0)
-                return -ENOMEM;
-        return record_append(r, entry);
-}
-
-int record_add_raw(struct record *r, const void *data, size_t size) {
-        char *entry = strndup(data, size);
-        if (!entry)
-                return -ENOMEM;
-        return record_append(r, entry);
-}
-
-const char *record_get(const struct record *r, const char *field) {
-        size_t k = strlen(field);
-
-        for (size_t i = 0; i < r->n; i++) {
-                const char *e = r->fields[i].iov_base;
-                if (strncmp(e, field, k) == 0 && e[k] == '=')
-                        return e + k + 1;
-        }
-        return NULL;
-}
-
-void record_done(struct record *r) {
-        for (size_t i = 0; i < r->n; i++)
-                free(r->fields[i].iov_base);
-        free(r->fields);
-        *r = (struct record) {};
-}
-
-/* A hostile string as a field: escaped, omitted when unknown. */
-static int record_add_escaped(struct record *r, const char *field, const char *raw) {
-        if (!raw)
-                return 0;
-        _cleanup_free_ char *value = escape_text(raw, strlen(raw));
-        return value ? record_add(r, field, "%s", value) : -ENOMEM;
-}
-
 static const char *crash_outcome_text(const struct crash *c, char *buf, size_t size) {
         switch (c->result) {
         case CRASH_RESULT_STORED:
@@ -98,112 +37,123 @@ static const char *crash_outcome_text(const struct crash *c, char *buf, size_t s
         return buf;
 }
 
-static int record_add_identity(const struct crash *c, struct record *r) {
+static int record_add_identity(const struct crash *c, struct fields *f) {
         const struct crash_context *ctx = &c->context;
         const struct pidfd_info *info = &c->peer.info;
         int k = 0;
 
         if (c->have_context) {
-                k = k ?: record_add(r, "COREDUMP_PID", "%" PRIi32, (int32_t) ctx->pid);
-                k = k ?: record_add(r, "COREDUMP_UID", "%" PRIu32, (uint32_t) ctx->uid);
-                k = k ?: record_add(r, "COREDUMP_GID", "%" PRIu32, (uint32_t) ctx->gid);
+                k = k ?: fields_set_number(f, FIELD_PID, ctx->pid);
+                k = k ?: fields_set_unsigned(f, FIELD_UID, ctx->uid);
+                k = k ?: fields_set_unsigned(f, FIELD_GID, ctx->gid);
         } else if (c->have_peer) {
-                k = k ?: record_add(r, "COREDUMP_PID", "%" PRIu32, info->tgid ? info->tgid : info->pid);
-                k = k ?: record_add(r, "COREDUMP_UID", "%" PRIu32, info->ruid);
-                k = k ?: record_add(r, "COREDUMP_GID", "%" PRIu32, info->rgid);
+                k = k ?: fields_set_unsigned(f, FIELD_PID, info->tgid ? info->tgid : info->pid);
+                k = k ?: fields_set_unsigned(f, FIELD_UID, info->ruid);
+                k = k ?: fields_set_unsigned(f, FIELD_GID, info->rgid);
         }
 
         int sig = c->have_context ? ctx->signal :
                   c->have_peer && (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0;
         if (sig > 0) {
-                k = k ?: record_add(r, "COREDUMP_SIGNAL", "%d", sig);
-                if (signal_to_name(sig))
-                        k = k ?: record_add(r, "COREDUMP_SIGNAL_NAME", "%s", signal_to_name(sig));
+                k = k ?: fields_set_number(f, FIELD_SIGNAL, sig);
+                k = k ?: fields_set_text(f, FIELD_SIGNAL_NAME, signal_to_name(sig));
         }
         return k;
 }
 
-static int record_add_context(const struct crash_context *ctx, struct record *r) {
+static int record_add_context(const struct crash_context *ctx, struct fields *f) {
         int k = 0;
 
-        k = k ?: record_add(r, "COREDUMP_TIMESTAMP", "%" PRIu64, ctx->timestamp_usec);
+        k = k ?: fields_set_unsigned(f, FIELD_TIMESTAMP, ctx->timestamp_usec);
         if (ctx->rlimit_known)
-                k = k ?: record_add(r, "COREDUMP_RLIMIT", "%" PRIu64, ctx->rlimit_core);
-        k = k ?: record_add_escaped(r, "COREDUMP_COMM", ctx->comm);
-        k = k ?: record_add_escaped(r, "COREDUMP_EXE", ctx->exe);
-        if (ctx->cmdline)
-                k = k ?: record_add(r, "COREDUMP_CMDLINE", "%s", ctx->cmdline);
-        k = k ?: record_add_escaped(r, "COREDUMP_CGROUP", ctx->cgroup);
-        k = k ?: record_add_escaped(r, "COREDUMP_UNIT", ctx->unit);
-        k = k ?: record_add_escaped(r, "COREDUMP_USER_UNIT", ctx->user_unit);
-        k = k ?: record_add_escaped(r, "COREDUMP_SLICE", ctx->slice);
-        k = k ?: record_add_escaped(r, "COREDUMP_HOSTNAME", ctx->hostname);
-        k = k ?: record_add(r, "COREDUMPD_BOOT_ID", "%s", ctx->boot_id);
-        k = k ?: record_add(r, "COREDUMPD_DUMPABLE", "%d", ctx->dumpable);
+                k = k ?: fields_set_unsigned(f, FIELD_RLIMIT, ctx->rlimit_core);
+        k = k ?: fields_set_text(f, FIELD_COMM, ctx->comm);
+        k = k ?: fields_set_text(f, FIELD_EXE, ctx->exe);
+        k = k ?: fields_set_text(f, FIELD_CMDLINE, ctx->cmdline);
+        k = k ?: fields_set_text(f, FIELD_CGROUP, ctx->cgroup);
+        k = k ?: fields_set_text(f, FIELD_UNIT, ctx->unit);
+        k = k ?: fields_set_text(f, FIELD_USER_UNIT, ctx->user_unit);
+        k = k ?: fields_set_text(f, FIELD_SLICE, ctx->slice);
+        k = k ?: fields_set_text(f, FIELD_HOSTNAME, ctx->hostname);
+        k = k ?: fields_set_text(f, FIELD_BOOT_ID, ctx->boot_id);
+        k = k ?: fields_set_number(f, FIELD_DUMPABLE, ctx->dumpable);
         if (ctx->at_secure >= 0)
-                k = k ?: record_add(r, "COREDUMPD_AT_SECURE", "%d", ctx->at_secure);
+                k = k ?: fields_set_number(f, FIELD_AT_SECURE, ctx->at_secure);
         return k;
 }
 
-static int record_add_outcome(const struct crash *c, struct record *r) {
+static int record_add_decision(const struct crash *c, struct fields *f) {
         int k = 0;
 
         if (c->have_decision) {
-                k = k ?: record_add(r, "COREDUMPD_ACTION", "%s", action_to_string(c->decision.action));
-                k = k ?: record_add(r, "COREDUMPD_RULE", "%s", c->decision.rule);
+                k = k ?: fields_set_text(f, FIELD_ACTION, action_to_string(c->decision.action));
+                k = k ?: fields_set_text(f, FIELD_RULE, c->decision.rule);
         }
-        k = k ?: record_add(r, "COREDUMPD_RESULT", "%s", crash_result_to_string(c->result));
+        return k;
+}
+
+int record_metadata(const struct crash *c, struct fields *f) {
+        int k = record_add_identity(c, f);
+        if (c->have_context)
+                k = k ?: record_add_context(&c->context, f);
+        return k ?: record_add_decision(c, f);
+}
+
+static int record_add_outcome(const struct crash *c, struct fields *f) {
+        int k = 0;
+
+        k = k ?: fields_set_text(f, FIELD_RESULT, crash_result_to_string(c->result));
         if (c->have_request)
-                k = k ?: record_add(r, "COREDUMPD_REQUEST_MASK", "0x%" PRIx64, c->request.mask);
+                k = k ?: fields_set_unsigned(f, FIELD_REQUEST_MASK, c->request.mask);
         if (c->acked)
-                k = k ?: record_add(r, "COREDUMPD_ACK_MASK", "0x%" PRIx64, c->ack_mask);
+                k = k ?: fields_set_unsigned(f, FIELD_ACK_MASK, c->ack_mask);
         if (c->have_mark && c->mark != COREDUMP_MARK_REQACK) {
+                char number[16];
                 const char *name = mark_to_name(c->mark);
-                if (name)
-                        k = k ?: record_add(r, "COREDUMPD_MARK", "%s", name);
-                else
-                        k = k ?: record_add(r, "COREDUMPD_MARK", "%" PRIu32, c->mark);
+                if (!name)
+                        snprintf(number, sizeof number, "%" PRIu32, c->mark);
+                k = k ?: fields_set_text(f, FIELD_MARK, name ?: number);
         }
         if (c->result == CRASH_RESULT_FAILED && c->error[0])
-                k = k ?: record_add_escaped(r, "COREDUMPD_ERROR", c->error);
+                k = k ?: fields_set_text(f, FIELD_ERROR, c->error);
         if (c->have_stored) {
-                k = k ?: record_add(r, "COREDUMP_FILENAME", "%s", c->stored.path);
-                k = k ?: record_add(r, "COREDUMPD_CORE_SIZE", "%" PRIu64, c->stored.size);
+                k = k ?: fields_set_text(f, FIELD_FILENAME, c->stored.path);
+                k = k ?: fields_set_unsigned(f, FIELD_CORE_SIZE, c->stored.size);
                 if (c->stored.truncated)
-                        k = k ?: record_add(r, "COREDUMP_TRUNCATED", "1");
+                        k = k ?: fields_set_number(f, FIELD_TRUNCATED, 1);
         }
         return k;
 }
 
 /* What the crash-context probe saw, and the core coredumpd made itself. */
-static int record_add_crash_details(const struct crash *c, struct record *r) {
+static int record_add_crash_details(const struct crash *c, struct fields *f) {
         const struct crash_context *ctx = &c->context;
         int k = 0;
 
         if (!c->have_context)
                 return 0;
         if (ctx->si_code_known)
-                k = k ?: record_add(r, "COREDUMPD_SI_CODE", "%d", ctx->si_code);
-        k = k ?: record_add(r, "COREDUMPD_PROBE", "%s", ctx->have_probe ? "yes" : "no");
+                k = k ?: fields_set_number(f, FIELD_SI_CODE, ctx->si_code);
+        k = k ?: fields_set_text(f, FIELD_PROBE, ctx->have_probe ? "yes" : "no");
         if (ctx->have_probe) {
-                k = k ?: record_add(r, "COREDUMPD_CRASH_TID", "%d", (int) ctx->probe.tid);
+                k = k ?: fields_set_number(f, FIELD_CRASH_TID, ctx->probe.tid);
                 if (ctx->fault_addr_known)
-                        k = k ?: record_add(r, "COREDUMPD_FAULT_ADDRESS", "0x%" PRIx64, ctx->fault_addr);
+                        k = k ?: fields_set_unsigned(f, FIELD_FAULT_ADDRESS, ctx->fault_addr);
                 if (ctx->probe.have_regs) {
-                        k = k ?: record_add(r, "COREDUMPD_PROBE_RIP", "0x%" PRIx64, ctx->probe.regs[CORE_REG_RIP]);
-                        k = k ?: record_add(r, "COREDUMPD_PROBE_RSP", "0x%" PRIx64, ctx->probe.regs[CORE_REG_RSP]);
+                        k = k ?: fields_set_unsigned(f, FIELD_PROBE_RIP, ctx->probe.regs[CORE_REG_RIP]);
+                        k = k ?: fields_set_unsigned(f, FIELD_PROBE_RSP, ctx->probe.regs[CORE_REG_RSP]);
                 }
         }
         if (c->have_selfdump) {
-                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MODE", "%s", userspace_mode_to_string(c->decision.userspace_mode));
-                k = k ?: record_add(r, "COREDUMPD_USERSPACE_THREADS", "%u", c->selfdump.n_threads);
-                k = k ?: record_add(r, "COREDUMPD_USERSPACE_MEMORY", "%" PRIu64, c->selfdump.memory_bytes);
+                k = k ?: fields_set_text(f, FIELD_SELFDUMP_MODE, userspace_mode_to_string(c->decision.userspace_mode));
+                k = k ?: fields_set_unsigned(f, FIELD_SELFDUMP_THREADS, c->selfdump.n_threads);
+                k = k ?: fields_set_unsigned(f, FIELD_SELFDUMP_MEMORY, c->selfdump.memory_bytes);
         }
         return k;
 }
 
-int record_build(const struct crash *c, struct record *ret) {
-        struct record r = {};
+int record_build(const struct crash *c, struct fields *ret) {
+        struct fields f = {};
         char outcome[512];
         int k = 0;
 
@@ -213,38 +163,36 @@ int record_build(const struct crash *c, struct record *ret) {
         long long pid = c->have_context ? (long long) c->context.pid : (long long) (info->tgid ? info->tgid : info->pid);
         unsigned long long uid = c->have_context ? (unsigned long long) c->context.uid : info->ruid;
 
-        k = k ?: record_add(&r, "MESSAGE_ID", COREDUMP_MESSAGE_ID);
-        k = k ?: record_add(&r, "PRIORITY", "%d", c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
-        k = k ?: record_add(&r, "SYSLOG_IDENTIFIER", "coredumpd");
-        k = k ?: record_add(&r, "MESSAGE", "Process %lld (%s) of user %llu %s.", pid, comm ? comm : "n/a", uid,
-                            crash_outcome_text(c, outcome, sizeof outcome));
-        k = k ?: record_add_identity(c, &r);
-        if (c->have_context)
-                k = k ?: record_add_context(&c->context, &r);
-        k = k ?: record_add_outcome(c, &r);
-        k = k ?: record_add_crash_details(c, &r);
+        k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, COREDUMP_MESSAGE_ID);
+        k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
+        k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
+        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.", pid,
+                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome));
+        k = k ?: record_metadata(c, &f);
+        k = k ?: record_add_outcome(c, &f);
+        k = k ?: record_add_crash_details(c, &f);
 
         if (k < 0) {
-                record_done(&r);
+                fields_done(&f);
                 return k;
         }
-        *ret = r;
+        *ret = f;
         return 0;
 }
 
-int record_sink_journal(const struct record *r, void *userdata) {
-        return sd_journal_sendv(r->fields, (int) r->n);
+int record_sink_journal(const struct fields *f, void *userdata) {
+        return sd_journal_sendv(f->v, (int) f->n);
 }
 
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
-        _cleanup_(record_done) struct record r = {};
+        _cleanup_(fields_done) struct fields f = {};
 
-        int k = record_build(c, &r);
+        int k = record_build(c, &f);
         if (k < 0) {
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot build the crash record: %m");
                 return;
         }
-        k = sink(&r, userdata);
+        k = sink(&f, userdata);
         if (k < 0)
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot write the crash record: %m");
 }

@@ -15,33 +15,8 @@
 #include "shared/names.h"
 #include "shared/strv.h"
 
-/* store.c's attributes and the journal fields record.c writes for the same facts. */
-static const struct {
-        const char *xattr;
-        const char *field;
-} xattr_fields[] = {
-        { "user.coredump.pid",         "COREDUMP_PID" },
-        { "user.coredump.uid",         "COREDUMP_UID" },
-        { "user.coredump.gid",         "COREDUMP_GID" },
-        { "user.coredump.signal",      "COREDUMP_SIGNAL" },
-        { "user.coredump.signal_name", "COREDUMP_SIGNAL_NAME" },
-        { "user.coredump.timestamp",   "COREDUMP_TIMESTAMP" },
-        { "user.coredump.rlimit",      "COREDUMP_RLIMIT" },
-        { "user.coredump.hostname",    "COREDUMP_HOSTNAME" },
-        { "user.coredump.boot_id",     "COREDUMPD_BOOT_ID" },
-        { "user.coredump.comm",        "COREDUMP_COMM" },
-        { "user.coredump.exe",         "COREDUMP_EXE" },
-        { "user.coredump.cmdline",     "COREDUMP_CMDLINE" },
-        { "user.coredump.cgroup",      "COREDUMP_CGROUP" },
-        { "user.coredump.unit",        "COREDUMP_UNIT" },
-        { "user.coredump.slice",       "COREDUMP_SLICE" },
-        { "user.coredump.truncated",   "COREDUMP_TRUNCATED" },
-        { XATTR_COREDUMPD_ACTION,      "COREDUMPD_ACTION" },
-        { XATTR_COREDUMPD_RULE,        "COREDUMPD_RULE" },
-};
-
 static void entry_done(struct entry *d) {
-        record_done(&d->fields);
+        fields_done(&d->fields);
 }
 
 void entry_list_done(struct entry_list *l) {
@@ -64,8 +39,8 @@ static int entry_list_append(struct entry_list *l, struct entry *d) {
         return 0;
 }
 
-static long long field_number(const struct record *r, const char *field) {
-        const char *v = record_get(r, field);
+static long long field_number(const struct fields *f, enum field field) {
+        const char *v = fields_get(f, field);
         char *end;
 
         if (!v || !*v)
@@ -77,11 +52,11 @@ static long long field_number(const struct record *r, const char *field) {
 
 /* pid, uid, signal and time from the fields. */
 static void entry_parse_fields(struct entry *d, uint64_t fallback_time) {
-        long long t = field_number(&d->fields, "COREDUMP_TIMESTAMP");
-        long long sig = field_number(&d->fields, "COREDUMP_SIGNAL");
+        long long t = field_number(&d->fields, FIELD_TIMESTAMP);
+        long long sig = field_number(&d->fields, FIELD_SIGNAL);
 
-        d->pid = field_number(&d->fields, "COREDUMP_PID");
-        d->uid = field_number(&d->fields, "COREDUMP_UID");
+        d->pid = field_number(&d->fields, FIELD_PID);
+        d->uid = field_number(&d->fields, FIELD_UID);
         d->signal = sig > 0 && sig < 256 ? (int) sig : 0;
         d->time_usec = t > 0 ? (uint64_t) t : fallback_time;
 }
@@ -101,11 +76,11 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 if (!eq)
                         continue;
                 size_t klen = (size_t) (eq - (const char *) data);
-                if (klen == 16 && memcmp(data, "COREDUMPD_ACTION", 16) == 0)
+                if (klen == strlen(field_name(FIELD_ACTION)) && memcmp(data, field_name(FIELD_ACTION), klen) == 0)
                         ours = true;
                 if (klen == 4 && memcmp(data, "_UID", 4) == 0)
                         from_root = size == 6 && ((const char *) data)[5] == '0';
-                r = record_add_raw(&d.fields, data, size);
+                r = fields_add_raw(&d.fields, data, size);
                 if (r < 0) {
                         entry_done(&d);
                         return r;
@@ -114,7 +89,7 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
 
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
          * entry without _UID (a journal file made by hand, as in tests) is taken as it is. */
-        if (!ours || (record_get(&d.fields, "_UID") && !from_root)) {
+        if (!ours || (fields_get_name(&d.fields, "_UID") && !from_root)) {
                 entry_done(&d);
                 return -ENOMSG;
         }
@@ -156,7 +131,7 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j) {
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-int entry_read_xattrs(int dir_fd, const char *name, struct record *r) {
+int entry_read_xattrs(int dir_fd, const char *name, struct fields *f) {
         _cleanup_close_ int fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         char proc[64];
         int found = 0;
@@ -166,9 +141,12 @@ int entry_read_xattrs(int dir_fd, const char *name, struct record *r) {
         /* An O_PATH fd takes no *xattr() calls; its /proc/self/fd link does, without following. */
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 
-        for (size_t i = 0; i < ELEMENTSOF(xattr_fields); i++) {
+        for (enum field i = 0; i < _FIELD_MAX; i++) {
                 char value[4096];
-                ssize_t n = getxattr(proc, xattr_fields[i].xattr, value, sizeof value - 1);
+
+                if (!field_table[i].xattr)
+                        continue;
+                ssize_t n = getxattr(proc, field_table[i].xattr, value, sizeof value - 1);
                 if (n < 0) {
                         if (errno == ENODATA || errno == ERANGE)
                                 continue;
@@ -177,7 +155,7 @@ int entry_read_xattrs(int dir_fd, const char *name, struct record *r) {
                         return negative_errno();
                 }
                 value[n] = 0;
-                int k = record_add(r, xattr_fields[i].field, "%s", value);
+                int k = fields_add(f, field_name(i), "%s", value);
                 if (k < 0)
                         return k;
                 found++;
@@ -185,7 +163,7 @@ int entry_read_xattrs(int dir_fd, const char *name, struct record *r) {
         return found;
 }
 
-int entry_parse_file_name(const char *name, struct record *r) {
+int entry_parse_file_name(const char *name, struct fields *f) {
         _cleanup_(strv_freep) char **parts = NULL;
         size_t n;
 
@@ -205,17 +183,17 @@ int entry_parse_file_name(const char *name, struct record *r) {
                         return -EINVAL;
 
         int k = 0;
-        k = k ?: record_add(r, "COREDUMP_COMM", "%s", parts[1]);
-        k = k ?: record_add(r, "COREDUMP_UID", "%s", parts[2]);
-        k = k ?: record_add(r, "COREDUMPD_BOOT_ID", "%s", parts[3]);
-        k = k ?: record_add(r, "COREDUMP_PID", "%s", parts[4]);
-        k = k ?: record_add(r, "COREDUMP_TIMESTAMP", "%s", parts[5]);
+        k = k ?: fields_add(f, field_name(FIELD_COMM), "%s", parts[1]);
+        k = k ?: fields_add(f, field_name(FIELD_UID), "%s", parts[2]);
+        k = k ?: fields_add(f, field_name(FIELD_BOOT_ID), "%s", parts[3]);
+        k = k ?: fields_add(f, field_name(FIELD_PID), "%s", parts[4]);
+        k = k ?: fields_add(f, field_name(FIELD_TIMESTAMP), "%s", parts[5]);
         return k;
 }
 
 static bool entry_list_names_file(const struct entry_list *l, const char *name) {
         for (size_t i = 0; i < l->n; i++) {
-                const char *f = record_get(&l->entries[i].fields, "COREDUMP_FILENAME");
+                const char *f = fields_get(&l->entries[i].fields, FIELD_FILENAME);
                 const char *base = f ? strrchr(f, '/') : NULL;
                 if (base && strcmp(base + 1, name) == 0)
                         return true;
@@ -229,17 +207,17 @@ static int entry_from_store_file(int dir_fd, const char *store_path, const char 
         int r;
 
         r = entry_read_xattrs(dir_fd, name, &d.fields);
-        if (r == 0 || (r > 0 && !record_get(&d.fields, "COREDUMP_PID"))) {
+        if (r == 0 || (r > 0 && !fields_get(&d.fields, FIELD_PID))) {
                 /* No attributes (a file system without user xattrs): the name says the essentials. */
-                record_done(&d.fields);
+                fields_done(&d.fields);
                 r = entry_parse_file_name(name, &d.fields);
         }
-        if (r >= 0 && !record_get(&d.fields, "COREDUMPD_ACTION"))
-                r = record_add(&d.fields, "COREDUMPD_ACTION", "kernel");
+        if (r >= 0 && !fields_get(&d.fields, FIELD_ACTION))
+                r = fields_add(&d.fields, field_name(FIELD_ACTION), "kernel");
         if (r >= 0)
-                r = record_add(&d.fields, "COREDUMPD_RESULT", "stored");
+                r = fields_add(&d.fields, field_name(FIELD_RESULT), "stored");
         if (r >= 0)
-                r = record_add(&d.fields, "COREDUMP_FILENAME", "%s/%s", store_path, name);
+                r = fields_add(&d.fields, field_name(FIELD_FILENAME), "%s/%s", store_path, name);
         if (r < 0) {
                 entry_done(&d);
                 return r;
@@ -298,7 +276,7 @@ void entry_list_finish(struct entry_list *l) {
 /* ---- the core file --------------------------------------------------------------------------- */
 
 void entry_update_presence(struct entry *d) {
-        const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
+        const char *path = fields_get(&d->fields, FIELD_FILENAME);
         struct stat st;
 
         d->disk_size = 0;
@@ -329,7 +307,7 @@ const char *entry_source_to_string(enum entry_source s) {
 }
 
 int entry_open_core(const struct entry *d, int *ret_fd) {
-        const char *path = record_get(&d->fields, "COREDUMP_FILENAME");
+        const char *path = fields_get(&d->fields, FIELD_FILENAME);
         struct stat st;
 
         if (!path || !*path)

@@ -5,9 +5,9 @@
  * The crashes coredumpd recorded ("entries"), read back for the operator (dumpctl): from the journal (the
  * entries record.c wrote: MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 with COREDUMPD_ACTION=,
  * sent by root) and, for dumps whose entry the journal lost, from the store itself: the
- * user.coredump.* attributes store.c sets on each file, or failing those the file's name.
+ * user.coredump.* attributes store/store.c sets on each file, or failing those the file's name.
  *
- * Every entry's metadata is a struct record of journal-style "FIELD=value" pairs whichever source
+ * Every entry's metadata is a struct fields (shared/fields.h) of journal-style "FIELD=value" pairs whichever source
  * it came from, so a journal entry and a stored file's attributes read the same way.
  */
 
@@ -15,11 +15,7 @@
 #include <stdint.h>
 #include <systemd/sd-journal.h>
 
-#include "crash/record.h"
-
-/* The coredumpd-specific attributes next to systemd-coredump's user.coredump.* ones. */
-#define XATTR_COREDUMPD_ACTION "user.coredumpd.action"
-#define XATTR_COREDUMPD_RULE   "user.coredumpd.rule"
+#include "shared/fields.h"
 
 enum entry_source {
         ENTRY_SOURCE_JOURNAL,
@@ -34,7 +30,7 @@ enum entry_presence {
 };
 
 struct entry {
-        struct record fields;
+        struct fields fields;
         enum entry_source source;
         uint64_t time_usec;     /* COREDUMP_TIMESTAMP, else the journal's realtime */
         long long pid;          /* -1 if unknown */
@@ -59,11 +55,11 @@ int entry_list_load_store(struct entry_list *l, const char *store_path);
 /* Oldest first; fills in presence. */
 void entry_list_finish(struct entry_list *l);
 
-/* The user.coredump.* attributes of name (relative to dir_fd) as COREDUMP_* fields added to r.
+/* The attributes of name (relative to dir_fd) that the field table names, as fields added to f.
  * Returns the number of attributes found, or -errno. */
-int entry_read_xattrs(int dir_fd, const char *name, struct record *r);
+int entry_read_xattrs(int dir_fd, const char *name, struct fields *f);
 /* Fields from a core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst] name; -EINVAL if it is not one. */
-int entry_parse_file_name(const char *name, struct record *r);
+int entry_parse_file_name(const char *name, struct fields *f);
 
 void entry_update_presence(struct entry *d);
 const char *entry_presence_to_string(enum entry_presence p);

@@ -15,7 +15,6 @@
 #include "shared/cleanup.h"
 #include "store/core-extent.h"
 #include "store/core-writer.h"
-#include "reader/entries.h"
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/names.h"
@@ -64,83 +63,41 @@ void stored_core_done(struct stored_core *c) {
         *c = (struct stored_core) {};
 }
 
-char *core_file_name(const struct crash_context *ctx, enum compression compression) {
-        _cleanup_free_ char *comm = escape_filename_part(ctx->comm);
+char *store_core_name(const char *comm, uid_t uid, const char *boot_id, pid_t pid, uint64_t timestamp_usec,
+                      enum compression compression) {
+        _cleanup_free_ char *part = escape_filename_part(comm);
         char *name;
 
-        if (!comm)
+        if (!part)
                 return NULL;
-        if (asprintf(&name, "core.%s.%" PRIu32 ".%s.%" PRIi32 ".%" PRIu64 "%s", comm, (uint32_t) ctx->uid,
-                     ctx->boot_id, (int32_t) ctx->pid, ctx->timestamp_usec,
-                     compression == COMPRESSION_ZSTD ? ".zst" : "") < 0)
+        if (asprintf(&name, "core.%s.%" PRIu32 ".%s.%" PRIi32 ".%" PRIu64 "%s", part, (uint32_t) uid, boot_id,
+                     (int32_t) pid, timestamp_usec, compression == COMPRESSION_ZSTD ? ".zst" : "") < 0)
                 return NULL;
         return name;
 }
 
 /* ---- metadata on the file -------------------------------------------------------------------- */
 
-static int set_xattr(int fd, const char *name, const char *value) {
+static int set_xattr(int fd, enum field field, const char *value) {
         if (!value)
                 return 0;
-        return fsetxattr(fd, name, value, strlen(value), 0) < 0 ? negative_errno() : 0;
+        return fsetxattr(fd, field_table[field].xattr, value, strlen(value), 0) < 0 ? negative_errno() : 0;
 }
 
-static int set_xattr_escaped(int fd, const char *name, const char *raw) {
-        if (!raw)
-                return 0;
-        _cleanup_free_ char *value = escape_text(raw, strlen(raw));
-        return value ? set_xattr(fd, name, value) : -ENOMEM;
-}
-
-static int set_xattr_format(int fd, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
-static int set_xattr_format(int fd, const char *name, const char *format, ...) {
-        char value[64];
-        va_list ap;
-        va_start(ap, format);
-        vsnprintf(value, sizeof value, format, ap);
-        va_end(ap);
-        return set_xattr(fd, name, value);
-}
-
-/* The record's metadata as user.coredump.* attributes, as systemd-coredump does. */
-static void store_set_xattrs(int fd, const struct crash_context *ctx, bool truncated, const char *tag) {
+/* The crash's fields that have an attribute (user.coredump.* as systemd-coredump sets them, and
+ * ours), so that the core carries its record even when the journal loses it. */
+static void store_set_xattrs(int fd, const struct fields *metadata, bool truncated, const char *tag) {
         int r = 0;
 
-        r = r ?: set_xattr_format(fd, "user.coredump.pid", "%" PRIi32, (int32_t) ctx->pid);
-        r = r ?: set_xattr_format(fd, "user.coredump.uid", "%" PRIu32, (uint32_t) ctx->uid);
-        r = r ?: set_xattr_format(fd, "user.coredump.gid", "%" PRIu32, (uint32_t) ctx->gid);
-        if (ctx->signal > 0) {
-                r = r ?: set_xattr_format(fd, "user.coredump.signal", "%d", ctx->signal);
-                r = r ?: set_xattr(fd, "user.coredump.signal_name", signal_to_name(ctx->signal));
-        }
-        r = r ?: set_xattr_format(fd, "user.coredump.timestamp", "%" PRIu64, ctx->timestamp_usec);
-        if (ctx->rlimit_known)
-                r = r ?: set_xattr_format(fd, "user.coredump.rlimit", "%" PRIu64, ctx->rlimit_core);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.hostname", ctx->hostname);
-        r = r ?: set_xattr(fd, "user.coredump.boot_id", ctx->boot_id);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.comm", ctx->comm);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.exe", ctx->exe);
-        r = r ?: set_xattr(fd, "user.coredump.cmdline", ctx->cmdline);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.cgroup", ctx->cgroup);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.unit", ctx->unit);
-        r = r ?: set_xattr_escaped(fd, "user.coredump.slice", ctx->slice);
-        if (truncated)
-                r = r ?: set_xattr(fd, "user.coredump.truncated", "1");
+        for (enum field f = 0; f < _FIELD_MAX && r >= 0; f++)
+                if (field_table[f].xattr && f != FIELD_TRUNCATED)
+                        r = set_xattr(fd, f, fields_get(metadata, f));
+        if (truncated && r >= 0)
+                r = set_xattr(fd, FIELD_TRUNCATED, "1");
 
         if (r < 0)
                 log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
-                                "Cannot set user.coredump.* attributes on the dump: %m");
-}
-
-/* What coredumpd decided, for dumpctl when the journal lost the entry. */
-static void store_set_decision_xattrs(int fd, const struct decision *d, const char *tag) {
-        int r = 0;
-
-        r = r ?: set_xattr(fd, XATTR_COREDUMPD_ACTION, action_to_string(d->action));
-        r = r ?: set_xattr(fd, XATTR_COREDUMPD_RULE, d->rule);
-        if (r < 0)
-                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_WARNING, r,
-                                "Cannot set user.coredumpd.* attributes on the dump: %m");
+                                "Cannot set user.coredump.* attributes on the core: %m");
 }
 
 /* Grants the crashing user read access through an ACL entry user:<uid>:r--. */
@@ -150,7 +107,7 @@ static int store_grant_user_read(int fd, uid_t uid, const char *tag) {
         acl_permset_t permset;
         int r = 0;
 
-        if (uid == 0)
+        if (uid == 0 || uid == STORE_NO_READER)
                 return 0; /* root reads it anyway */
 
         acl = acl_get_fd(fd);
@@ -205,7 +162,7 @@ static bool peer_has_more(int sock_fd) {
 }
 
 static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct stream_result *res,
-                       char *error, size_t error_size) {
+                       char *reason, size_t reason_size) {
         _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
         int r;
 
@@ -225,7 +182,7 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
                         if (errno == EINTR)
                                 continue;
                         r = negative_errno();
-                        snprintf(error, error_size, "receiving the core failed after %" PRIu64 " bytes: %s",
+                        snprintf(reason, reason_size, "receiving the core failed after %" PRIu64 " bytes: %s",
                                  res->received, strerror(-r));
                         return r;
                 }
@@ -235,7 +192,7 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
                 core_extent_feed(&res->extent, buf, (size_t) n);
                 r = core_writer_write(w, buf, (size_t) n);
                 if (r < 0) {
-                        snprintf(error, error_size, "writing the core failed: %s", strerror(-r));
+                        snprintf(reason, reason_size, "writing the core failed: %s", strerror(-r));
                         return r;
                 }
                 res->received += (uint64_t) n;
@@ -243,22 +200,22 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
 }
 
 /* A stream that ended early is not a core: the peer vanished, or the deadline cut it. */
-static int stream_check_complete(const struct stream_result *res, const atomic_bool *expired, char *error,
-                                 size_t error_size) {
+static int stream_check_complete(const struct stream_result *res, const atomic_bool *expired, char *reason,
+                                 size_t reason_size) {
         uint64_t expected;
 
         if (res->truncated)
                 return 0;
         if (expired && atomic_load(expired)) {
-                snprintf(error, error_size, "deadline reached after %" PRIu64 " bytes of core", res->received);
+                snprintf(reason, reason_size, "deadline reached after %" PRIu64 " bytes of core", res->received);
                 return -ETIMEDOUT;
         }
         if (res->received == 0) {
-                snprintf(error, error_size, "the kernel sent no core data");
+                snprintf(reason, reason_size, "the kernel sent no core data");
                 return -ENODATA;
         }
         if (core_extent_known(&res->extent, &expected) && res->received < expected) {
-                snprintf(error, error_size,
+                snprintf(reason, reason_size,
                          "core ended after %" PRIu64 " of %" PRIu64 " bytes (the peer vanished mid-stream)",
                          res->received, expected);
                 return -EPIPE;
@@ -266,21 +223,20 @@ static int stream_check_complete(const struct stream_result *res, const atomic_b
         return 0;
 }
 
-static int store_finish_file(struct store *s, int fd, const struct crash_context *ctx, bool truncated,
-                             const char *tag, char *error, size_t error_size) {
+static int store_finish_file(int fd, const struct store_target *t, bool truncated, char *reason,
+                             size_t reason_size) {
         if (fchmod(fd, CORE_FILE_MODE) < 0 || (geteuid() == 0 && fchown(fd, 0, 0) < 0)) {
                 int r = negative_errno();
-                snprintf(error, error_size, "cannot set owner and mode of the dump: %s", strerror(-r));
+                snprintf(reason, reason_size, "cannot set owner and mode of the core: %s", strerror(-r));
                 return r;
         }
 
-        store_set_xattrs(fd, ctx, truncated, tag);
-        if (context_user_may_read(ctx))
-                (void) store_grant_user_read(fd, ctx->uid, tag);
+        store_set_xattrs(fd, t->metadata, truncated, t->tag);
+        (void) store_grant_user_read(fd, t->reader_uid, t->tag);
 
         if (fdatasync(fd) < 0) {
                 int r = negative_errno();
-                snprintf(error, error_size, "cannot sync the dump: %s", strerror(-r));
+                snprintf(reason, reason_size, "cannot sync the core: %s", strerror(-r));
                 return r;
         }
         return 0;
@@ -293,77 +249,74 @@ struct socket_fill {
         const atomic_bool *expired;
 };
 
-static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_truncated, char *error,
-                            size_t error_size) {
+static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                            size_t reason_size) {
         const struct socket_fill *f = userdata;
         struct stream_result res = {};
 
-        int r = stream_into(f->sock_fd, w, f->max_size, &res, error, error_size);
+        int r = stream_into(f->sock_fd, w, f->max_size, &res, reason, reason_size);
         if (r >= 0)
-                r = stream_check_complete(&res, f->expired, error, error_size);
+                r = stream_check_complete(&res, f->expired, reason, reason_size);
         core_extent_done(&res.extent);
         *ret_truncated = res.truncated;
         return r;
 }
 
-int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, const struct decision *d,
-               const atomic_bool *expired, const char *tag, struct stored_core *ret, char *error,
-               size_t error_size) {
+int store_core(struct store *s, int sock_fd, const struct store_target *t, const atomic_bool *expired,
+               struct stored_core *ret, char *reason, size_t reason_size) {
         struct socket_fill fill = {
                 .sock_fd = sock_fd,
-                .max_size = d->max_size,
+                .max_size = t->max_size,
                 .expired = expired,
         };
 
-        return store_core_generated(s, ctx, d, fill_from_socket, &fill, tag, ret, error, error_size);
+        return store_core_generated(s, t, fill_from_socket, &fill, ret, reason, reason_size);
 }
 
 /* ---- any core: written by a fill function into an unnamed file, then linked ------------------- */
 
-int store_core_generated(struct store *s, const struct crash_context *ctx, const struct decision *d,
-                         store_generate_fn generate, void *userdata, const char *tag, struct stored_core *ret,
-                         char *error, size_t error_size) {
+int store_core_generated(struct store *s, const struct store_target *t, store_generate_fn generate,
+                         void *userdata, struct stored_core *ret, char *reason, size_t reason_size) {
         _cleanup_(core_writer_done) struct core_writer writer = {};
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *name = NULL, *path = NULL;
         bool truncated = false;
         int r;
 
-        name = core_file_name(ctx, d->compress);
+        name = strdup(t->name);
         if (!name || asprintf(&path, "%s/%s", s->path, name) < 0) {
                 path = NULL;
-                snprintf(error, error_size, "out of memory");
-                return log_crash_errno(tag, LOG_ERR, ENOMEM, "Cannot name the dump: %m");
+                snprintf(reason, reason_size, "out of memory");
+                return -ENOMEM;
         }
         fd = openat(s->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
         if (fd < 0) {
                 r = negative_errno();
-                snprintf(error, error_size, "cannot create an unnamed file in %s: %s", s->path, strerror(-r));
-                return log_crash_errno(tag, LOG_ERR, r, "Cannot create an unnamed file (O_TMPFILE) in %s: %m", s->path);
+                snprintf(reason, reason_size, "cannot create an unnamed file (O_TMPFILE) in %s: %s", s->path,
+                         strerror(-r));
+                return r;
         }
-        r = core_writer_init(&writer, fd, d->compress, s->compress_level);
+        r = core_writer_init(&writer, fd, t->compress, s->compress_level);
         if (r < 0) {
-                snprintf(error, error_size, "cannot set up the compressor: %s", strerror(-r));
-                return log_crash_errno(tag, LOG_ERR, r, "Cannot set up the compressor: %m");
+                snprintf(reason, reason_size, "cannot set up the compressor: %s", strerror(-r));
+                return r;
         }
 
-        r = generate(&writer, userdata, &truncated, error, error_size);
+        r = generate(&writer, userdata, &truncated, reason, reason_size);
         if (r >= 0) {
                 r = core_writer_finish(&writer);
                 if (r < 0)
-                        snprintf(error, error_size, "finishing the dump failed: %s", strerror(-r));
+                        snprintf(reason, reason_size, "finishing the core failed: %s", strerror(-r));
         }
-        if (r >= 0) {
-                store_set_decision_xattrs(fd, d, tag);
-                r = store_finish_file(s, fd, ctx, truncated, tag, error, error_size);
-        }
+        if (r >= 0)
+                r = store_finish_file(fd, t, truncated, reason, reason_size);
         if (r >= 0) {
                 r = store_link(s, fd, name);
                 if (r < 0)
-                        snprintf(error, error_size, "cannot link the dump as %s: %s", path, strerror(-r));
+                        snprintf(reason, reason_size, "cannot link the core as %s: %s", path, strerror(-r));
         }
         if (r < 0)
-                return log_crash_errno(tag, LOG_ERR, r, "Core not stored: %s", error);
+                return r;
 
         struct stat st;
         *ret = (struct stored_core) {
@@ -374,6 +327,6 @@ int store_core_generated(struct store *s, const struct crash_context *ctx, const
                 .truncated = truncated,
         };
         if (truncated)
-                log_crash(tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
+                log_crash(t->tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
         return 0;
 }

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "crash/context.h"
-#include "config/policy.h"
+#include "config/config.h"
+#include "shared/fields.h"
 
 struct store {
         int dir_fd;
@@ -39,25 +39,37 @@ struct stored_core {
 int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret);
 struct store *store_free(struct store *s);
 
-/* core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst], comm escaped to a safe file name part. */
-char *core_file_name(const struct crash_context *ctx, enum compression compression);
+/* A uid that is granted nothing. */
+#define STORE_NO_READER ((uid_t) -1)
 
-/* Streams the core from sock_fd into the store, following the decision's size cap and
- * compression. 0: stored (maybe truncated) and *ret filled. Negative: nothing was kept; the reason
- * is logged (with tag) and put into error. *expired is checked to tell a deadline from an EOF. */
-int store_core(struct store *s, int sock_fd, const struct crash_context *ctx, const struct decision *d,
-               const atomic_bool *expired, const char *tag, struct stored_core *ret, char *error,
-               size_t error_size);
+/* What to store and how. */
+struct store_target {
+        const char *name;               /* file name inside the store (store_core_name()) */
+        const struct fields *metadata;  /* the crash's fields; those with an attribute go on the core */
+        uid_t reader_uid;               /* granted read access by an ACL entry, or STORE_NO_READER */
+        uint64_t max_size;              /* uncompressed bytes kept at most; more is cut (truncated) */
+        enum compression compress;
+        const char *tag;                /* crash tag for log lines of what does not fail the store */
+};
+
+/* core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst], comm escaped to a safe file name part. */
+char *store_core_name(const char *comm, uid_t uid, const char *boot_id, pid_t pid, uint64_t timestamp_usec,
+                      enum compression compression);
+
+/* Streams the core from sock_fd into the store. 0: stored (maybe truncated) and *ret filled.
+ * Negative: nothing was kept; why is in reason (nothing is logged). *expired is checked to tell a
+ * deadline from an EOF. */
+int store_core(struct store *s, int sock_fd, const struct store_target *t, const atomic_bool *expired,
+               struct stored_core *ret, char *reason, size_t reason_size);
 
 /* A core that coredumpd makes itself (Action=userspace): generate writes it into w, which compresses
- * as the decision says; it sets *ret_truncated if it stopped at d->max_size. Stored like a streamed
- * core: O_TMPFILE, owner, mode, xattrs, ACL, linked when complete. */
+ * as the target says; it sets *ret_truncated if it stopped at the size cap. Stored like a streamed
+ * core: O_TMPFILE, owner, mode, attributes, ACL, linked when complete. */
 struct core_writer;
-typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *ret_truncated, char *error,
-                                 size_t error_size);
-int store_core_generated(struct store *s, const struct crash_context *ctx, const struct decision *d,
-                         store_generate_fn generate, void *userdata, const char *tag, struct stored_core *ret,
-                         char *error, size_t error_size);
+typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                                 size_t reason_size);
+int store_core_generated(struct store *s, const struct store_target *t, store_generate_fn generate,
+                         void *userdata, struct stored_core *ret, char *reason, size_t reason_size);
 
 void stored_core_done(struct stored_core *c);
 

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/cleanup.h"
+#include "shared/escape.h"
+#include "shared/fields.h"
+
+const struct field_def field_table[_FIELD_MAX] = {
+        [FIELD_MESSAGE_ID]        = { "MESSAGE_ID",                 NULL,                        FIELD_RAW },
+        [FIELD_PRIORITY]          = { "PRIORITY",                   NULL,                        FIELD_DECIMAL },
+        [FIELD_SYSLOG_IDENTIFIER] = { "SYSLOG_IDENTIFIER",          NULL,                        FIELD_RAW },
+        [FIELD_MESSAGE]           = { "MESSAGE",                    NULL,                        FIELD_RAW },
+
+        [FIELD_PID]               = { "COREDUMP_PID",               "user.coredump.pid",         FIELD_DECIMAL },
+        [FIELD_UID]               = { "COREDUMP_UID",               "user.coredump.uid",         FIELD_DECIMAL },
+        [FIELD_GID]               = { "COREDUMP_GID",               "user.coredump.gid",         FIELD_DECIMAL },
+        [FIELD_SIGNAL]            = { "COREDUMP_SIGNAL",            "user.coredump.signal",      FIELD_DECIMAL },
+        [FIELD_SIGNAL_NAME]       = { "COREDUMP_SIGNAL_NAME",       "user.coredump.signal_name", FIELD_RAW },
+        [FIELD_TIMESTAMP]         = { "COREDUMP_TIMESTAMP",         "user.coredump.timestamp",   FIELD_DECIMAL },
+        [FIELD_RLIMIT]            = { "COREDUMP_RLIMIT",            "user.coredump.rlimit",      FIELD_DECIMAL },
+        [FIELD_COMM]              = { "COREDUMP_COMM",              "user.coredump.comm",        FIELD_ESCAPED },
+        [FIELD_EXE]               = { "COREDUMP_EXE",               "user.coredump.exe",         FIELD_ESCAPED },
+        [FIELD_CMDLINE]           = { "COREDUMP_CMDLINE",           "user.coredump.cmdline",     FIELD_RAW },
+        [FIELD_CGROUP]            = { "COREDUMP_CGROUP",            "user.coredump.cgroup",      FIELD_ESCAPED },
+        [FIELD_UNIT]              = { "COREDUMP_UNIT",              "user.coredump.unit",        FIELD_ESCAPED },
+        [FIELD_USER_UNIT]         = { "COREDUMP_USER_UNIT",         NULL,                        FIELD_ESCAPED },
+        [FIELD_SLICE]             = { "COREDUMP_SLICE",             "user.coredump.slice",       FIELD_ESCAPED },
+        [FIELD_HOSTNAME]          = { "COREDUMP_HOSTNAME",          "user.coredump.hostname",    FIELD_ESCAPED },
+        [FIELD_BOOT_ID]           = { "COREDUMPD_BOOT_ID",          "user.coredump.boot_id",     FIELD_RAW },
+        [FIELD_DUMPABLE]          = { "COREDUMPD_DUMPABLE",         NULL,                        FIELD_DECIMAL },
+        [FIELD_AT_SECURE]         = { "COREDUMPD_AT_SECURE",        NULL,                        FIELD_DECIMAL },
+
+        [FIELD_ACTION]            = { "COREDUMPD_ACTION",           "user.coredumpd.action",     FIELD_RAW },
+        [FIELD_RULE]              = { "COREDUMPD_RULE",             "user.coredumpd.rule",       FIELD_RAW },
+        [FIELD_RESULT]            = { "COREDUMPD_RESULT",           NULL,                        FIELD_RAW },
+        [FIELD_REQUEST_MASK]      = { "COREDUMPD_REQUEST_MASK",     NULL,                        FIELD_HEX },
+        [FIELD_ACK_MASK]          = { "COREDUMPD_ACK_MASK",         NULL,                        FIELD_HEX },
+        [FIELD_MARK]              = { "COREDUMPD_MARK",             NULL,                        FIELD_RAW },
+        [FIELD_ERROR]             = { "COREDUMPD_ERROR",            NULL,                        FIELD_ESCAPED },
+        [FIELD_FILENAME]          = { "COREDUMP_FILENAME",          NULL,                        FIELD_RAW },
+        [FIELD_CORE_SIZE]         = { "COREDUMPD_CORE_SIZE",        NULL,                        FIELD_DECIMAL },
+        [FIELD_TRUNCATED]         = { "COREDUMP_TRUNCATED",         "user.coredump.truncated",   FIELD_DECIMAL },
+
+        [FIELD_SI_CODE]           = { "COREDUMPD_SI_CODE",          NULL,                        FIELD_DECIMAL },
+        [FIELD_PROBE]             = { "COREDUMPD_PROBE",            NULL,                        FIELD_RAW },
+        [FIELD_CRASH_TID]         = { "COREDUMPD_CRASH_TID",        NULL,                        FIELD_DECIMAL },
+        [FIELD_FAULT_ADDRESS]     = { "COREDUMPD_FAULT_ADDRESS",    NULL,                        FIELD_HEX },
+        [FIELD_PROBE_RIP]         = { "COREDUMPD_PROBE_RIP",        NULL,                        FIELD_HEX },
+        [FIELD_PROBE_RSP]         = { "COREDUMPD_PROBE_RSP",        NULL,                        FIELD_HEX },
+        [FIELD_SELFDUMP_MODE]     = { "COREDUMPD_USERSPACE_MODE",   NULL,                        FIELD_RAW },
+        [FIELD_SELFDUMP_THREADS]  = { "COREDUMPD_USERSPACE_THREADS", NULL,                       FIELD_DECIMAL },
+        [FIELD_SELFDUMP_MEMORY]   = { "COREDUMPD_USERSPACE_MEMORY", NULL,                        FIELD_DECIMAL },
+};
+
+/* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */
+static int fields_append(struct fields *f, char *entry) {
+        struct iovec *grown = realloc(f->v, (f->n + 1) * sizeof *grown);
+        if (!grown) {
+                free(entry);
+                return -ENOMEM;
+        }
+        f->v = grown;
+        f->v[f->n++] = (struct iovec) { .iov_base = entry, .iov_len = strlen(entry) };
+        return 0;
+}
+
+int fields_add(struct fields *f, const char *name, const char *format, ...) {
+        _cleanup_free_ char *value = NULL;
+        char *entry;
+        va_list ap;
+
+        va_start(ap, format);
+        int k = vasprintf(&value, format, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+
+        if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        return fields_append(f, entry);
+}
+
+int fields_add_raw(struct fields *f, const void *data, size_t size) {
+        char *entry = strndup(data, size);
+        if (!entry)
+                return -ENOMEM;
+        return fields_append(f, entry);
+}
+
+int fields_set_text(struct fields *f, enum field field, const char *text) {
+        const struct field_def *d = &field_table[field];
+
+        if (!text)
+                return 0;
+        if (d->render != FIELD_ESCAPED)
+                return fields_add(f, d->name, "%s", text);
+        _cleanup_free_ char *escaped = escape_text(text, strlen(text));
+        return escaped ? fields_add(f, d->name, "%s", escaped) : -ENOMEM;
+}
+
+int fields_set_number(struct fields *f, enum field field, int64_t n) {
+        const struct field_def *d = &field_table[field];
+        if (d->render == FIELD_HEX)
+                return fields_add(f, d->name, "0x%" PRIx64, (uint64_t) n);
+        return fields_add(f, d->name, "%" PRIi64, n);
+}
+
+int fields_set_unsigned(struct fields *f, enum field field, uint64_t n) {
+        const struct field_def *d = &field_table[field];
+        if (d->render == FIELD_HEX)
+                return fields_add(f, d->name, "0x%" PRIx64, n);
+        return fields_add(f, d->name, "%" PRIu64, n);
+}
+
+const char *fields_get_name(const struct fields *f, const char *name) {
+        size_t k = strlen(name);
+
+        for (size_t i = 0; i < f->n; i++) {
+                const char *e = f->v[i].iov_base;
+                if (strncmp(e, name, k) == 0 && e[k] == '=')
+                        return e + k + 1;
+        }
+        return NULL;
+}
+
+const char *fields_get(const struct fields *f, enum field field) {
+        return fields_get_name(f, field_table[field].name);
+}
+
+void fields_done(struct fields *f) {
+        for (size_t i = 0; i < f->n; i++)
+                free(f->v[i].iov_base);
+        free(f->v);
+        *f = (struct fields) {};
+}

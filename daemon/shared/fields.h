@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The facts about a crash, each defined once: its journal field (systemd-coredump's COREDUMP_*
+ * names where systemd has the fact, COREDUMPD_* for what only coredumpd knows), the extended
+ * attribute it is kept in on the stored core (user.coredump.* as systemd-coredump sets them,
+ * user.coredumpd.* for ours; none for facts that only the journal keeps), and how its value is
+ * rendered.
+ *
+ * A crash's record (crash/record.c) is a struct fields built from this table; the store
+ * (store/store.c) writes the fields that have an attribute onto the core; the reader
+ * (reader/entries.c) reads journal entries and attributes back into the same struct fields.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* systemd's coredump message, so that coredumpctl lists our records. */
+#define COREDUMP_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
+
+enum field {
+        /* the journal entry itself */
+        FIELD_MESSAGE_ID,
+        FIELD_PRIORITY,
+        FIELD_SYSLOG_IDENTIFIER,
+        FIELD_MESSAGE,
+        /* who crashed, and how */
+        FIELD_PID,
+        FIELD_UID,
+        FIELD_GID,
+        FIELD_SIGNAL,
+        FIELD_SIGNAL_NAME,
+        FIELD_TIMESTAMP,
+        FIELD_RLIMIT,
+        FIELD_COMM,
+        FIELD_EXE,
+        FIELD_CMDLINE,
+        FIELD_CGROUP,
+        FIELD_UNIT,
+        FIELD_USER_UNIT,
+        FIELD_SLICE,
+        FIELD_HOSTNAME,
+        FIELD_BOOT_ID,
+        FIELD_DUMPABLE,
+        FIELD_AT_SECURE,
+        /* what coredumpd decided and did */
+        FIELD_ACTION,
+        FIELD_RULE,
+        FIELD_RESULT,
+        FIELD_REQUEST_MASK,
+        FIELD_ACK_MASK,
+        FIELD_MARK,
+        FIELD_ERROR,
+        FIELD_FILENAME,
+        FIELD_CORE_SIZE,
+        FIELD_TRUNCATED,
+        /* what the crash-context probe saw, and the core coredumpd made itself */
+        FIELD_SI_CODE,
+        FIELD_PROBE,
+        FIELD_CRASH_TID,
+        FIELD_FAULT_ADDRESS,
+        FIELD_PROBE_RIP,
+        FIELD_PROBE_RSP,
+        FIELD_SELFDUMP_MODE,
+        FIELD_SELFDUMP_THREADS,
+        FIELD_SELFDUMP_MEMORY,
+        _FIELD_MAX,
+};
+
+enum field_render {
+        FIELD_RAW,              /* text that is safe as it is (names we chose, escaped cmdlines) */
+        FIELD_ESCAPED,          /* text from the crashed process: escaped (escape_text) */
+        FIELD_DECIMAL,          /* a number */
+        FIELD_HEX,              /* a mask or an address: 0x... */
+};
+
+struct field_def {
+        const char *name;       /* journal field */
+        const char *xattr;      /* attribute on the stored core, or NULL */
+        enum field_render render;
+};
+
+extern const struct field_def field_table[_FIELD_MAX];
+
+static inline const char *field_name(enum field f) {
+        return field_table[f].name;
+}
+
+/* A list of journal-style "FIELD=value" pairs, ready for sd_journal_sendv(). */
+struct fields {
+        struct iovec *v;
+        size_t n;
+};
+
+/* Appends a field's value, rendered as the table says: the text, escaped or not (NULL: omitted);
+ * a number in decimal or hex. Return 0 or -ENOMEM. */
+int fields_set_text(struct fields *f, enum field field, const char *text);
+int fields_set_number(struct fields *f, enum field field, int64_t n);
+int fields_set_unsigned(struct fields *f, enum field field, uint64_t n);
+/* Appends NAME=value (formatted), for any name. */
+int fields_add(struct fields *f, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/* Appends a "NAME=value" datum as read from the journal (binary data stops at its first NUL). */
+int fields_add_raw(struct fields *f, const void *data, size_t size);
+
+/* The value of the first such field, or NULL. */
+const char *fields_get(const struct fields *f, enum field field);
+const char *fields_get_name(const struct fields *f, const char *name);
+
+void fields_done(struct fields *f);
