@@ -390,7 +390,7 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
         e->sleeper = sleeper_start("crasher", -1);
         fake_peer_init(&e->peer, e->sleeper);
 
-        e->env = (struct connection_env) {
+        e->env = (struct crash_env) {
                 .authenticate = fake_authenticate,
                 .authenticate_userdata = &e->peer,
                 .policy_acquire = test_env_policy,
@@ -445,11 +445,11 @@ size_t test_env_count_cores(struct test_env *e, char ***ret_names) {
 
 static void *connection_run_main(void *userdata) {
         struct connection_run *run = userdata;
-        connection_handle(run->env, &run->conn);
+        crash_handle(run->env, &run->conn);
         return NULL;
 }
 
-void connection_run_start(struct connection_run *run, const struct connection_env *env) {
+void connection_run_start(struct connection_run *run, const struct crash_env *env) {
         int sv[2];
         CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
         run->env = env;

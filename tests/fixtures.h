@@ -15,7 +15,7 @@
 
 #include "shared/abi.h"
 #include "config/config.h"
-#include "crash/connection.h"
+#include "crash/steps.h"
 #include "config/policy.h"
 #include "crash/record.h"
 #include "store/store.h"
@@ -80,7 +80,7 @@ struct test_env {
         struct log_capture logs;
         pid_t sleeper;
         struct fake_peer peer;
-        struct connection_env env;
+        struct crash_env env;
 };
 
 /* policy_text (may be NULL: built-in policy only) is written as policy.d/50-test.conf;
@@ -94,10 +94,10 @@ size_t test_env_count_cores(struct test_env *e, char ***ret_names);
 struct connection_run {
         pthread_t thread;
         struct connection conn;
-        const struct connection_env *env;
+        const struct crash_env *env;
         int kernel_fd;          /* our end: we play the kernel */
 };
-void connection_run_start(struct connection_run *run, const struct connection_env *env);
+void connection_run_start(struct connection_run *run, const struct crash_env *env);
 void connection_run_join(struct connection_run *run);
 
 /* ---- the simulated kernel ---- */

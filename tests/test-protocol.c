@@ -558,7 +558,7 @@ TEST(real_authenticator_refuses_userspace_peer) {
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         CHECK(cfd >= 0);
         connection_init(&conn, cfd);
-        connection_handle(&e.env, &conn);
+        crash_handle(&e.env, &conn);
         CHECK_INT(conn.fd, ==, -1);
         connection_destroy(&conn);
 

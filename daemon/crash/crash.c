@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "shared/cleanup.h"
 #include "crash/crash.h"
 #include "crash/record.h"
+#include "shared/log.h"
 #include "shared/escape.h"
 
 void crash_init(struct crash *c) {
@@ -30,15 +32,22 @@ void crash_done(struct crash *c) {
         c->have_peer = c->have_context = c->have_decision = c->have_stored = false;
 }
 
-void crash_fail(struct crash *c, const char *format, ...) {
-        if (c->result == CRASH_RESULT_FAILED)
-                return;
-        c->result = CRASH_RESULT_FAILED;
-
+int crash_fail(struct crash *c, int err, const char *format, ...) {
+        char reason[sizeof c->error];
         va_list ap;
+
         va_start(ap, format);
-        vsnprintf(c->error, sizeof c->error, format, ap);
+        vsnprintf(reason, sizeof reason, format, ap);
         va_end(ap);
+
+        log_crash_errno(c->tag, LOG_ERR, err, "%s.", reason);
+        if (c->result != CRASH_RESULT_FAILED) {
+                c->result = CRASH_RESULT_FAILED;
+                /* The record's error reads as a reason, not a sentence. */
+                snprintf(c->error, sizeof c->error, "%c%s", tolower((unsigned char) reason[0]),
+                         reason[0] ? reason + 1 : "");
+        }
+        return err < 0 ? err : -err;
 }
 
 int crash_set_decision(struct crash *c, enum action action, const char *rule) {

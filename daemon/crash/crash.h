@@ -37,6 +37,7 @@ struct crash {
         struct decision decision;
         bool acked;
         uint64_t ack_mask;
+        unsigned ack_size;
         bool have_mark;
         uint32_t mark;
         bool have_stored;
@@ -50,8 +51,10 @@ struct crash {
 
 void crash_init(struct crash *c);
 void crash_done(struct crash *c);
-/* Marks the crash failed; the first reason is kept. */
-void crash_fail(struct crash *c, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* The one error channel of the steps: logs why (with the crash's tag and err) and marks the crash
+ * failed with that reason for its record; a later failure is logged but the first reason stays.
+ * Returns err (negative). */
+int crash_fail(struct crash *c, int err, const char *format, ...) __attribute__((format(printf, 3, 4)));
 /* A decision made without policy (overload, our own crash, no context). Returns 0 or -ENOMEM. */
 int crash_set_decision(struct crash *c, enum action action, const char *rule);
 /* Updates the log tag from what is known (pid, comm). */

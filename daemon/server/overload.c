@@ -17,8 +17,6 @@
 #include "shared/cleanup.h"
 #include "crash/crash.h"
 #include "shared/log.h"
-#include "crash/record.h"
-#include "crash/protocol.h"
 #include "server/server.h"
 
 #define OVERLOAD_MIN_PENDING 16
@@ -65,8 +63,7 @@ static void overload_finish(struct overload_conn *o) {
 
         if (o->crash.result == CRASH_RESULT_NONE)
                 o->crash.result = CRASH_RESULT_OVERLOAD;
-        log_crash(o->crash.tag, LOG_WARNING, "Crash rejected: overload (%u crashes being handled).", s->n_workers);
-        record_crash(&o->crash, s->env.record_sink, s->env.record_userdata);
+        step_record(&s->env, &o->crash);
 
         overload_unlink(s, o);
         overload_free(o);
@@ -74,65 +71,25 @@ static void overload_finish(struct overload_conn *o) {
         server_maybe_finish(s);
 }
 
-static int overload_answer_request(struct overload_conn *o) {
-        struct crash *c = &o->crash;
-        struct coredump_ack ack;
-
-        int r = request_receive(o->fd, &c->request);
-        if (r < 0) {
-                crash_fail(c, "cannot read the request: %s", strerror(-r));
-                return r;
-        }
-        c->have_request = true;
-
-        int size = ack_build(&c->request, ACTION_REJECT, false, &ack);
-        if (size < 0) {
-                crash_fail(c, "kernel does not offer REJECT");
-                return size;
-        }
-        r = ack_send(o->fd, &ack, (size_t) size);
-        if (r < 0) {
-                crash_fail(c, "cannot send the ack: %s", strerror(-r));
-                return r;
-        }
-        c->acked = true;
-        c->ack_mask = ack.mask;
-        o->state = OVERLOAD_WANT_MARK;
-        return 0;
-}
-
-static int overload_read_mark(struct overload_conn *o) {
-        struct crash *c = &o->crash;
-
-        int r = mark_receive(o->fd, &c->mark);
-        if (r < 0) {
-                crash_fail(c, "no mark after the ack: %s", strerror(-r));
-                return r;
-        }
-        c->have_mark = true;
-        if (c->mark != COREDUMP_MARK_REQACK)
-                crash_fail(c, "kernel refused the ack with mark %s", mark_to_name(c->mark) ?: "unknown");
-        return 1; /* done */
-}
-
 static int on_overload_io(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         struct overload_conn *o = userdata;
-        int r;
 
-        if (o->state == OVERLOAD_WANT_REQUEST)
-                r = overload_answer_request(o);
-        else
-                r = overload_read_mark(o);
+        if (o->state == OVERLOAD_WANT_REQUEST) {
+                if (step_request(o->fd, &o->crash) >= 0 && step_ack(o->fd, &o->crash) >= 0) {
+                        o->state = OVERLOAD_WANT_MARK;
+                        return 0;
+                }
+        } else
+                (void) step_mark(o->fd, &o->crash);
 
-        if (r != 0)
-                overload_finish(o);
+        overload_finish(o);
         return 0;
 }
 
 static int on_overload_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         struct overload_conn *o = userdata;
 
-        crash_fail(&o->crash, "deadline reached");
+        (void) crash_fail(&o->crash, -ETIMEDOUT, "Overload rejection reached its deadline");
         overload_finish(o);
         return 0;
 }
@@ -167,13 +124,12 @@ int overload_start(struct server *s, int fd) {
         o->fd = fd;
         crash_init(&o->crash);
 
-        int r = s->env.authenticate(fd, &o->crash.peer, s->env.authenticate_userdata);
+        int r = step_authenticate(&s->env, fd, &o->crash);
         if (r < 0) {
                 overload_free(o);
                 return r;
         }
-        o->crash.have_peer = true;
-        crash_update_tag(&o->crash);
+        log_crash(o->crash.tag, LOG_DEBUG, "Overload: %u crashes being handled, rejecting.", s->n_workers);
 
         r = crash_set_decision(&o->crash, ACTION_REJECT, "overload");
         if (r >= 0)

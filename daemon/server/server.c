@@ -174,7 +174,7 @@ int server_new(const struct server_options *o, struct server **ret) {
         s->policy = policy_ref(o->policy);
         s->policy_dirs = o->policy_dirs;
         pthread_mutex_init(&s->policy_lock, NULL);
-        s->env = (struct connection_env) {
+        s->env = (struct crash_env) {
                 .authenticate = o->authenticate,
                 .authenticate_userdata = o->authenticate_userdata,
                 .policy_acquire = server_policy_acquire,

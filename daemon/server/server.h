@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "crash/connection.h"
+#include "crash/steps.h"
 
 struct worker {
         struct connection conn;
@@ -38,7 +38,7 @@ struct server {
         bool notify;
 
         const struct config *config;
-        struct connection_env env;
+        struct crash_env env;
 
         pthread_mutex_t policy_lock;
         struct policy *policy;

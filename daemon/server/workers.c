@@ -20,7 +20,7 @@ static int on_worker_deadline(sd_event_source *source, uint64_t usec, void *user
 static void *worker_main(void *userdata) {
         struct worker *w = userdata;
 
-        connection_handle(&w->server->env, &w->conn);
+        crash_handle(&w->server->env, &w->conn);
         atomic_store(&w->finished, true);
         server_wake(w->server);
         return NULL;

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "crash/act-userspace.h"
+#include "crash/userspace.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "selfdump/probe.h"
@@ -21,21 +21,21 @@ static bool stashed_regs(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, ui
         return probe_thread_regs(g->probe, tid, g->not_before_ns, sp, pc, regs);
 }
 
-static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *error, size_t error_size) {
+static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
         struct generate *g = userdata;
-        int r = selfdump_write(&g->req, w, &g->res, error, error_size);
+        int r = selfdump_write(&g->req, w, &g->res, reason, reason_size);
         if (r >= 0 && g->expired && atomic_load(g->expired)) {
-                snprintf(error, error_size, "deadline reached while writing the core");
+                snprintf(reason, reason_size, "deadline reached while writing the core");
                 return -ETIMEDOUT;
         }
         *ret_truncated = g->res.truncated;
         return r;
 }
 
-void act_userspace(const struct connection_env *env, const atomic_bool *expired, struct crash *c) {
+void act_userspace(struct store *store, struct probe *probe, const atomic_bool *expired, struct crash *c) {
         const struct crash_context *ctx = &c->context;
         _cleanup_(crash_core_done) struct crash_core core = {};
-        char error[sizeof c->error] = "";
+        char reason[sizeof c->error] = "";
 
         if (c->decision.userspace_mode == USERSPACE_MODE_NONE || !c->decision.wait) {
                 if (c->decision.userspace_mode != USERSPACE_MODE_NONE)
@@ -46,7 +46,8 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
 
         _cleanup_close_ int proc_fd = context_open_proc_dir(&c->peer, ctx->pid, c->tag);
         if (proc_fd < 0) {
-                crash_fail(c, "cannot open /proc of the crashed process: %s", strerror(-proc_fd));
+                (void) crash_fail(c, proc_fd, "Core not made: cannot open /proc of the crashed process: %s",
+                                  strerror(-proc_fd));
                 return;
         }
 
@@ -66,10 +67,10 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
                         },
                         .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
                         .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
-                        .thread_regs = env->probe ? stashed_regs : NULL,
+                        .thread_regs = probe ? stashed_regs : NULL,
                         .max_size = c->decision.max_size,
                 },
-                .probe = env->probe,
+                .probe = probe,
                 .not_before_ns = ctx->have_probe ? ctx->probe.boot_ns : UINT64_MAX,
                 .expired = expired,
         };
@@ -79,13 +80,12 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
 
         int r = crash_core_init(c, &core);
         if (r < 0) {
-                crash_fail(c, "out of memory");
+                (void) crash_fail(c, r, "Core not made: %s", strerror(-r));
                 return;
         }
-        r = store_core_generated(env->store, &core.target, generate, &g, &c->stored, error, sizeof error);
+        r = store_core_generated(store, &core.target, generate, &g, &c->stored, reason, sizeof reason);
         if (r < 0) {
-                log_crash_errno(c->tag, LOG_ERR, r, "Core not stored: %s", error);
-                crash_fail(c, "%s", error);
+                (void) crash_fail(c, r, "Core not stored: %s", reason);
                 return;
         }
         c->have_stored = true;
@@ -97,5 +97,5 @@ void act_userspace(const struct connection_env *env, const atomic_bool *expired,
                   "%" PRIu64 " bytes of memory, %" PRIu64 " bytes.",
                   userspace_mode_to_string(c->decision.userspace_mode), c->stored.path, g.res.n_threads,
                   g.res.n_threads_full_regs, g.res.n_segments, g.res.memory_bytes, g.res.size);
-        (void) store_vacuum(env->store, c->stored.name, c->tag);
+        (void) store_vacuum(store, c->stored.name, c->tag);
 }

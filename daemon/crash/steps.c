@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "crash/protocol.h"
+#include "crash/steps.h"
+#include "crash/userspace.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "shared/names.h"
+
+int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
+        int r = env->authenticate(fd, &c->peer, env->authenticate_userdata);
+        if (r < 0)
+                return r;
+        c->have_peer = true;
+        crash_update_tag(c);
+        return 0;
+}
+
+int step_request(int fd, struct crash *c) {
+        int r = request_receive(fd, &c->request);
+        switch (r) {
+        case 0:
+                break;
+        case -EBADMSG:
+                return crash_fail(c, r, "Refusing a malformed request (shorter than %u bytes or longer than %u)",
+                                  COREDUMP_REQ_SIZE_VER0, COREDUMP_REQ_SIZE_MAX);
+        case -EPROTO:
+                return crash_fail(c, r, "Refusing a request that allows an ack of fewer than %u bytes",
+                                  COREDUMP_ACK_SIZE_VER0);
+        default:
+                return crash_fail(c, r, "Cannot read the request: %s", strerror(-r));
+        }
+        c->have_request = true;
+
+        r = request_check_mask(&c->request);
+        if (r < 0)
+                return crash_fail(c, r, "Refusing a request: kernel offers mask 0x%" PRIx64 ", lacking 0x%" PRIx64,
+                                  c->request.mask, (uint64_t) COREDUMP_REQ_NEEDED & ~c->request.mask);
+        return 0;
+}
+
+int step_decide(const struct crash_env *env, struct crash *c) {
+        if (peer_is_self(&c->peer)) {
+                log_crash(c->tag, LOG_CRIT, "Our own process crashed: rejecting at once, never waiting on ourselves.");
+                return crash_set_decision(c, ACTION_REJECT, "self");
+        }
+
+        int r = context_gather(&c->peer, c->tag, &c->context);
+        c->have_context = true;
+        if (r < 0) {
+                (void) crash_fail(c, r, "Cannot gather the crash context: %s", strerror(-r));
+                return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
+        }
+        crash_update_tag(c);
+        context_add_probe(&c->context, env->probe, c->tag);
+
+        _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
+        r = policy_decide(policy, env->config, &c->context, &c->decision);
+        if (r < 0) {
+                (void) crash_fail(c, r, "Cannot apply the policy: %s", strerror(-r));
+                return crash_set_decision(c, ACTION_REJECT, "policy-failed");
+        }
+        c->have_decision = true;
+        return 0;
+}
+
+int step_ack(int fd, struct crash *c) {
+        struct coredump_ack ack;
+
+        int size = ack_build(&c->request, c->decision.action, c->decision.wait, &ack);
+        if (size < 0) {
+                /* Not offered: REJECT always is (request_check_mask). */
+                (void) crash_fail(c, size, "Rejecting: kernel does not offer action %s",
+                                  action_to_string(c->decision.action));
+                size = ack_build(&c->request, ACTION_REJECT, false, &ack);
+                if (size < 0)
+                        return size;
+        }
+
+        int r = ack_send(fd, &ack, (size_t) size);
+        if (r < 0)
+                return crash_fail(c, r, "Cannot send the ack: %s", strerror(-r));
+        c->acked = true;
+        c->ack_mask = ack.mask;
+        c->ack_size = (unsigned) size;
+        return 0;
+}
+
+int step_mark(int fd, struct crash *c) {
+        int r = mark_receive(fd, &c->mark);
+        if (r < 0)
+                return crash_fail(c, r, "No mark after the ack: %s", strerror(-r));
+        c->have_mark = true;
+
+        if (c->mark != COREDUMP_MARK_REQACK) {
+                const char *name = mark_to_name(c->mark);
+                return crash_fail(c, -EPROTO, "Kernel refused our ack (mask 0x%" PRIx64 ", %u bytes) with mark %s (%" PRIu32 ")",
+                                  c->ack_mask, c->ack_size, name ? name : "unknown", c->mark);
+        }
+        return 0;
+}
+
+/* Action=kernel: the kernel streams the core, the store keeps it. */
+static void act_store(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c) {
+        _cleanup_(crash_core_done) struct crash_core core = {};
+        char reason[sizeof c->error] = "";
+
+        int r = crash_core_init(c, &core);
+        if (r < 0) {
+                (void) crash_fail(c, r, "Core not stored: %s", strerror(-r));
+                return;
+        }
+        r = store_core(env->store, fd, &core.target, expired, &c->stored, reason, sizeof reason);
+        if (r < 0) {
+                (void) crash_fail(c, r, "Core not stored: %s", reason);
+                return;
+        }
+        c->have_stored = true;
+        c->result = CRASH_RESULT_STORED;
+        log_crash(c->tag, LOG_INFO, "Stored core as %s.", c->stored.path);
+
+        (void) store_vacuum(env->store, c->stored.name, c->tag);
+}
+
+void step_act(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c) {
+        switch (c->decision.action) {
+        case ACTION_KERNEL:
+                act_store(env, fd, expired, c);
+                break;
+        case ACTION_USERSPACE:
+                act_userspace(env->store, env->probe, expired, c);
+                break;
+        case ACTION_REJECT:
+        default:
+                c->result = CRASH_RESULT_REJECTED;
+                break;
+        }
+}
+
+void step_record(const struct crash_env *env, struct crash *c) {
+        if (c->result != CRASH_RESULT_FAILED) /* a failure was logged where it happened */
+                log_crash(c->tag, c->result == CRASH_RESULT_OVERLOAD ? LOG_WARNING : LOG_INFO,
+                          "Crash handled: %s; action %s, rule %s.", crash_result_to_string(c->result),
+                          c->have_decision ? action_to_string(c->decision.action) : "-",
+                          c->have_decision ? c->decision.rule : "-");
+        record_crash(c, env->record_sink, env->record_userdata);
+}
+
+void crash_handle(const struct crash_env *env, struct connection *conn) {
+        struct crash c;
+
+        crash_init(&c);
+
+        if (step_authenticate(env, conn->fd, &c) < 0)
+                goto release;
+
+        if (step_request(conn->fd, &c) < 0)
+                goto record;
+        if (step_decide(env, &c) < 0) {
+                (void) crash_fail(&c, -ENOMEM, "Out of memory");
+                goto record;
+        }
+        if (step_ack(conn->fd, &c) < 0 || step_mark(conn->fd, &c) < 0)
+                goto record;
+
+        if (c.result == CRASH_RESULT_NONE)
+                step_act(env, conn->fd, &conn->expired, &c);
+
+record:
+        step_record(env, &c);
+release:
+        connection_release(conn);
+        crash_done(&c);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * One crash, taken along the data's path:
+ *
+ *   authenticate → request → context + policy → ack → mark → act (store | selfdump | nothing)
+ *   → record → release
+ *
+ * crash_handle() runs the whole path on a blocking socket (in a worker thread in the daemon,
+ * directly in tests) and always ends by releasing the connection. The overload path
+ * (server/workers.c) runs the same steps from the event loop, with a decision made without policy.
+ *
+ * Each step returns 0 or a negative errno; a step that fails has said why once, through
+ * crash_fail() (the log line and the record's COREDUMPD_ERROR=).
+ */
+
+#include <stdatomic.h>
+
+#include "crash/authenticate.h"
+#include "crash/connection.h"
+#include "crash/crash.h"
+#include "crash/record.h"
+#include "config/config.h"
+#include "config/policy.h"
+#include "selfdump/probe.h"
+#include "store/store.h"
+
+struct crash_env {
+        authenticate_fn authenticate;
+        void *authenticate_userdata;
+        /* Returns a reference to the policy in force (caller unrefs). */
+        struct policy *(*policy_acquire)(void *userdata);
+        void *policy_userdata;
+        const struct config *config;
+        struct store *store;
+        record_sink_fn record_sink;
+        void *record_userdata;
+        struct probe *probe;            /* the crash-context probe, or NULL */
+};
+
+/* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator
+ * and gets no record (it is not a crash). */
+int step_authenticate(const struct crash_env *env, int fd, struct crash *c);
+/* Reads and checks the kernel's coredump_req. */
+int step_request(int fd, struct crash *c);
+/* Gathers the context and applies the policy; without either the crash is rejected. Fails only
+ * when out of memory. */
+int step_decide(const struct crash_env *env, struct crash *c);
+/* Sends the ack for the decision (REJECT if the kernel does not offer that action). */
+int step_ack(int fd, struct crash *c);
+/* Reads the kernel's mark; anything but REQACK fails the crash. */
+int step_mark(int fd, struct crash *c);
+/* Carries out the accepted decision: KERNEL stores the streamed core, USERSPACE makes our own
+ * (crash/userspace.c), REJECT keeps nothing. Sets the result. */
+void step_act(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c);
+/* One log line for a handled crash and the record. */
+void step_record(const struct crash_env *env, struct crash *c);
+
+void crash_handle(const struct crash_env *env, struct connection *conn);
