@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "server/server.h"
+#include "server/workers.h"
 
 static struct policy *server_policy_acquire(void *userdata) {
         struct server *s = userdata;
@@ -40,7 +42,7 @@ int server_reload_policy(struct server *s) {
         return 0;
 }
 
-void server_wake(struct server *s) {
+static void server_wake(struct server *s) {
         uint64_t one = 1;
         (void) !write(s->wake_fd, &one, sizeof one);
 }
@@ -52,8 +54,8 @@ void server_request_stop(struct server *s) {
 
 /* ---- lifecycle of the loop ------------------------------------------------------------------- */
 
-void server_maybe_finish(struct server *s) {
-        if (s->stopping && s->n_workers == 0 && s->n_overloads == 0)
+static void server_maybe_finish(struct server *s) {
+        if (s->stopping && workers_busy(s->workers) == 0)
                 (void) sd_event_exit(s->event, 0);
 }
 
@@ -61,7 +63,7 @@ static void server_begin_stop(struct server *s, const char *why) {
         if (s->stopping)
                 return;
         s->stopping = true;
-        log_info("Stopping (%s); %u crash(es) still being handled.", why, s->n_workers + s->n_overloads);
+        log_info("Stopping (%s); %u crash(es) still being handled.", why, workers_busy(s->workers));
         if (s->notify)
                 (void) sd_notify(0, "STOPPING=1");
         (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
@@ -74,10 +76,10 @@ static int on_idle(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void server_update_idle(struct server *s) {
+static void server_update_idle(struct server *s) {
         if (s->stopping || s->config->idle_exit_usec == 0)
                 return;
-        if (s->n_workers + s->n_overloads > 0) {
+        if (workers_busy(s->workers) > 0) {
                 (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
                 return;
         }
@@ -87,12 +89,11 @@ void server_update_idle(struct server *s) {
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_ONESHOT);
 }
 
-static void worker_reap(struct server *s, struct worker *w) {
-        pthread_join(w->thread, NULL);
-        sd_event_source_disable_unref(w->deadline);
-        connection_destroy(&w->conn);
-        free(w);
-        s->n_workers--;
+/* A worker was reaped: maybe idle now, maybe done stopping. */
+static void on_workers_changed(void *userdata) {
+        struct server *s = userdata;
+        server_update_idle(s);
+        server_maybe_finish(s);
 }
 
 static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -100,20 +101,29 @@ static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *user
         uint64_t n;
 
         (void) !read(s->wake_fd, &n, sizeof n);
-
-        for (struct worker **p = &s->workers; *p;) {
-                struct worker *w = *p;
-                if (atomic_load(&w->finished)) {
-                        *p = w->next;
-                        worker_reap(s, w);
-                } else
-                        p = &w->next;
-        }
-
         if (atomic_load(&s->stop_requested))
                 server_begin_stop(s, "requested");
+        return 0;
+}
+
+static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        struct server *s = userdata;
+
+        for (;;) {
+                /* Without SOCK_NONBLOCK the connection is blocking, as the workers expect. */
+                int cfd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                if (cfd < 0) {
+                        if (errno == EINTR || errno == ECONNABORTED)
+                                continue;
+                        if (errno != EAGAIN)
+                                log_error_errno(errno, "Cannot accept a crash connection: %m");
+                        break;
+                }
+                s->n_accepted++;
+                workers_start(s->workers, cfd);
+        }
+
         server_update_idle(s);
-        server_maybe_finish(s);
         return 0;
 }
 
@@ -136,7 +146,7 @@ static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si,
 static int server_add_sources(struct server *s, bool handle_signals) {
         int r;
 
-        r = sd_event_add_io(s->event, &s->listen_source, s->listen_fd, EPOLLIN, server_on_listen, s);
+        r = sd_event_add_io(s->event, &s->listen_source, s->listen_fd, EPOLLIN, on_listen, s);
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the listening socket: %m");
         r = sd_event_add_io(s->event, &s->wake_source, s->wake_fd, EPOLLIN, on_wake, s);
@@ -196,6 +206,9 @@ int server_new(const struct server_options *o, struct server **ret) {
                 log_error_errno(r, "Cannot create the event loop: %m");
                 goto fail;
         }
+        r = workers_new(s->event, s->config, &s->env, on_workers_changed, s, &s->workers);
+        if (r < 0)
+                goto fail;
         r = server_add_sources(s, o->handle_signals);
         if (r < 0)
                 goto fail;
@@ -212,15 +225,7 @@ struct server *server_free(struct server *s) {
         if (!s)
                 return NULL;
 
-        /* Normally all are reaped by server_run(); on an early exit cut the rest short. */
-        for (struct worker *w = s->workers; w; w = w->next)
-                connection_expire(&w->conn);
-        while (s->workers) {
-                struct worker *w = s->workers;
-                s->workers = w->next;
-                worker_reap(s, w);
-        }
-        overload_free_all(s);
+        workers_free(s->workers);
 
         sd_event_source_disable_unref(s->listen_source);
         sd_event_source_disable_unref(s->wake_source);

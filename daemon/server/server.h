@@ -15,22 +15,13 @@
 
 #include "crash/steps.h"
 
-struct worker {
-        struct connection conn;
-        struct server *server;
-        pthread_t thread;
-        sd_event_source *deadline;
-        atomic_bool finished;
-        struct worker *next;
-};
-
-struct overload_conn;
+struct workers;
 
 struct server {
         sd_event *event;
         int listen_fd;
         sd_event_source *listen_source;
-        sd_event_source *wake_source;   /* workers report completion through wake_fd */
+        sd_event_source *wake_source;   /* server_request_stop() from other threads, through wake_fd */
         sd_event_source *idle_timer;
         int wake_fd;
         atomic_bool stop_requested;
@@ -44,10 +35,7 @@ struct server {
         struct policy *policy;
         const char *const *policy_dirs;
 
-        struct worker *workers;
-        unsigned n_workers;
-        struct overload_conn *overloads;
-        unsigned n_overloads;
+        struct workers *workers;
         unsigned long long n_accepted;
 };
 
@@ -75,11 +63,3 @@ int server_run(struct server *s);
 void server_request_stop(struct server *s);
 /* Loads policy anew; on failure the old one stays in force. */
 int server_reload_policy(struct server *s);
-
-/* Internal, between server.c, accept.c and overload.c. */
-int server_on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata);
-void server_update_idle(struct server *s);
-void server_maybe_finish(struct server *s);
-void server_wake(struct server *s);
-int overload_start(struct server *s, int fd);
-void overload_free_all(struct server *s);
