@@ -95,7 +95,7 @@ compare("coredumpd.policy.5 keys", page_keys('coredumpd.policy.5', ['MATCHES', '
         code_keys('config/policy.c'))
 
 # The documented exit statuses are the ones dumpctl defines.
-with open(f"{srcdir}/cli/dumpctl.c") as f:
+with open(f"{srcdir}/cli/dumpctl.h") as f:
     code_exits = set(re.findall(r'EXIT_\w+ = (\d+),', f.read()))
 doc_exits = {h.strip() for h in headings(page_text('dumpctl.1'), 'EXIT STATUS')}
 compare("dumpctl.1 exit statuses", doc_exits, code_exits)

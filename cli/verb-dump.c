@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* dumpctl dump: the newest matching core, decompressed, to a file or stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "dumpctl.h"
+#include "reader/core-reader.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+
+static int open_status(const struct entry *d, int r) {
+        const char *path = field_or(d, "COREDUMP_FILENAME", "?");
+        if (r == -ENOENT) {
+                log_error("The core is gone (vacuumed or removed): %s", path);
+                return EXIT_NOT_PRESENT;
+        }
+        if (r == -EACCES || r == -EPERM) {
+                log_error("Permission denied: %s", path);
+                return EXIT_PERMISSION;
+        }
+        log_error_errno(r, "Cannot open %s: %m", path);
+        return EXIT_ERROR;
+}
+
+int write_core(const struct entry *d, int out_fd) {
+        _cleanup_close_ int in_fd = -1;
+        const char *path = field_or(d, "COREDUMP_FILENAME", "");
+        uint64_t size = 0;
+
+        int r = entry_open_core(d, &in_fd);
+        if (r < 0)
+                return open_status(d, r);
+        r = core_decompress(in_fd, core_file_is_compressed(path), out_fd, &size);
+        if (r == -EPIPE)
+                return EXIT_OK; /* the reader stopped early, its business */
+        if (r < 0) {
+                log_error_errno(r, "Cannot decompress %s: %m", path);
+                return EXIT_ERROR;
+        }
+        log_debug("Wrote %" PRIu64 " bytes of core from %s.", size, path);
+        return EXIT_OK;
+}
+
+int verb_dump(void) {
+        _cleanup_(entry_list_done) struct entry_list l = {};
+        const struct entry *d = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (!arg.output && isatty(STDOUT_FILENO)) {
+                log_error("Refusing to write a core to a terminal: use -o FILE or a pipe.");
+                return EXIT_USAGE;
+        }
+        int status = select_dump(&l, &d);
+        if (status != EXIT_OK)
+                return status;
+
+        if (arg.output) {
+                fd = open(arg.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+                if (fd < 0) {
+                        log_error_errno(errno, "Cannot create %s: %m", arg.output);
+                        return errno == EACCES ? EXIT_PERMISSION : EXIT_ERROR;
+                }
+        }
+        status = write_core(d, fd >= 0 ? fd : STDOUT_FILENO);
+        if (status == EXIT_OK && fd >= 0 && close(TAKE_FD(fd)) < 0) {
+                log_error_errno(errno, "Cannot write %s: %m", arg.output);
+                return EXIT_ERROR;
+        }
+        return status;
+}

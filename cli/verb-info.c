@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* dumpctl info: everything recorded about each matching crash. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config/policy.h"
+#include "dumpctl.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+
+static void print_rule_origin(const char *name) {
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+        int saved = log_get_max_priority();
+
+        log_set_max_priority(LOG_CRIT); /* a broken policy is `dumpctl policy`'s business */
+        int r = policy_load(policy_dirs(), &p);
+        log_set_max_priority(saved);
+        if (r < 0 || !name)
+                return;
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const struct policy_rule *rule = &p->rules[i];
+                if (strcmp(rule->name, name) != 0)
+                        continue;
+                if (rule->source)
+                        printf("   Rule Source: %s:%u (as it is now)\n", rule->source, rule->line);
+                else
+                        printf("   Rule Source: built-in\n");
+                return;
+        }
+        printf("   Rule Source: no longer in the policy\n");
+}
+
+static void info_one(const struct entry *d) {
+        char tbuf[64], sbuf[32];
+        const char *comm = field_or(d, "COREDUMP_COMM", "n/a");
+        const char *v;
+
+        printf("           PID: %lld (%s)\n", d->pid, comm);
+        printf("           UID: %s\n", field_or(d, "COREDUMP_UID", "n/a"));
+        printf("           GID: %s\n", field_or(d, "COREDUMP_GID", "n/a"));
+        if (d->signal > 0)
+                printf("        Signal: %d (%s)\n", d->signal, field_or(d, "COREDUMP_SIGNAL_NAME", "?"));
+        printf("     Timestamp: %s\n", format_time(tbuf, d->time_usec));
+        if ((v = fields_get(&d->fields, FIELD_CMDLINE)))
+                printf("  Command Line: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_EXE)))
+                printf("    Executable: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_CGROUP)))
+                printf(" Control Group: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_UNIT)))
+                printf("          Unit: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_USER_UNIT)))
+                printf("     User Unit: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_SLICE)))
+                printf("         Slice: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_BOOT_ID)))
+                printf("       Boot ID: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_HOSTNAME)))
+                printf("      Hostname: %s\n", v);
+        printf("        Action: %s\n", field_or(d, "COREDUMPD_ACTION", "n/a"));
+        printf("          Rule: %s\n", field_or(d, "COREDUMPD_RULE", "n/a"));
+        print_rule_origin(fields_get(&d->fields, FIELD_RULE));
+        printf("        Result: %s\n", field_or(d, "COREDUMPD_RESULT", "n/a"));
+        if ((v = fields_get(&d->fields, FIELD_ERROR)))
+                printf("         Error: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_MARK)))
+                printf("   Kernel Mark: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_FILENAME)))
+                printf("       Storage: %s (%s)\n", v, entry_presence_to_string(d->presence));
+        else
+                printf("       Storage: none\n");
+        if ((v = fields_get(&d->fields, FIELD_CORE_SIZE)))
+                printf("     Core Size: %s%s\n", v, fields_get(&d->fields, FIELD_TRUNCATED) ? " (truncated)" : "");
+        if (d->presence == ENTRY_PRESENT)
+                printf("     Disk Size: %s\n", format_bytes(sbuf, d->disk_size));
+        printf("        Source: %s\n", entry_source_to_string(d->source));
+        if ((v = fields_get(&d->fields, FIELD_MESSAGE)))
+                printf("       Message: %s\n", v);
+
+        const char *bt = fields_get_name(&d->fields, "COREDUMPD_BACKTRACE") ?: fields_get_name(&d->fields, "COREDUMP_BACKTRACE");
+        if (bt)
+                printf("\n     Backtrace:\n%s\n", bt);
+
+        printf("\n        Fields:\n");
+        for (size_t i = 0; i < d->fields.n; i++) {
+                const char *e = d->fields.v[i].iov_base;
+                if (strncmp(e, "COREDUMP", 8) == 0)
+                        printf("                %s\n", e);
+        }
+}
+
+int verb_info(void) {
+        _cleanup_(entry_list_done) struct entry_list l = {};
+        size_t hidden = 0;
+
+        if (gather(&l, &hidden) < 0)
+                return EXIT_ERROR;
+        if (l.n == 0)
+                return no_dump_status(hidden);
+        for (size_t i = 0; i < l.n; i++) {
+                if (i > 0)
+                        putchar('\n');
+                info_one(&l.entries[i]);
+        }
+        return EXIT_OK;
+}

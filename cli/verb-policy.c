@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* dumpctl policy: the effective policy rules, from the policy directories the options select. */
+#include <stdio.h>
+
+#include "config/policy.h"
+#include "dumpctl.h"
+#include "shared/cleanup.h"
+
+const char *const *policy_dirs(void) {
+        return arg.policy_dirs ? (const char *const *) arg.policy_dirs : policy_default_dirs();
+}
+
+int verb_policy(void) {
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+
+        if (policy_load(policy_dirs(), &p) < 0)
+                return EXIT_ERROR;
+        policy_print(p, stdout);
+        return EXIT_OK;
+}
