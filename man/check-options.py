@@ -92,7 +92,7 @@ compare("dumpctl.1 commands", documented, implemented)
 # Configuration and policy keys.
 compare("coredumpd.conf.5 keys", page_keys('coredumpd.conf.5', ['OPTIONS']), code_keys('config/config.c'))
 compare("coredumpd.policy.5 keys", page_keys('coredumpd.policy.5', ['MATCHES', 'SETTINGS']),
-        code_keys('config/policy.c'))
+        code_keys('config/policy-parse.c'))
 
 # The documented exit statuses are the ones dumpctl defines.
 with open(f"{srcdir}/cli/dumpctl.h") as f:

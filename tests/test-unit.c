@@ -19,6 +19,7 @@
 #include "shared/names.h"
 #include "shared/parse.h"
 #include "config/policy.h"
+#include "crash/decide.h"
 #include "crash/protocol.h"
 #include "store/store.h"
 #include "shared/strv.h"

@@ -30,6 +30,7 @@
 #include "fixtures.h"
 #include "harness.h"
 #include "config/policy.h"
+#include "crash/decide.h"
 #include "selfdump/probe.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"

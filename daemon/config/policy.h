@@ -49,7 +49,6 @@
 #include <stdio.h>
 
 #include "config/config.h"
-#include "crash/context.h"
 #include "shared/names.h"
 #include "config/userspace-mode.h"
 
@@ -111,16 +110,6 @@ struct policy {
         size_t n_rules;
 };
 
-/* What a crash gets. */
-struct decision {
-        enum action action;
-        bool wait;
-        uint64_t max_size;
-        enum compression compress;
-        enum userspace_mode userspace_mode;     /* for ACTION_USERSPACE */
-        char *rule;             /* name of the rule that matched */
-};
-
 struct policy *policy_new(void);
 struct policy *policy_ref(struct policy *p);
 struct policy *policy_unref(struct policy *p);
@@ -142,19 +131,12 @@ int policy_load(const char *const *dirs, struct policy **ret);
 /* The default directories, or the ':'-separated $COREDUMPD_POLICY_PATH. */
 const char *const *policy_default_dirs(void);
 
-bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx);
-const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx);
-
-/* Applies the first matching rule, with config supplying what the rule leaves open. */
-int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
-                  struct decision *ret);
-void decision_done(struct decision *d);
-
 /* MatchSiCode= words: "SEGV_MAPERR", "SI_TKILL", "-6", "1" → *ret. */
 int parse_si_code_match(const char *word, struct si_code_match *ret);
+/* The name parse_si_code_match() takes for m, or NULL for a plain number. */
+const char *si_code_match_name(const struct si_code_match *m);
 /* MatchFaultAddress= words: "null", "kernel", "user", "0x1000", "0x1000-0x1fff" → *ret. */
 int parse_fault_match(const char *word, struct fault_match *ret);
-bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end);
 
 /* Prints the effective rules in the file format, each preceded by "# source:line". */
 void policy_print(const struct policy *p, FILE *out);

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/policy.h"
+#include "crash/decide.h"
 #include "crash/authenticate.h"
 #include "crash/context.h"
 #include "crash/protocol.h"

@@ -5,6 +5,7 @@
 
 #include "shared/log.h"
 #include "config/policy.h"
+#include "crash/decide.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

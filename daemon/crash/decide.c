@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The decision: a crash's context matched against the policy's rules, first match wins. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crash/decide.h"
+#include "shared/cleanup.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end) {
+        bool upper_half = addr >> 63;
+        switch (m->kind) {
+        case FAULT_NULL:
+                return addr < null_page_end;
+        case FAULT_KERNEL:
+                return upper_half;
+        case FAULT_USER:
+                return !upper_half && addr >= null_page_end;
+        case FAULT_RANGE:
+                return addr >= m->low && addr <= m->high;
+        }
+        return false;
+}
+
+static bool glob_list_matches(char *const *patterns, const char *value) {
+        if (!patterns || !*patterns)
+                return true; /* no condition */
+        if (!value)
+                return false;
+        for (char *const *p = patterns; *p; p++)
+                if (fnmatch(*p, value, 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool exe_matches(char *const *patterns, const char *exe) {
+        if (glob_list_matches(patterns, exe))
+                return true;
+
+        /* An executable replaced while running shows as "/path (deleted)"; match its path too. */
+        size_t n = exe ? strlen(exe) : 0, k = strlen(DELETED_SUFFIX);
+        if (n <= k || strcmp(exe + n - k, DELETED_SUFFIX) != 0)
+                return false;
+        _cleanup_free_ char *path = strndup(exe, n - k);
+        return path && glob_list_matches(patterns, path);
+}
+
+static bool id_list_matches(const struct id_range *list, size_t n, uint32_t id) {
+        if (n == 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (id >= list[i].low && id <= list[i].high)
+                        return true;
+        return false;
+}
+
+static bool signal_list_matches(const int *list, size_t n, int sig) {
+        if (n == 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (list[i] == sig)
+                        return true;
+        return false;
+}
+
+static bool tristate_matches(int want, bool have) {
+        return want == POLICY_UNSET || (want != 0) == have;
+}
+
+static bool si_code_list_matches(const struct si_code_match *list, size_t n, const struct crash_context *ctx) {
+        if (n == 0)
+                return true;
+        if (!ctx->si_code_known)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (list[i].code == ctx->si_code && (list[i].signo == 0 || list[i].signo == ctx->signal))
+                        return true;
+        return false;
+}
+
+static bool fault_list_matches(const struct fault_match *list, size_t n, const struct crash_context *ctx) {
+        if (n == 0)
+                return true;
+        if (!ctx->fault_addr_known)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (fault_match_matches(&list[i], ctx->fault_addr, ctx->null_page_end ?: 4096))
+                        return true;
+        return false;
+}
+
+bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx) {
+        bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
+
+        return exe_matches(rule->match_exe, ctx->exe) &&
+               glob_list_matches(rule->match_comm, ctx->comm) &&
+               glob_list_matches(rule->match_unit, ctx->unit) &&
+               glob_list_matches(rule->match_slice, ctx->slice) &&
+               id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) &&
+               id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
+               signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&
+               tristate_matches(rule->match_dumpable, ctx->dumpable) &&
+               tristate_matches(rule->match_rlimit_zero, rlimit_zero) &&
+               si_code_list_matches(rule->match_si_code, rule->n_match_si_code, ctx) &&
+               fault_list_matches(rule->match_fault, rule->n_match_fault, ctx);
+}
+
+const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx) {
+        for (size_t i = 0; p && i < p->n_rules; i++)
+                if (policy_rule_matches(&p->rules[i], ctx))
+                        return &p->rules[i];
+        return NULL;
+}
+
+int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
+                  struct decision *ret) {
+        const struct policy_rule *rule = policy_find_rule(p, ctx);
+
+        *ret = (struct decision) {
+                .action = rule ? rule->action : ACTION_KERNEL,
+                .wait = !rule || rule->wait != 0,
+                .max_size = rule && rule->max_size > 0 ? rule->max_size : config->max_size,
+                .compress = rule && rule->compress != POLICY_UNSET ? (enum compression) rule->compress
+                                                                     : config->compress,
+                .userspace_mode = rule && rule->userspace_mode != POLICY_UNSET ? (enum userspace_mode) rule->userspace_mode
+                                                                               : USERSPACE_MODE_STACKS,
+                .rule = strdup(rule ? rule->name : "builtin:keep"),
+        };
+        return ret->rule ? 0 : -ENOMEM;
+}
+
+void decision_done(struct decision *d) {
+        free(d->rule);
+        d->rule = NULL;
+}

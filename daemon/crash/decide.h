@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The decision for one crash: its context matched against the policy's rules (config/policy.h),
+ * the first rule whose every Match*= holds wins, coredumpd.conf supplying what the rule leaves open.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "config/policy.h"
+#include "crash/context.h"
+
+/* What a crash gets. */
+struct decision {
+        enum action action;
+        bool wait;
+        uint64_t max_size;
+        enum compression compress;
+        enum userspace_mode userspace_mode;     /* for ACTION_USERSPACE */
+        char *rule;             /* name of the rule that matched */
+};
+
+bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx);
+const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx);
+
+/* Applies the first matching rule, with config supplying what the rule leaves open. */
+int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
+                  struct decision *ret);
+void decision_done(struct decision *d);
+
+/* MatchFaultAddress=: whether one word matches a fault address. */
+bool fault_match_matches(const struct fault_match *m, uint64_t addr, uint64_t null_page_end);
