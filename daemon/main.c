@@ -8,17 +8,17 @@
 #include <sys/prctl.h>
 
 #include "build-config.h"
-#include "shared/cleanup.h"
 #include "config/config.h"
-#include "server/listen.h"
-#include "shared/log.h"
 #include "config/policy.h"
-#include "server/privileges.h"
-#include "selfdump/probe.h"
 #include "crash/record.h"
+#include "selfdump/probe.h"
+#include "server/listen.h"
+#include "server/privileges.h"
 #include "server/server.h"
-#include "store/store.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
 #include "shared/strv.h"
+#include "store/store.h"
 
 struct arguments {
         const char *config_path;

@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "shared/cleanup.h"
-#include "shared/fileio.h"
 #include "fixtures.h"
 #include "harness.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
 #include "shared/log.h"
 
 /* ---- temporary directories ------------------------------------------------------------------- */

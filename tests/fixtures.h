@@ -13,11 +13,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "shared/abi.h"
 #include "config/config.h"
-#include "crash/steps.h"
 #include "config/policy.h"
 #include "crash/record.h"
+#include "crash/steps.h"
+#include "shared/abi.h"
 #include "store/store.h"
 
 /* ---- temporary directories ---- */

@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
-#include "shared/fileio.h"
 #include "fixtures.h"
 #include "harness.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 

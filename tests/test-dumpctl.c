@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "fixtures.h"
 #include "harness.h"
+#include "shared/cleanup.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000

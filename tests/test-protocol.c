@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "crash/authenticate.h"
-#include "shared/cleanup.h"
 #include "fixtures.h"
 #include "harness.h"
+#include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/names.h"
 

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "server/listen.h"
 #include "server/server.h"
+#include "shared/cleanup.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 

@@ -9,21 +9,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "config/config.h"
-#include "crash/context.h"
-#include "store/core-extent.h"
-#include "shared/escape.h"
-#include "fixtures.h"
-#include "harness.h"
-#include "shared/names.h"
-#include "shared/parse.h"
 #include "config/policy.h"
+#include "crash/context.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
-#include "store/store.h"
-#include "shared/strv.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "shared/cleanup.h"
+#include "shared/escape.h"
 #include "shared/fileio.h"
+#include "shared/names.h"
+#include "shared/parse.h"
+#include "shared/strv.h"
+#include "store/core-extent.h"
+#include "store/store.h"
 
 /* ---- escaping ---- */
 

@@ -23,18 +23,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
-#include "selfdump/core-elf.h"
-#include "store/core-writer.h"
-#include "shared/fileio.h"
-#include "fixtures.h"
-#include "harness.h"
 #include "config/policy.h"
 #include "crash/decide.h"
+#include "fixtures.h"
+#include "harness.h"
+#include "selfdump/core-elf.h"
 #include "selfdump/probe.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
+#include "store/core-writer.h"
 
 #define HEAP_MARK 0x5a
 

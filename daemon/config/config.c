@@ -6,8 +6,8 @@
 #include <strings.h>
 
 #include "build-config.h"
-#include "shared/cleanup.h"
 #include "config/config.h"
+#include "shared/cleanup.h"
 #include "shared/ini-file.h"
 #include "shared/log.h"
 #include "shared/parse.h"

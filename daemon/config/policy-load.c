@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "build-config.h"
+#include "config/policy.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
-#include "config/policy.h"
 #include "shared/strv.h"
 
 #define POLICY_SUFFIX ".conf"

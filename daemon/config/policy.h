@@ -49,8 +49,8 @@
 #include <stdio.h>
 
 #include "config/config.h"
-#include "shared/names.h"
 #include "config/userspace-mode.h"
+#include "shared/names.h"
 
 #define POLICY_UNSET (-1)
 

@@ -12,13 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "crash/context.h"
+#include "selfdump/proc-threads.h"
+#include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/parse.h"
-#include "selfdump/proc-threads.h"
 
 #define CMDLINE_MAX (128 * 1024)
 #define SMALL_FILE_MAX (16 * 1024)

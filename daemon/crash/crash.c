@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/cleanup.h"
 #include "crash/crash.h"
 #include "crash/record.h"
-#include "shared/log.h"
+#include "shared/cleanup.h"
 #include "shared/escape.h"
+#include "shared/log.h"
 
 void crash_init(struct crash *c) {
         *c = (struct crash) {

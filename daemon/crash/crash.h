@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "crash/decide.h"
 #include "crash/authenticate.h"
 #include "crash/context.h"
+#include "crash/decide.h"
 #include "crash/protocol.h"
 #include "selfdump/selfdump.h"
 #include "shared/abi.h"

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "shared/cleanup.h"
 #include "crash/protocol.h"
+#include "shared/cleanup.h"
 
 int request_parse(const void *data, size_t n, struct coredump_request *ret) {
         struct coredump_req wire = {};

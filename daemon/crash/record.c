@@ -7,11 +7,11 @@
 #include <string.h>
 #include <systemd/sd-journal.h>
 
+#include "crash/record.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/names.h"
-#include "crash/record.h"
 
 static const char *crash_outcome_text(const struct crash *c, char *buf, size_t size) {
         switch (c->result) {

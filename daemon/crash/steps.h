@@ -17,12 +17,12 @@
 
 #include <stdatomic.h>
 
+#include "config/config.h"
+#include "config/policy.h"
 #include "crash/authenticate.h"
 #include "crash/connection.h"
 #include "crash/crash.h"
 #include "crash/record.h"
-#include "config/config.h"
-#include "config/policy.h"
 #include "selfdump/probe.h"
 #include "store/store.h"
 

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "crash/userspace.h"
-#include "shared/cleanup.h"
-#include "shared/log.h"
 #include "selfdump/probe.h"
 #include "selfdump/selfdump.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
 
 struct generate {
         struct selfdump_request req;

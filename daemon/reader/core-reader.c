@@ -5,8 +5,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "shared/cleanup.h"
 #include "reader/core-reader.h"
+#include "shared/cleanup.h"
 #include "shared/fileio.h"
 
 #define PLAIN_BUFFER_SIZE (128 * 1024)

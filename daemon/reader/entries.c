@@ -10,8 +10,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "reader/entries.h"
+#include "shared/cleanup.h"
 #include "shared/names.h"
 #include "shared/strv.h"
 

@@ -9,8 +9,8 @@
 #include <sys/procfs.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "selfdump/core-notes.h"
+#include "shared/cleanup.h"
 
 #define NOTE_ALIGN(n) (((n) + 3) & ~(size_t) 3)
 #define USER_CS 0x33

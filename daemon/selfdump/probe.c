@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "selfdump/probe.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
-#include "selfdump/probe.h"
 
 #if HAVE_PROBE
 #include <bpf/bpf.h>

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "selfdump/proc-maps.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
-#include "selfdump/proc-maps.h"
 
 #define MAPS_MAX (16U * 1024 * 1024)
 

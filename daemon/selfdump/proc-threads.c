@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
-#include "selfdump/proc-threads.h"
 
 #define STAT_MAX 4096
 

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "selfdump/core-elf.h"
-#include "shared/fileio.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
 
 #define COPY_CHUNK (128U * 1024)
 #define AUXV_MAX (8U * 1024)

@@ -23,9 +23,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config/userspace-mode.h"
 #include "selfdump/core-notes.h"
 #include "store/core-writer.h"
-#include "config/userspace-mode.h"
 
 #define STACK_WINDOW_MAX (1024U * 1024)
 #define HEAP_REFS_MAX_PAGES 4096U

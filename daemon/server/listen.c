@@ -8,8 +8,8 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
 #include "server/listen.h"
+#include "shared/cleanup.h"
 #include "shared/log.h"
 
 static int fd_set_nonblock(int fd) {

@@ -9,10 +9,10 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "shared/cleanup.h"
-#include "shared/log.h"
 #include "server/server.h"
 #include "server/workers.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
 
 static struct policy *server_policy_acquire(void *userdata) {
         struct server *s = userdata;

@@ -7,8 +7,8 @@
 #include <zstd.h>
 
 #include "shared/cleanup.h"
-#include "store/core-writer.h"
 #include "shared/fileio.h"
+#include "store/core-writer.h"
 
 int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level) {
         *w = (struct core_writer) {

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "shared/cleanup.h"
-#include "store/core-extent.h"
-#include "store/core-writer.h"
 #include "shared/escape.h"
 #include "shared/log.h"
 #include "shared/names.h"
+#include "store/core-extent.h"
+#include "store/core-writer.h"
 #include "store/store.h"
 
 #define STREAM_BUFFER_SIZE (128 * 1024)
