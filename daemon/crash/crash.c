@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "crash/crash.h"
-#include "crash/record.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
@@ -67,37 +66,6 @@ void crash_update_tag(struct crash *c) {
                 snprintf(c->tag, sizeof c->tag, "pid %d (%.40s)", (int) c->context.pid, comm ? comm : "?");
         } else if (c->have_peer)
                 snprintf(c->tag, sizeof c->tag, "pid %u", c->peer.info.tgid ? c->peer.info.tgid : c->peer.info.pid);
-}
-
-int crash_core_init(const struct crash *c, struct crash_core *ret) {
-        const struct crash_context *ctx = &c->context;
-        struct crash_core core = {};
-
-        int r = record_metadata(c, &core.metadata);
-        if (r < 0)
-                return r;
-        core.name = store_core_name(ctx->comm, ctx->uid, ctx->boot_id, ctx->pid, ctx->timestamp_usec,
-                                    c->decision.compress);
-        if (!core.name) {
-                fields_done(&core.metadata);
-                return -ENOMEM;
-        }
-        *ret = core;
-        ret->target = (struct store_target) {
-                .name = ret->name,
-                .metadata = &ret->metadata,
-                .reader_uid = context_user_may_read(ctx) ? ctx->uid : STORE_NO_READER,
-                .max_size = c->decision.max_size,
-                .compress = c->decision.compress,
-                .tag = c->tag,
-        };
-        return 0;
-}
-
-void crash_core_done(struct crash_core *core) {
-        fields_done(&core->metadata);
-        free(core->name);
-        *core = (struct crash_core) {};
 }
 
 const char *crash_result_to_string(enum crash_result r) {

@@ -12,7 +12,6 @@
 #include "crash/protocol.h"
 #include "selfdump/selfdump.h"
 #include "shared/abi.h"
-#include "shared/fields.h"
 #include "store/store.h"
 
 enum crash_result {
@@ -59,15 +58,5 @@ int crash_fail(struct crash *c, int err, const char *format, ...) __attribute__(
 int crash_set_decision(struct crash *c, enum action action, const char *rule);
 /* Updates the log tag from what is known (pid, comm). */
 void crash_update_tag(struct crash *c);
-
-/* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
- * size cap and compression. */
-struct crash_core {
-        struct fields metadata;
-        char *name;
-        struct store_target target;
-};
-int crash_core_init(const struct crash *c, struct crash_core *ret);
-void crash_core_done(struct crash_core *core);
 
 const char *crash_result_to_string(enum crash_result r);

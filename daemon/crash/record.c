@@ -180,6 +180,37 @@ int record_build(const struct crash *c, struct fields *ret) {
         return 0;
 }
 
+int record_core_init(const struct crash *c, struct record_core *ret) {
+        const struct crash_context *ctx = &c->context;
+        struct record_core core = {};
+
+        int r = record_metadata(c, &core.metadata);
+        if (r < 0)
+                return r;
+        core.name = store_core_name(ctx->comm, ctx->uid, ctx->boot_id, ctx->pid, ctx->timestamp_usec,
+                                    c->decision.compress);
+        if (!core.name) {
+                fields_done(&core.metadata);
+                return -ENOMEM;
+        }
+        *ret = core;
+        ret->target = (struct store_target) {
+                .name = ret->name,
+                .metadata = &ret->metadata,
+                .reader_uid = context_user_may_read(ctx) ? ctx->uid : STORE_NO_READER,
+                .max_size = c->decision.max_size,
+                .compress = c->decision.compress,
+                .tag = c->tag,
+        };
+        return 0;
+}
+
+void record_core_done(struct record_core *core) {
+        fields_done(&core->metadata);
+        free(core->name);
+        *core = (struct record_core) {};
+}
+
 int record_sink_journal(const struct fields *f, void *userdata) {
         return sd_journal_sendv(f->v, (int) f->n);
 }

@@ -10,6 +10,7 @@
 
 #include "crash/crash.h"
 #include "shared/fields.h"
+#include "store/store.h"
 
 /* The facts known before the core is written (identity, context, decision): what the store
  * keeps with the core as attributes. */
@@ -17,6 +18,16 @@ int record_metadata(const struct crash *c, struct fields *f);
 
 /* The whole entry for a crash: message, metadata, outcome, crash details. */
 int record_build(const struct crash *c, struct fields *ret);
+
+/* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
+ * size cap and compression. */
+struct record_core {
+        struct fields metadata;
+        char *name;
+        struct store_target target;
+};
+int record_core_init(const struct crash *c, struct record_core *ret);
+void record_core_done(struct record_core *core);
 
 typedef int (*record_sink_fn)(const struct fields *f, void *userdata);
 

@@ -105,10 +105,10 @@ int step_mark(int fd, struct crash *c) {
 
 /* Action=kernel: the kernel streams the core, the store keeps it. */
 static void act_store(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c) {
-        _cleanup_(crash_core_done) struct crash_core core = {};
+        _cleanup_(record_core_done) struct record_core core = {};
         char reason[sizeof c->error] = "";
 
-        int r = crash_core_init(c, &core);
+        int r = record_core_init(c, &core);
         if (r < 0) {
                 (void) crash_fail(c, r, "Core not stored: %s", strerror(-r));
                 return;

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "crash/record.h"
 #include "crash/userspace.h"
 #include "selfdump/probe.h"
 #include "selfdump/selfdump.h"
@@ -34,7 +35,7 @@ static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, 
 
 void act_userspace(struct store *store, struct probe *probe, const atomic_bool *expired, struct crash *c) {
         const struct crash_context *ctx = &c->context;
-        _cleanup_(crash_core_done) struct crash_core core = {};
+        _cleanup_(record_core_done) struct record_core core = {};
         char reason[sizeof c->error] = "";
 
         if (c->decision.userspace_mode == USERSPACE_MODE_NONE || !c->decision.wait) {
@@ -78,7 +79,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
 
-        int r = crash_core_init(c, &core);
+        int r = record_core_init(c, &core);
         if (r < 0) {
                 (void) crash_fail(c, r, "Core not made: %s", strerror(-r));
                 return;
