@@ -91,6 +91,66 @@ static char *find_record_field(struct test_env *e, const char *key, const char *
         return NULL;
 }
 
+/* Streams a 64 KiB core to a fresh crash connection in 8 KiB pieces, pause_ms apart; returns when
+ * the daemon closed the connection, and how long after the connect that was. */
+static uint64_t stream_slowly(struct running_server *rs, int pause_ms) {
+        struct coredump_ack ack;
+        _cleanup_close_ int fd = client_connect(rs->socket_path);
+        uint64_t t0 = now_ms();
+        _cleanup_free_ uint8_t *core = fake_core_new(65536, 65536);
+
+        fk_send_request(fd, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+        fk_send_mark(fd, COREDUMP_MARK_REQACK);
+        for (size_t off = 0; off < 65536; off += 8192) {
+                usleep((useconds_t) pause_ms * 1000);
+                if (fk_stream(fd, core + off, 8192) != 8192)
+                        break;
+        }
+        (void) shutdown(fd, SHUT_WR);
+        CHECK(fk_wait_eof(fd, 10000) >= 0);
+        return now_ms() - t0;
+}
+
+/* The deadline is on progress: a core that keeps moving is taken although it streams for longer
+ * than Deadline=. */
+TEST(deadline_spares_a_moving_core) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "Deadline=600ms\nMinRate=1K\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        CHECK_INT(stream_slowly(&rs, 300), >=, 2400);
+        CHECK(wait_records(&e, 1, 5000));
+        _cleanup_free_ char *result = record_capture_field(&e.records, 0, "COREDUMPD_RESULT");
+        CHECK_STR(result, "stored");
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* However it moves, a connection ends at Deadline= + MaxSize= / MinRate=: here 0.5 s + 1 s. */
+TEST(deadline_caps_a_moving_core) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "Deadline=500ms\nMaxSize=64K\nMinRate=64K\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        uint64_t elapsed = stream_slowly(&rs, 300);
+        CHECK_INT(elapsed, >=, 1400);
+        CHECK_INT(elapsed, <, 2300);
+        CHECK(wait_records(&e, 1, 5000));
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "deadline"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* With MaxConcurrent=1 and one crash in progress, the next is answered REJECT at once and recorded
  * as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
@@ -225,6 +285,8 @@ TEST(malformed_policy_reload_keeps_previous) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
+        TEST_ENTRY(deadline_spares_a_moving_core),
+        TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_keeps_previous),

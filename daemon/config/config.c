@@ -24,6 +24,7 @@ void config_init_defaults(struct config *c) {
                 .compress_level = 3,
                 .max_concurrent = 16,
                 .deadline_usec = 60 * USEC_PER_SEC,
+                .min_rate = UINT64_C(1) << 20,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
         };
 }
@@ -107,6 +108,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return ini_file_error(ini, "invalid Deadline= '%s'", value);
                 c->deadline_usec = u64;
+        } else if (strcmp(key, "MinRate") == 0) {
+                if (parse_size(value, &u64) < 0 || u64 < 1024)
+                        return ini_file_error(ini, "invalid MinRate= '%s', expected a size per second of at least 1K", value);
+                c->min_rate = u64;
         } else if (strcmp(key, "IdleExit") == 0) {
                 if (parse_duration(value, &u64) < 0)
                         return ini_file_error(ini, "invalid IdleExit= '%s'", value);

@@ -12,7 +12,8 @@
  *   Compress=zstd                 zstd | none (yes/no accepted)
  *   CompressLevel=3               zstd level
  *   MaxConcurrent=16              dumps handled at once; more crashes are rejected as "overload"
- *   Deadline=60s                  a connection is closed at the latest this long after accept
+ *   Deadline=60s                  a connection is closed after this long without progress
+ *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
  *   IdleExit=30s                  exit when idle this long (0: never)
  */
 
@@ -34,6 +35,7 @@ struct config {
         int compress_level;
         unsigned max_concurrent;
         uint64_t deadline_usec;
+        uint64_t min_rate;              /* bytes per second */
         uint64_t idle_exit_usec;
 };
 

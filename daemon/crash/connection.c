@@ -7,7 +7,8 @@
 void connection_init(struct connection *c, int fd) {
         c->fd = fd;
         pthread_mutex_init(&c->lock, NULL);
-        atomic_init(&c->expired, false);
+        atomic_init(&c->progress.expired, false);
+        atomic_init(&c->progress.last_usec, 0);
 }
 
 void connection_destroy(struct connection *c) {
@@ -24,7 +25,7 @@ void connection_release(struct connection *c) {
 void connection_expire(struct connection *c) {
         pthread_mutex_lock(&c->lock);
         if (c->fd >= 0) {
-                atomic_store(&c->expired, true);
+                atomic_store(&c->progress.expired, true);
                 (void) shutdown(c->fd, SHUT_RDWR);
         }
         pthread_mutex_unlock(&c->lock);

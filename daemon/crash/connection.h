@@ -11,10 +11,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "store/store.h"
+
 struct connection {
         int fd;                         /* the crash socket; -1 once released */
         pthread_mutex_t lock;           /* orders release against expire */
-        atomic_bool expired;            /* the deadline shut the socket */
+        struct store_progress progress; /* bytes arriving; expired once the deadline shut the socket */
 };
 
 void connection_init(struct connection *c, int fd);

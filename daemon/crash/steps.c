@@ -104,7 +104,7 @@ int step_mark(int fd, struct crash *c) {
 }
 
 /* Action=kernel: the kernel streams the core, the store keeps it. */
-static void act_store(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c) {
+static void act_store(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c) {
         _cleanup_(record_core_done) struct record_core core = {};
         char reason[sizeof c->error] = "";
 
@@ -113,7 +113,7 @@ static void act_store(const struct crash_env *env, int fd, const atomic_bool *ex
                 (void) crash_fail(c, r, "Core not stored: %s", strerror(-r));
                 return;
         }
-        r = store_core(env->store, fd, &core.target, expired, &c->stored, reason, sizeof reason);
+        r = store_core(env->store, fd, &core.target, progress, &c->stored, reason, sizeof reason);
         if (r < 0) {
                 (void) crash_fail(c, r, "Core not stored: %s", reason);
                 return;
@@ -125,13 +125,13 @@ static void act_store(const struct crash_env *env, int fd, const atomic_bool *ex
         (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 
-void step_act(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c) {
+void step_act(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c) {
         switch (c->decision.action) {
         case ACTION_KERNEL:
-                act_store(env, fd, expired, c);
+                act_store(env, fd, progress, c);
                 break;
         case ACTION_USERSPACE:
-                act_userspace(env->store, env->probe, expired, c);
+                act_userspace(env->store, env->probe, &progress->expired, c);
                 break;
         case ACTION_REJECT:
         default:
@@ -167,7 +167,7 @@ void crash_handle(const struct crash_env *env, struct connection *conn) {
                 goto record;
 
         if (c.result == CRASH_RESULT_NONE)
-                step_act(env, conn->fd, &conn->expired, &c);
+                step_act(env, conn->fd, &conn->progress, &c);
 
 record:
         step_record(env, &c);

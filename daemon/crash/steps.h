@@ -53,7 +53,7 @@ int step_ack(int fd, struct crash *c);
 int step_mark(int fd, struct crash *c);
 /* Carries out the accepted decision: KERNEL stores the streamed core, USERSPACE makes our own
  * (crash/userspace.c), REJECT keeps nothing. Sets the result. */
-void step_act(const struct crash_env *env, int fd, const atomic_bool *expired, struct crash *c);
+void step_act(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c);
 /* One log line for a handled crash and the record. */
 void step_record(const struct crash_env *env, struct crash *c);
 

@@ -29,6 +29,7 @@ struct worker {
         enum worker_kind kind;
         struct connection conn;
         sd_event_source *deadline;
+        uint64_t started_usec;          /* CLOCK_MONOTONIC */
         struct worker *next;
 
         /* WORKER_THREAD */
@@ -111,8 +112,28 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
 static int worker_arm_deadline(struct worker *w) {
         struct workers *ws = w->workers;
-        return sd_event_add_time_relative(ws->event, &w->deadline, CLOCK_MONOTONIC, ws->config->deadline_usec, 0,
-                                          on_deadline, w);
+        int r = sd_event_now(ws->event, CLOCK_MONOTONIC, &w->started_usec);
+        if (r < 0)
+                return r;
+        return sd_event_add_time(ws->event, &w->deadline, CLOCK_MONOTONIC,
+                                 w->started_usec + ws->config->deadline_usec, 0, on_deadline, w);
+}
+
+/* The deadline is on progress: Deadline= without bytes arriving ends a connection; a moving one
+ * ends at the latest Deadline= + MaxSize= / MinRate= after it started. Returns 0 if it has
+ * expired, else when to look again. */
+static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
+        const struct config *c = w->workers->config;
+        uint64_t last = MAX(w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec));
+        uint64_t whole_seconds = c->max_size / c->min_rate;
+        uint64_t stream_usec = whole_seconds > UINT64_MAX / 2000000 ? UINT64_MAX / 2 :
+                whole_seconds * 1000000 + c->max_size % c->min_rate * 1000000 / c->min_rate;
+        uint64_t cap = w->started_usec + MIN(c->deadline_usec, UINT64_MAX / 4) + stream_usec;
+        uint64_t idle_end = last + c->deadline_usec;
+
+        if (now >= cap || now >= idle_end)
+                return 0;
+        return MIN(cap, idle_end);
 }
 
 /* ---- thread workers -------------------------------------------------------------------------- */
@@ -213,7 +234,13 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         struct worker *w = userdata;
 
         if (w->kind == WORKER_THREAD) {
-                log_warning("Connection reached its deadline, shutting it down.");
+                uint64_t next = worker_deadline_next(w, usec);
+                if (next > 0) {
+                        (void) sd_event_source_set_time(source, next);
+                        (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+                        return 0;
+                }
+                log_warning("Connection reached its deadline (no progress for Deadline=, or Deadline= + MaxSize= / MinRate= in all), shutting it down.");
                 connection_expire(&w->conn);
         } else {
                 (void) crash_fail(&w->crash, -ETIMEDOUT, "Overload rejection reached its deadline");

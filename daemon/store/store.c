@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shared/cleanup.h"
@@ -161,8 +162,14 @@ static bool peer_has_more(int sock_fd) {
         return n > 0;
 }
 
-static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct stream_result *res,
-                       char *reason, size_t reason_size) {
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct store_progress *progress,
+                       struct stream_result *res, char *reason, size_t reason_size) {
         _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
         int r;
 
@@ -188,6 +195,8 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
                 }
                 if (n == 0)
                         return 0;
+                if (progress)
+                        atomic_store(&progress->last_usec, now_monotonic_usec());
 
                 core_extent_feed(&res->extent, buf, (size_t) n);
                 r = core_writer_write(w, buf, (size_t) n);
@@ -200,13 +209,13 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
 }
 
 /* A stream that ended early is not a core: the peer vanished, or the deadline cut it. */
-static int stream_check_complete(const struct stream_result *res, const atomic_bool *expired, char *reason,
-                                 size_t reason_size) {
+static int stream_check_complete(const struct stream_result *res, struct store_progress *progress,
+                                 char *reason, size_t reason_size) {
         uint64_t expected;
 
         if (res->truncated)
                 return 0;
-        if (expired && atomic_load(expired)) {
+        if (progress && atomic_load(&progress->expired)) {
                 snprintf(reason, reason_size, "deadline reached after %" PRIu64 " bytes of core", res->received);
                 return -ETIMEDOUT;
         }
@@ -246,7 +255,7 @@ static int store_finish_file(int fd, const struct store_target *t, bool truncate
 struct socket_fill {
         int sock_fd;
         uint64_t max_size;
-        const atomic_bool *expired;
+        struct store_progress *progress;
 };
 
 static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
@@ -254,20 +263,20 @@ static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_tru
         const struct socket_fill *f = userdata;
         struct stream_result res = {};
 
-        int r = stream_into(f->sock_fd, w, f->max_size, &res, reason, reason_size);
+        int r = stream_into(f->sock_fd, w, f->max_size, f->progress, &res, reason, reason_size);
         if (r >= 0)
-                r = stream_check_complete(&res, f->expired, reason, reason_size);
+                r = stream_check_complete(&res, f->progress, reason, reason_size);
         core_extent_done(&res.extent);
         *ret_truncated = res.truncated;
         return r;
 }
 
-int store_core(struct store *s, int sock_fd, const struct store_target *t, const atomic_bool *expired,
+int store_core(struct store *s, int sock_fd, const struct store_target *t, struct store_progress *progress,
                struct stored_core *ret, char *reason, size_t reason_size) {
         struct socket_fill fill = {
                 .sock_fd = sock_fd,
                 .max_size = t->max_size,
-                .expired = expired,
+                .progress = progress,
         };
 
         return store_core_generated(s, t, fill_from_socket, &fill, ret, reason, reason_size);

@@ -26,6 +26,12 @@ struct store {
         pthread_mutex_t vacuum_lock;
 };
 
+/* A stream's progress, shared with the thread that enforces its deadline. */
+struct store_progress {
+        atomic_bool expired;                    /* the deadline cut the stream */
+        atomic_uint_fast64_t last_usec;         /* CLOCK_MONOTONIC when bytes last arrived; 0: none yet */
+};
+
 struct stored_core {
         char *name;             /* file name inside the store */
         char *path;             /* full path, for COREDUMP_FILENAME */
@@ -56,10 +62,10 @@ struct store_target {
 char *store_core_name(const char *comm, uid_t uid, const char *boot_id, pid_t pid, uint64_t timestamp_usec,
                       enum compression compression);
 
-/* Streams the core from sock_fd into the store. 0: stored (maybe truncated) and *ret filled.
- * Negative: nothing was kept; why is in reason (nothing is logged). *expired is checked to tell a
- * deadline from an EOF. */
-int store_core(struct store *s, int sock_fd, const struct store_target *t, const atomic_bool *expired,
+/* Streams the core from sock_fd into the store, noting each arrival of bytes in progress (may be
+ * NULL), whose expired flag tells a deadline from an EOF. 0: stored (maybe truncated) and *ret
+ * filled. Negative: nothing was kept; why is in reason (nothing is logged). */
+int store_core(struct store *s, int sock_fd, const struct store_target *t, struct store_progress *progress,
                struct stored_core *ret, char *reason, size_t reason_size);
 
 /* A core that coredumpd makes itself (Action=userspace): generate writes it into w, which compresses
