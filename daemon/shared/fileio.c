@@ -26,6 +26,23 @@ long read_full(int fd, void *buf, size_t size) {
         return (long) done;
 }
 
+int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset) {
+        size_t done = 0;
+
+        while (done < size) {
+                ssize_t n = pwrite(fd, (const char *) buf + done, size - done, (off_t) (offset + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        return -EIO;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
 int write_full(int fd, const void *buf, size_t size) {
         size_t done = 0;
 

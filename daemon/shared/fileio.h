@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Reads at most max bytes of the file name (relative to dir_fd, never following a symlink in the
  * last component) into a NUL-terminated buffer; *ret_size excludes the NUL. Returns 0 or -errno.
@@ -23,3 +24,5 @@ void strip_trailing_newlines(char *s);
  * at EOF) or -errno; write returns 0 or -errno. */
 long read_full(int fd, void *buf, size_t size);
 int write_full(int fd, const void *buf, size_t size);
+/* pwrite() in full at offset; 0 or -errno. */
+int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset);

@@ -47,24 +47,35 @@ static bool is_all_zero(const uint8_t *p, size_t n) {
         return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
+/* Writes the bytes at the file's current end: one pwrite() per run of data blocks, nothing for a
+ * run of whole zero blocks (it stays a hole; core_writer_finish() sets the length). */
 static int plain_write(struct core_writer *w, const uint8_t *p, size_t n) {
+        const uint8_t *run = NULL;      /* pending data, to be written at run_offset */
+        uint64_t run_offset = 0;
+        size_t run_size = 0;
+
         while (n > 0) {
-                size_t in_block = CORE_HOLE_BLOCK - (size_t) (w->size % CORE_HOLE_BLOCK);
-                size_t piece = MIN(n, in_block);
+                size_t piece = MIN(n, CORE_HOLE_BLOCK - (size_t) (w->size % CORE_HOLE_BLOCK));
 
                 if (piece == CORE_HOLE_BLOCK && is_all_zero(p, piece)) {
-                        if (lseek(w->fd, (off_t) piece, SEEK_CUR) < 0)
-                                return negative_errno();
+                        if (run_size > 0) {
+                                int r = pwrite_full(w->fd, run, run_size, run_offset);
+                                if (r < 0)
+                                        return r;
+                                run_size = 0;
+                        }
                 } else {
-                        int r = write_full(w->fd, p, piece);
-                        if (r < 0)
-                                return r;
+                        if (run_size == 0) {
+                                run = p;
+                                run_offset = w->size;
+                        }
+                        run_size += piece;
                 }
                 w->size += piece;
                 p += piece;
                 n -= piece;
         }
-        return 0;
+        return run_size > 0 ? pwrite_full(w->fd, run, run_size, run_offset) : 0;
 }
 
 static int zstd_run(struct core_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective mode) {

@@ -21,7 +21,8 @@
 #include "store/core-writer.h"
 #include "store/store.h"
 
-#define STREAM_BUFFER_SIZE (128 * 1024)
+/* More than the kernel queues on a coredump socket (its send buffer, wmem_default) */
+#define STREAM_BUFFER_SIZE (256 * 1024)
 #define CORE_FILE_MODE 0640
 
 /* ---- the store directory --------------------------------------------------------------------- */
