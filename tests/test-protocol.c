@@ -56,11 +56,15 @@ static void check_field(struct test_env *e, size_t i, const char *field, const c
                 test_fail(__FILE__, __LINE__, "record %zu: %s=%s, expected %s", i, field, v ? v : "(none)", want);
 }
 
-/* Streams a whole synthetic core with action kernel and checks the stored file equals it. */
-static void store_and_compare(const char *config, size_t size, bool expect_holes) {
+/* Streams a whole synthetic core with action kernel and checks the stored file equals it, in the
+ * form wanted ("zstd" or "plain"). interrupt: the store is interrupted first (a stopping daemon),
+ * so a core is not compressed after the task is released. */
+static void store_and_compare(const char *config, size_t size, bool expect_holes, const char *form, bool interrupt) {
         struct test_env e;
         struct connection_run run;
         test_env_init(&e, NULL, config);
+        if (interrupt)
+                store_interrupt(e.store);
 
         _cleanup_free_ uint8_t *core = fake_core_new(size, size);
         connection_run_start(&run, &e.env);
@@ -79,9 +83,19 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         check_field(&e, 0, "COREDUMP_COMM", "crasher");
         check_field(&e, 0, "COREDUMP_SIGNAL_NAME", "SIGSEGV");
         check_field(&e, 0, "COREDUMP_TRUNCATED", NULL);
+        check_field(&e, 0, "COREDUMPD_CORE_FORM", form);
 
         _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
         CHECK(path);
+        size_t len = strlen(path);
+        bool zst = len > 4 && strcmp(path + len - 4, ".zst") == 0;
+        CHECK(zst == (strcmp(form, "zstd") == 0));
+
+        /* The core was in the store before the task was released; compression came after. */
+        _cleanup_free_ char *available = record_capture_field(&e.records, 0, "COREDUMPD_AVAILABLE_TIMESTAMP");
+        _cleanup_free_ char *released = record_capture_field(&e.records, 0, "COREDUMPD_RELEASED_TIMESTAMP");
+        CHECK(available && released);
+        CHECK(strtoull(available, NULL, 10) <= strtoull(released, NULL, 10));
         size_t got_size;
         _cleanup_free_ uint8_t *got = read_core_file(path, &got_size);
         CHECK_INT(got_size, ==, size);
@@ -90,6 +104,12 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         struct stat st;
         CHECK(stat(path, &st) == 0);
         CHECK_INT(st.st_mode & 07777, ==, 0640);
+        if (zst) {
+                uint64_t linked = (uint64_t) st.st_ctim.tv_sec * 1000000 + (uint64_t) st.st_ctim.tv_nsec / 1000;
+                CHECK_INT(linked + 10000, >=, strtoull(released, NULL, 10)); /* ctime: coarse clock */
+                _cleanup_free_ char *plain = strndup(path, len - 4);
+                CHECK(access(plain, F_OK) < 0 && errno == ENOENT); /* one form in the store */
+        }
         if (expect_holes)
                 CHECK_INT((uint64_t) st.st_blocks * 512, <, size); /* zero pages became holes */
 
@@ -115,11 +135,17 @@ static void crash_without_core(struct test_env *e, uint64_t expected_mask) {
 }
 
 TEST(kernel_zstd_roundtrip) {
-        store_and_compare(NULL, (1 << 20) + 123, false);
+        store_and_compare(NULL, (1 << 20) + 123, false, "zstd", false);
 }
 
 TEST(kernel_plain_with_holes_roundtrip) {
-        store_and_compare("Compress=none\n", (1 << 20) + 4096 * 5 + 17, true);
+        store_and_compare("Compress=none\n", (1 << 20) + 4096 * 5 + 17, true, "plain", false);
+}
+
+/* A stopping daemon does not start compressing: the plain core (a valid one, with its holes) is
+ * what the record names. */
+TEST(kernel_zstd_interrupted_keeps_plain) {
+        store_and_compare(NULL, (1 << 20) + 4096 * 3 + 5, true, "plain", true);
 }
 
 TEST(userspace_action_left_to_userspace) {
@@ -705,6 +731,7 @@ TEST(crash_loop_1000_no_fd_or_memory_growth) {
 static const struct test_case tests[] = {
         TEST_ENTRY(kernel_zstd_roundtrip),
         TEST_ENTRY(kernel_plain_with_holes_roundtrip),
+        TEST_ENTRY(kernel_zstd_interrupted_keeps_plain),
         TEST_ENTRY(userspace_action_left_to_userspace),
         TEST_ENTRY(userspace_action_writes_own_core),
         TEST_ENTRY(reject_action_writes_nothing),

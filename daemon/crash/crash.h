@@ -41,6 +41,8 @@ struct crash {
         uint32_t mark;
         bool have_stored;
         struct stored_core stored;
+        bool compress_pending;          /* stored plain; to be compressed once the task is released */
+        uint64_t released_usec;         /* CLOCK_REALTIME when the connection was closed */
         bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
         struct selfdump_result selfdump;
 

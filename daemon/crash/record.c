@@ -121,7 +121,11 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
                 k = k ?: fields_set_unsigned(f, FIELD_CORE_SIZE, c->stored.size);
                 if (c->stored.truncated)
                         k = k ?: fields_set_number(f, FIELD_TRUNCATED, 1);
+                k = k ?: fields_set_text(f, FIELD_CORE_FORM, c->stored.compression == COMPRESSION_ZSTD ? "zstd" : "plain");
+                k = k ?: fields_set_unsigned(f, FIELD_AVAILABLE_TIMESTAMP, c->stored.linked_usec);
         }
+        if (c->released_usec > 0)
+                k = k ?: fields_set_unsigned(f, FIELD_RELEASED_TIMESTAMP, c->released_usec);
         return k;
 }
 
@@ -180,15 +184,14 @@ int record_build(const struct crash *c, struct fields *ret) {
         return 0;
 }
 
-int record_core_init(const struct crash *c, struct record_core *ret) {
+int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
         const struct crash_context *ctx = &c->context;
         struct record_core core = {};
 
         int r = record_metadata(c, &core.metadata);
         if (r < 0)
                 return r;
-        core.name = store_core_name(ctx->comm, ctx->uid, ctx->boot_id, ctx->pid, ctx->timestamp_usec,
-                                    c->decision.compress);
+        core.name = store_core_name(ctx->comm, ctx->uid, ctx->boot_id, ctx->pid, ctx->timestamp_usec, compress);
         if (!core.name) {
                 fields_done(&core.metadata);
                 return -ENOMEM;
@@ -199,7 +202,7 @@ int record_core_init(const struct crash *c, struct record_core *ret) {
                 .metadata = &ret->metadata,
                 .reader_uid = context_user_may_read(ctx) ? ctx->uid : STORE_NO_READER,
                 .max_size = c->decision.max_size,
-                .compress = c->decision.compress,
+                .compress = compress,
                 .tag = c->tag,
         };
         return 0;

@@ -26,7 +26,7 @@ struct record_core {
         char *name;
         struct store_target target;
 };
-int record_core_init(const struct crash *c, struct record_core *ret);
+int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret);
 void record_core_done(struct record_core *core);
 
 typedef int (*record_sink_fn)(const struct fields *f, void *userdata);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "crash/protocol.h"
 #include "crash/steps.h"
@@ -9,6 +10,12 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/names.h"
+
+static uint64_t realtime_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
 
 int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
         int r = env->authenticate(fd, &c->peer, env->authenticate_userdata);
@@ -103,12 +110,13 @@ int step_mark(int fd, struct crash *c) {
         return 0;
 }
 
-/* Action=kernel: the kernel streams the core, the store keeps it. */
+/* Action=kernel: the kernel streams the core, the store keeps it. It is taken plain, at the speed
+ * of the socket; compression waits until the task is released (step_keep()). */
 static void act_store(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c) {
         _cleanup_(record_core_done) struct record_core core = {};
         char reason[sizeof c->error] = "";
 
-        int r = record_core_init(c, &core);
+        int r = record_core_init(c, COMPRESSION_NONE, &core);
         if (r < 0) {
                 (void) crash_fail(c, r, "Core not stored: %s", strerror(-r));
                 return;
@@ -119,10 +127,9 @@ static void act_store(const struct crash_env *env, int fd, struct store_progress
                 return;
         }
         c->have_stored = true;
+        c->compress_pending = c->decision.compress != COMPRESSION_NONE;
         c->result = CRASH_RESULT_STORED;
         log_crash(c->tag, LOG_INFO, "Stored core as %s.", c->stored.path);
-
-        (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 
 void step_act(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c) {
@@ -138,6 +145,30 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
                 c->result = CRASH_RESULT_REJECTED;
                 break;
         }
+}
+
+void step_keep(const struct crash_env *env, struct crash *c) {
+        if (!c->have_stored)
+                return;
+
+        if (c->compress_pending) {
+                _cleanup_(record_core_done) struct record_core core = {};
+                char reason[sizeof c->error] = "";
+
+                c->compress_pending = false;
+                int r = record_core_init(c, c->decision.compress, &core);
+                if (r >= 0)
+                        r = store_compress(env->store, &c->stored, &core.target, reason, sizeof reason);
+                else
+                        snprintf(reason, sizeof reason, "%s", strerror(-r));
+                if (r < 0)
+                        log_crash_errno(c->tag, r == -ECANCELED ? LOG_NOTICE : LOG_WARNING, r,
+                                        "Keeping the core uncompressed: %s", reason);
+                else
+                        log_crash(c->tag, LOG_INFO, "Compressed the core as %s.", c->stored.path);
+        }
+
+        (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 
 void step_record(const struct crash_env *env, struct crash *c) {
@@ -170,6 +201,10 @@ void crash_handle(const struct crash_env *env, struct connection *conn) {
                 step_act(env, conn->fd, &conn->progress, &c);
 
 record:
+        /* The task waits for nothing that follows: compressing, vacuuming, recording. */
+        connection_release(conn);
+        c.released_usec = realtime_usec();
+        step_keep(env, &c);
         step_record(env, &c);
 release:
         connection_release(conn);

@@ -5,7 +5,7 @@
  * One crash, taken along the data's path:
  *
  *   authenticate → request → context + policy → ack → mark → act (store | selfdump | nothing)
- *   → record → release
+ *   → release → keep (compress, vacuum) → record
  *
  * crash_handle() runs the whole path on a blocking socket (in a worker thread in the daemon,
  * directly in tests) and always ends by releasing the connection. The overload path
@@ -54,6 +54,8 @@ int step_mark(int fd, struct crash *c);
 /* Carries out the accepted decision: KERNEL stores the streamed core, USERSPACE makes our own
  * (crash/userspace.c), REJECT keeps nothing. Sets the result. */
 void step_act(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c);
+/* After the task is released: compresses a core that was taken plain, then vacuums the store. */
+void step_keep(const struct crash_env *env, struct crash *c);
 /* One log line for a handled crash and the record. */
 void step_record(const struct crash_env *env, struct crash *c);
 

@@ -79,7 +79,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
 
-        int r = record_core_init(c, &core);
+        int r = record_core_init(c, c->decision.compress, &core);
         if (r < 0) {
                 (void) crash_fail(c, r, "Core not made: %s", strerror(-r));
                 return;
@@ -98,5 +98,4 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                   "%" PRIu64 " bytes of memory, %" PRIu64 " bytes.",
                   userspace_mode_to_string(c->decision.userspace_mode), c->stored.path, g.res.n_threads,
                   g.res.n_threads_full_regs, g.res.n_segments, g.res.memory_bytes, g.res.size);
-        (void) store_vacuum(store, c->stored.name, c->tag);
 }

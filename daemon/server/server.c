@@ -68,6 +68,8 @@ static void server_begin_stop(struct server *s, const char *why) {
                 (void) sd_notify(0, "STOPPING=1");
         (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
+        /* Cores still being compressed stay plain (valid, and recorded so). */
+        store_interrupt(s->env.store);
         server_maybe_finish(s);
 }
 

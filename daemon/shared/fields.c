@@ -45,6 +45,9 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_FILENAME]          = { "COREDUMP_FILENAME",          NULL,                        FIELD_RAW },
         [FIELD_CORE_SIZE]         = { "COREDUMPD_CORE_SIZE",        NULL,                        FIELD_DECIMAL },
         [FIELD_TRUNCATED]         = { "COREDUMP_TRUNCATED",         "user.coredump.truncated",   FIELD_DECIMAL },
+        [FIELD_CORE_FORM]         = { "COREDUMPD_CORE_FORM",        NULL,                        FIELD_RAW },
+        [FIELD_RELEASED_TIMESTAMP] = { "COREDUMPD_RELEASED_TIMESTAMP", NULL,                     FIELD_DECIMAL },
+        [FIELD_AVAILABLE_TIMESTAMP] = { "COREDUMPD_AVAILABLE_TIMESTAMP", NULL,                   FIELD_DECIMAL },
 
         [FIELD_SI_CODE]           = { "COREDUMPD_SI_CODE",          NULL,                        FIELD_DECIMAL },
         [FIELD_PROBE]             = { "COREDUMPD_PROBE",            NULL,                        FIELD_RAW },

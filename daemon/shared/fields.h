@@ -56,6 +56,9 @@ enum field {
         FIELD_FILENAME,
         FIELD_CORE_SIZE,
         FIELD_TRUNCATED,
+        FIELD_CORE_FORM,
+        FIELD_RELEASED_TIMESTAMP,
+        FIELD_AVAILABLE_TIMESTAMP,
         /* what the crash-context probe saw, and the core coredumpd made itself */
         FIELD_SI_CODE,
         FIELD_PROBE,

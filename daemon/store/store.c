@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/acl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -19,6 +21,7 @@
 #include "shared/names.h"
 #include "store/core-extent.h"
 #include "store/core-writer.h"
+#include "shared/fileio.h"
 #include "store/store.h"
 
 /* More than the kernel queues on a coredump socket (its send buffer, wmem_default) */
@@ -45,6 +48,9 @@ int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compr
         s->keep_free = keep_free;
         s->compress_level = compress_level;
         pthread_mutex_init(&s->vacuum_lock, NULL);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        (void) sem_init(&s->compress_slots, 0, (unsigned) MAX(1L, cpus / 2));
+        atomic_init(&s->interrupted, false);
         *ret = s;
         return 0;
 }
@@ -54,6 +60,7 @@ struct store *store_free(struct store *s) {
                 return NULL;
         safe_close(s->dir_fd);
         pthread_mutex_destroy(&s->vacuum_lock);
+        sem_destroy(&s->compress_slots);
         free(s->path);
         free(s);
         return NULL;
@@ -163,10 +170,18 @@ static bool peer_has_more(int sock_fd) {
         return n > 0;
 }
 
-static uint64_t now_monotonic_usec(void) {
+static uint64_t now_usec(clockid_t clock) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(clock, &ts);
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static uint64_t now_monotonic_usec(void) {
+        return now_usec(CLOCK_MONOTONIC);
+}
+
+static uint64_t now_realtime_usec(void) {
+        return now_usec(CLOCK_REALTIME);
 }
 
 static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct store_progress *progress,
@@ -335,8 +350,106 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                 .size = writer.size,
                 .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
                 .truncated = truncated,
+                .linked_usec = now_realtime_usec(),
+                .compression = t->compress,
         };
         if (truncated)
                 log_crash(t->tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
+        return 0;
+}
+
+/* ---- compression after the task is released -------------------------------------------------- */
+
+void store_interrupt(struct store *s) {
+        atomic_store(&s->interrupted, true);
+}
+
+struct file_fill {
+        struct store *store;
+        int fd;
+        bool truncated;
+};
+
+static int fill_from_file(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                          size_t reason_size) {
+        struct file_fill *f = userdata;
+        _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
+
+        if (!buf)
+                return -ENOMEM;
+        (void) posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        for (;;) {
+                if (atomic_load(&f->store->interrupted)) {
+                        snprintf(reason, reason_size, "interrupted: the daemon is stopping");
+                        return -ECANCELED;
+                }
+                long n = read_full(f->fd, buf, STREAM_BUFFER_SIZE);
+                if (n < 0) {
+                        snprintf(reason, reason_size, "reading the plain core failed: %s", strerror((int) -n));
+                        return (int) n;
+                }
+                if (n == 0)
+                        break;
+                int r = core_writer_write(w, buf, (size_t) n);
+                if (r < 0) {
+                        snprintf(reason, reason_size, "writing the compressed core failed: %s", strerror(-r));
+                        return r;
+                }
+        }
+        *ret_truncated = f->truncated;
+        return 0;
+}
+
+/* Low CPU and I/O priority for the calling thread (best effort: Linux applies both per thread). */
+static void thread_lower_priority(void) {
+        pid_t tid = (pid_t) syscall(SYS_gettid);
+        (void) setpriority(PRIO_PROCESS, (id_t) tid, 10);
+        /* IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT, for IOPRIO_WHO_PROCESS */
+        (void) syscall(SYS_ioprio_set, 1, tid, 3 << 13);
+}
+
+int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
+                   size_t reason_size) {
+        struct file_fill fill = { .store = s, .truncated = plain->truncated };
+        struct stored_core compressed = {};
+        int r;
+
+        fill.fd = openat(s->dir_fd, plain->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fill.fd < 0) {
+                r = negative_errno();
+                snprintf(reason, reason_size, "cannot open the plain core: %s", strerror(-r));
+                return r;
+        }
+
+        /* Wait for a slot, looking up every 100 ms in case the daemon is stopping. */
+        for (;;) {
+                struct timespec until;
+                clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_nsec += 100 * 1000 * 1000;
+                if (until.tv_nsec >= 1000 * 1000 * 1000) {
+                        until.tv_sec++;
+                        until.tv_nsec -= 1000 * 1000 * 1000;
+                }
+                if (sem_timedwait(&s->compress_slots, &until) == 0)
+                        break;
+                if (atomic_load(&s->interrupted)) {
+                        safe_close(fill.fd);
+                        snprintf(reason, reason_size, "interrupted: the daemon is stopping");
+                        return -ECANCELED;
+                }
+        }
+        thread_lower_priority();
+        r = store_core_generated(s, t, fill_from_file, &fill, &compressed, reason, reason_size);
+        (void) sem_post(&s->compress_slots);
+        safe_close(fill.fd);
+        if (r < 0)
+                return r;
+
+        if (unlinkat(s->dir_fd, plain->name, 0) < 0)
+                log_crash_errno(t->tag, LOG_WARNING, errno, "Cannot remove the plain core %s after compressing it: %m",
+                                plain->path);
+        compressed.linked_usec = plain->linked_usec;
+        stored_core_done(plain);
+        *plain = compressed;
         return 0;
 }

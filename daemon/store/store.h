@@ -9,6 +9,7 @@
  */
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,8 @@ struct store {
         uint64_t keep_free;     /* SIZE_AUTO or bytes */
         int compress_level;
         pthread_mutex_t vacuum_lock;
+        sem_t compress_slots;           /* background compressions at once */
+        atomic_bool interrupted;        /* store_interrupt(): background work stops early */
 };
 
 /* A stream's progress, shared with the thread that enforces its deadline. */
@@ -38,6 +41,8 @@ struct stored_core {
         uint64_t size;          /* uncompressed bytes kept */
         uint64_t disk_size;     /* bytes allocated on disk */
         bool truncated;         /* the core was cut at the size limit */
+        uint64_t linked_usec;   /* CLOCK_REALTIME when it first appeared in the store */
+        enum compression compression;
 };
 
 /* Opens (creating it 0751 if missing: others may reach their ACL'd dumps, not list them) the store
@@ -76,6 +81,17 @@ typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *re
                                  size_t reason_size);
 int store_core_generated(struct store *s, const struct store_target *t, store_generate_fn generate,
                          void *userdata, struct stored_core *ret, char *reason, size_t reason_size);
+
+/* Compresses a plain stored core in the background of its crash (the task is released already):
+ * at low CPU and I/O priority, at most half the CPUs at once, into an unnamed file linked as
+ * t->name (t->compress, t->metadata and t->reader_uid as for any core); only then is the plain
+ * file removed, so the store always holds one valid form. On success *plain is replaced by the
+ * compressed core. Negative: the plain core stays as it is; why is in reason. -ECANCELED after
+ * store_interrupt(). */
+int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
+                   size_t reason_size);
+/* Makes background work (store_compress()) stop early, keeping what it started from. */
+void store_interrupt(struct store *s);
 
 void stored_core_done(struct stored_core *c);
 
