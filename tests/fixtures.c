@@ -326,7 +326,9 @@ void fake_peer_init(struct fake_peer *p, pid_t pid) {
 }
 
 int fake_authenticate(int conn_fd, struct peer *ret, void *userdata) {
-        const struct fake_peer *p = userdata;
+        struct fake_peer *p = userdata;
+        size_t i = atomic_fetch_add(&p->n_authenticated, 1);
+        uint32_t uid = p->n_uids > 0 ? p->uids[MIN(i, p->n_uids - 1)] : p->uid;
 
         int pidfd = test_pidfd_of(p->pid);
         if (pidfd < 0)
@@ -339,7 +341,7 @@ int fake_authenticate(int conn_fd, struct peer *ret, void *userdata) {
                                 PIDFD_INFO_COREDUMP_SIGNAL,
                         .pid = (uint32_t) p->pid,
                         .tgid = (uint32_t) p->pid,
-                        .ruid = p->uid,
+                        .ruid = uid,
                         .rgid = p->gid,
                         .euid = p->euid,
                         .egid = p->egid,

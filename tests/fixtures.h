@@ -8,6 +8,7 @@
  */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,10 @@ struct fake_peer {
         uint32_t uid, gid, euid, egid;
         uint32_t coredump_mask;         /* PIDFD_COREDUMPED | PIDFD_COREDUMP_USER by default */
         uint32_t signal;
+        /* If set, the i-th authentication vouches for uids[i] (the last one repeats), else uid. */
+        uint32_t uids[16];
+        size_t n_uids;
+        atomic_size_t n_authenticated;
 };
 void fake_peer_init(struct fake_peer *p, pid_t pid);
 /* authenticate_fn vouching for the fake_peer in userdata with a real pidfd of its pid. */

@@ -151,13 +151,137 @@ TEST(deadline_caps_a_moving_core) {
         test_env_done(&e);
 }
 
-/* With MaxConcurrent=1 and one crash in progress, the next is answered REJECT at once and recorded
- * as overload; the stalled first one is cut at its deadline. */
+/* A crash whose "kernel" has sent its request: returns the connection. */
+static int crash_connect(struct running_server *rs) {
+        int fd = client_connect(rs->socket_path);
+        fk_send_request(fd, 16, 16, FULL_MASK);
+        return fd;
+}
+
+/* Completes an acked crash: mark, a whole small core, end of stream; waits for the close. */
+static void crash_finish(int fd) {
+        _cleanup_free_ uint8_t *core = fake_core_new(16384, 16384);
+        fk_send_mark(fd, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_stream(fd, core, 16384), ==, 16384);
+        CHECK(shutdown(fd, SHUT_WR) == 0);
+        CHECK(fk_wait_eof(fd, 10000) >= 0);
+}
+
+static size_t count_records(struct test_env *e, const char *field, const char *value) {
+        size_t n = 0;
+        for (size_t i = 0; i < record_capture_count(&e->records); i++) {
+                _cleanup_free_ char *v = record_capture_field(&e->records, i, field);
+                n += v && strcmp(v, value) == 0;
+        }
+        return n;
+}
+
+/* Beyond MaxConcurrent= a crash waits (no answer yet, the kernel holds it) and is taken when a
+ * slot frees: both are stored. */
+TEST(queued_beyond_max_concurrent_then_stored) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 500), ==, 0);            /* queued: no answer */
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);          /* the freed slot is b's */
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        crash_finish(b);
+
+        CHECK(wait_records(&e, 2, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* A crash that waited Deadline= in the queue is answered REJECT then, and recorded as overload. */
+TEST(queued_for_deadline_rejected_as_overload) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=800ms\nMinRate=1K\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        /* a keeps its slot by moving slowly; b waits behind it. */
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        fk_send_mark(a, COREDUMP_MARK_REQACK);
+        _cleanup_free_ uint8_t *core = fake_core_new(65536, 65536);
+        _cleanup_close_ int b = crash_connect(&rs);
+        uint64_t t0 = now_ms();
+        for (size_t off = 0; off < 65536; off += 8192) {
+                CHECK_INT(fk_stream(a, core + off, 8192), ==, 8192);
+                if (fk_read_ack(b, &ack, 300) == 16)
+                        break;
+        }
+        uint64_t waited = now_ms() - t0;
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        CHECK_INT(waited, >=, 700);
+        CHECK_INT(waited, <, 2400);
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(b, 5000), ==, 0);
+        CHECK(wait_records(&e, 1, 5000));
+        _cleanup_free_ char *rule = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_RULE");
+        CHECK_STR(rule, "overload");
+
+        (void) shutdown(a, SHUT_RDWR);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* One user's crashes hold at most MaxConcurrentPerUser= slots: another user's crash, queued behind
+ * them, goes ahead; and a root crash takes the reserved slot while users hold all the others. */
+TEST(fair_shares_per_user_and_reserved_for_root) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=3\nMaxConcurrentPerUser=1\nReservedConcurrent=1\nDeadline=10s\nIdleExit=0\n");
+        e.peer.n_uids = 4;
+        memcpy(e.peer.uids, (uint32_t[]) { 1000, 1000, 1001, 0 }, 4 * sizeof(uint32_t));
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);             /* 1000: runs */
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);             /* 1000 again: over its share, waits */
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);
+        _cleanup_close_ int c = crash_connect(&rs);             /* 1001: goes ahead of b */
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        /* Two users run; the last slot is reserved: root takes it at once. */
+        _cleanup_close_ int d = crash_connect(&rs);             /* 0 */
+        CHECK_INT(fk_read_ack(d, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);            /* b still waits */
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);          /* 1000's slot is free again */
+        crash_finish(b);
+        crash_finish(c);
+        crash_finish(d);
+        CHECK(wait_records(&e, 4, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 4);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* With MaxConcurrent=1, no queue and one crash in progress, the next is answered REJECT at once and
+ * recorded as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
         struct test_env e;
         struct running_server rs = {};
         struct coredump_ack ack;
-        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=1500ms\nIdleExit=0\n");
+        test_env_init(&e, NULL, "MaxConcurrent=1\nMaxQueued=0\nDeadline=1500ms\nIdleExit=0\n");
         server_start(&rs, &e);
 
         /* First crash: acked KERNEL|WAIT, then the "kernel" stalls mid-stream. */
@@ -286,6 +410,9 @@ TEST(malformed_policy_reload_keeps_previous) {
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(deadline_spares_a_moving_core),
+        TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
+        TEST_ENTRY(queued_for_deadline_rejected_as_overload),
+        TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(idle_exit),

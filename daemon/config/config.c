@@ -23,6 +23,9 @@ void config_init_defaults(struct config *c) {
                 .compress = COMPRESSION_ZSTD,
                 .compress_level = 3,
                 .max_concurrent = 16,
+                .max_concurrent_per_user = 8,
+                .reserved_concurrent = 2,
+                .max_queued = 256,
                 .deadline_usec = 60 * USEC_PER_SEC,
                 .min_rate = UINT64_C(1) << 20,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
@@ -104,6 +107,18 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
                         return ini_file_error(ini, "invalid MaxConcurrent= '%s', expected 1..1024", value);
                 c->max_concurrent = u32;
+        } else if (strcmp(key, "MaxConcurrentPerUser") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
+                        return ini_file_error(ini, "invalid MaxConcurrentPerUser= '%s', expected 1..1024", value);
+                c->max_concurrent_per_user = u32;
+        } else if (strcmp(key, "ReservedConcurrent") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 > 1024)
+                        return ini_file_error(ini, "invalid ReservedConcurrent= '%s', expected 0..1024", value);
+                c->reserved_concurrent = u32;
+        } else if (strcmp(key, "MaxQueued") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 > 65536)
+                        return ini_file_error(ini, "invalid MaxQueued= '%s', expected 0..65536", value);
+                c->max_queued = u32;
         } else if (strcmp(key, "Deadline") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return ini_file_error(ini, "invalid Deadline= '%s'", value);

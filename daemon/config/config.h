@@ -11,7 +11,11 @@
  *   MaxSize=32G                   per dump, uncompressed; a larger core is cut and marked truncated
  *   Compress=zstd                 zstd | none (yes/no accepted)
  *   CompressLevel=3               zstd level
- *   MaxConcurrent=16              dumps handled at once; more crashes are rejected as "overload"
+ *   MaxConcurrent=16              crashes handled at once; more wait in a queue
+ *   MaxConcurrentPerUser=8        of those, at most this many of one user
+ *   ReservedConcurrent=2          of those, this many only for root and system users (UID < 1000)
+ *   MaxQueued=256                 crashes waiting for a slot (each for at most Deadline=); beyond,
+ *                                 a crash is answered REJECT at once and recorded as "overload"
  *   Deadline=60s                  a connection is closed after this long without progress
  *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
  *   IdleExit=30s                  exit when idle this long (0: never)
@@ -34,6 +38,9 @@ struct config {
         enum compression compress;
         int compress_level;
         unsigned max_concurrent;
+        unsigned max_concurrent_per_user;
+        unsigned reserved_concurrent;
+        unsigned max_queued;
         uint64_t deadline_usec;
         uint64_t min_rate;              /* bytes per second */
         uint64_t idle_exit_usec;

@@ -180,33 +180,33 @@ void step_record(const struct crash_env *env, struct crash *c) {
         record_crash(c, env->record_sink, env->record_userdata);
 }
 
-void crash_handle(const struct crash_env *env, struct connection *conn) {
-        struct crash c;
-
-        crash_init(&c);
-
-        if (step_authenticate(env, conn->fd, &c) < 0)
-                goto release;
-
-        if (step_request(conn->fd, &c) < 0)
+void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {
+        if (step_request(conn->fd, c) < 0)
                 goto record;
-        if (step_decide(env, &c) < 0) {
-                (void) crash_fail(&c, -ENOMEM, "Out of memory");
+        if (step_decide(env, c) < 0) {
+                (void) crash_fail(c, -ENOMEM, "Out of memory");
                 goto record;
         }
-        if (step_ack(conn->fd, &c) < 0 || step_mark(conn->fd, &c) < 0)
+        if (step_ack(conn->fd, c) < 0 || step_mark(conn->fd, c) < 0)
                 goto record;
 
-        if (c.result == CRASH_RESULT_NONE)
-                step_act(env, conn->fd, &conn->progress, &c);
+        if (c->result == CRASH_RESULT_NONE)
+                step_act(env, conn->fd, &conn->progress, c);
 
 record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
         connection_release(conn);
-        c.released_usec = realtime_usec();
-        step_keep(env, &c);
-        step_record(env, &c);
-release:
+        c->released_usec = realtime_usec();
+        step_keep(env, c);
+        step_record(env, c);
+}
+
+void crash_handle(const struct crash_env *env, struct connection *conn) {
+        struct crash c;
+
+        crash_init(&c);
+        if (step_authenticate(env, conn->fd, &c) >= 0)
+                crash_continue(env, conn, &c);
         connection_release(conn);
         crash_done(&c);
 }

@@ -60,3 +60,6 @@ void step_keep(const struct crash_env *env, struct crash *c);
 void step_record(const struct crash_env *env, struct crash *c);
 
 void crash_handle(const struct crash_env *env, struct connection *conn);
+/* The steps after step_authenticate(), for a crash authenticated already (the workers do that on
+ * the loop, to know whose it is). Does not free c. */
+void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c);

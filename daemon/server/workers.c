@@ -13,10 +13,14 @@
 
 #define OVERLOAD_MIN_PENDING 16
 #define OVERLOAD_RECV_TIMEOUT_USEC 250000
+/* UIDs below this are root and system users: they may use the reserved slots. */
+#define SYSTEM_UID_MAX 999
 
 enum worker_kind {
-        WORKER_THREAD,          /* crash_handle() on a thread of its own */
+        WORKER_QUEUED,          /* authenticated, waiting for a slot; the kernel holds the task */
+        WORKER_THREAD,          /* the rest of the steps on a thread of its own */
         WORKER_OVERLOAD,        /* the steps on the loop, answered REJECT */
+        _WORKER_KIND_MAX,
 };
 
 enum overload_state {
@@ -28,8 +32,10 @@ struct worker {
         struct workers *workers;
         enum worker_kind kind;
         struct connection conn;
+        struct crash crash;             /* authenticated on the loop, at accept */
+        uid_t uid;
         sd_event_source *deadline;
-        uint64_t started_usec;          /* CLOCK_MONOTONIC */
+        uint64_t started_usec;          /* CLOCK_MONOTONIC: accepted, or taken off the queue */
         struct worker *next;
 
         /* WORKER_THREAD */
@@ -37,9 +43,9 @@ struct worker {
         atomic_bool finished;
 
         /* WORKER_OVERLOAD */
-        struct crash crash;
         enum overload_state state;
         sd_event_source *io;
+        const char *overload_why;
 };
 
 struct workers {
@@ -52,19 +58,18 @@ struct workers {
         int wake_fd;                    /* thread workers report completion here */
         sd_event_source *wake_source;
 
-        struct worker *list;
-        unsigned n_threads;
-        unsigned n_overloads;
+        struct worker *list;            /* threads and overloads, any order */
+        struct worker *queue, **queue_tail;     /* queued, oldest first */
+        unsigned n[_WORKER_KIND_MAX];
 };
 
-/* ---- start and reap, for both kinds ---------------------------------------------------------- */
+/* ---- start and reap, for every kind ---------------------------------------------------------- */
 
-static struct worker *worker_new(struct workers *ws, enum worker_kind kind, int fd) {
+static struct worker *worker_new(struct workers *ws, int fd) {
         struct worker *w = calloc(1, sizeof *w);
         if (!w)
                 return NULL;
         w->workers = ws;
-        w->kind = kind;
         connection_init(&w->conn, fd);
         atomic_init(&w->finished, false);
         crash_init(&w->crash);
@@ -80,29 +85,35 @@ static void worker_free(struct worker *w) {
         free(w);
 }
 
-static void workers_link(struct workers *ws, struct worker *w) {
-        w->next = ws->list;
-        ws->list = w;
-        if (w->kind == WORKER_THREAD)
-                ws->n_threads++;
-        else
-                ws->n_overloads++;
+static void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind) {
+        w->kind = kind;
+        ws->n[kind]++;
+        w->next = NULL;
+        if (kind == WORKER_QUEUED) {
+                *ws->queue_tail = w;
+                ws->queue_tail = &w->next;
+        } else {
+                w->next = ws->list;
+                ws->list = w;
+        }
 }
 
-static void workers_unlink(struct workers *ws, struct worker *w) {
-        for (struct worker **p = &ws->list; *p; p = &(*p)->next)
+static void worker_unlink(struct workers *ws, struct worker *w) {
+        struct worker **head = w->kind == WORKER_QUEUED ? &ws->queue : &ws->list;
+
+        for (struct worker **p = head; *p; p = &(*p)->next)
                 if (*p == w) {
                         *p = w->next;
-                        if (w->kind == WORKER_THREAD)
-                                ws->n_threads--;
-                        else
-                                ws->n_overloads--;
+                        if (w->kind == WORKER_QUEUED && ws->queue_tail == &w->next)
+                                ws->queue_tail = p;
+                        ws->n[w->kind]--;
+                        w->next = NULL;
                         return;
                 }
 }
 
 static void worker_reap(struct workers *ws, struct worker *w) {
-        workers_unlink(ws, w);
+        worker_unlink(ws, w);
         if (w->kind == WORKER_THREAD)
                 pthread_join(w->thread, NULL);
         worker_free(w);
@@ -110,13 +121,18 @@ static void worker_reap(struct workers *ws, struct worker *w) {
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
+/* (Re)starts the Deadline= clock: at accept, and again when a queued crash gets its slot. */
 static int worker_arm_deadline(struct worker *w) {
         struct workers *ws = w->workers;
         int r = sd_event_now(ws->event, CLOCK_MONOTONIC, &w->started_usec);
         if (r < 0)
                 return r;
-        return sd_event_add_time(ws->event, &w->deadline, CLOCK_MONOTONIC,
-                                 w->started_usec + ws->config->deadline_usec, 0, on_deadline, w);
+        uint64_t at = w->started_usec + ws->config->deadline_usec;
+        if (w->deadline) {
+                r = sd_event_source_set_time(w->deadline, at);
+                return r < 0 ? r : sd_event_source_set_enabled(w->deadline, SD_EVENT_ONESHOT);
+        }
+        return sd_event_add_time(ws->event, &w->deadline, CLOCK_MONOTONIC, at, 0, on_deadline, w);
 }
 
 /* The deadline is on progress: Deadline= without bytes arriving ends a connection; a moving one
@@ -136,13 +152,40 @@ static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
         return MIN(cap, idle_end);
 }
 
+/* ---- fair shares ----------------------------------------------------------------------------- */
+
+/* Thread workers running for uid (any uid > SYSTEM_UID_MAX if users is set). */
+static unsigned running_of(const struct workers *ws, uid_t uid, bool users) {
+        unsigned n = 0;
+        for (const struct worker *w = ws->list; w; w = w->next)
+                if (w->kind == WORKER_THREAD && (users ? w->uid > SYSTEM_UID_MAX : w->uid == uid))
+                        n++;
+        return n;
+}
+
+/* Whether a crash of uid may take a thread now: a slot is free, the user is below its share, and
+ * users other than root and system users together leave the reserved slots free. */
+static bool may_run(const struct workers *ws, uid_t uid) {
+        const struct config *c = ws->config;
+
+        if (ws->n[WORKER_THREAD] >= c->max_concurrent)
+                return false;
+        if (uid > SYSTEM_UID_MAX) {
+                /* At least one slot stays open to users, whatever is reserved. */
+                unsigned for_users = c->max_concurrent - MIN(c->reserved_concurrent, c->max_concurrent - 1);
+                if (running_of(ws, uid, true) >= for_users)
+                        return false;
+        }
+        return running_of(ws, uid, false) < c->max_concurrent_per_user;
+}
+
 /* ---- thread workers -------------------------------------------------------------------------- */
 
 static void *thread_main(void *userdata) {
         struct worker *w = userdata;
         uint64_t one = 1;
 
-        crash_handle(w->workers->env, &w->conn);
+        crash_continue(w->workers->env, &w->conn, &w->crash);
         atomic_store(&w->finished, true);
         (void) !write(w->workers->wake_fd, &one, sizeof one);
         return NULL;
@@ -151,30 +194,16 @@ static void *thread_main(void *userdata) {
 static int thread_start(struct workers *ws, struct worker *w) {
         int r = worker_arm_deadline(w);
         if (r < 0)
-                return log_error_errno(r, "Cannot arm the connection deadline, dropping the crash: %m");
+                return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
 
         r = pthread_create(&w->thread, NULL, thread_main, w);
         if (r != 0)
-                return log_error_errno(r, "Cannot start a worker thread, dropping the crash: %m");
+                return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot start a worker thread: %m");
+        worker_link(ws, w, WORKER_THREAD);
         return 0;
 }
 
-static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        struct workers *ws = userdata;
-        uint64_t n;
-
-        (void) !read(ws->wake_fd, &n, sizeof n);
-
-        for (struct worker *w = ws->list, *next; w; w = next) {
-                next = w->next;
-                if (w->kind == WORKER_THREAD && atomic_load(&w->finished))
-                        worker_reap(ws, w);
-        }
-        ws->changed(ws->userdata);
-        return 0;
-}
-
-/* ---- overload workers: the steps on the loop ------------------------------------------------- */
+/* ---- overload workers: the steps on the loop, answered REJECT -------------------------------- */
 
 static unsigned overload_limit(const struct workers *ws) {
         return MAX(OVERLOAD_MIN_PENDING, 4 * ws->config->max_concurrent);
@@ -207,16 +236,13 @@ static int on_overload_io(sd_event_source *source, int fd, uint32_t revents, voi
         return 0;
 }
 
-static int overload_start(struct workers *ws, struct worker *w) {
+/* Answers REJECT from the loop; why says which bound was reached. */
+static int overload_start(struct workers *ws, struct worker *w, const char *why) {
         struct timeval tv = { .tv_usec = OVERLOAD_RECV_TIMEOUT_USEC };
-        int r;
 
-        r = step_authenticate(ws->env, w->conn.fd, &w->crash);
-        if (r < 0)
-                return r; /* logged by the authenticator */
-        log_crash(w->crash.tag, LOG_DEBUG, "Overload: %u crashes being handled, rejecting.", ws->n_threads);
-
-        r = crash_set_decision(&w->crash, ACTION_REJECT, "overload");
+        log_crash(w->crash.tag, LOG_DEBUG, "Overload (%s): rejecting.", why);
+        w->overload_why = why;
+        int r = crash_set_decision(&w->crash, ACTION_REJECT, "overload");
         if (r >= 0 && setsockopt(w->conn.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
                 r = negative_errno();
         if (r >= 0)
@@ -225,58 +251,138 @@ static int overload_start(struct workers *ws, struct worker *w) {
                 r = worker_arm_deadline(w);
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot answer an overload rejection: %m");
+        worker_link(ws, w, WORKER_OVERLOAD);
         return 0;
 }
 
-/* ---- the deadline, for both kinds ------------------------------------------------------------ */
+/* Beyond every bound: not even a REJECT is answered (the kernel drops the core when we close), but
+ * the crash is still recorded. */
+static void drop_unanswered(struct workers *ws, struct worker *w) {
+        log_crash(w->crash.tag, LOG_WARNING,
+                  "Overloaded beyond %u pending rejections: closing the crash connection unanswered.",
+                  overload_limit(ws));
+        (void) crash_set_decision(&w->crash, ACTION_REJECT, "overload");
+        (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u rejections pending",
+                          ws->n[WORKER_QUEUED], ws->n[WORKER_OVERLOAD]);
+        connection_release(&w->conn);
+        step_record(ws->env, &w->crash);
+        worker_free(w);
+}
+
+/* Not queued, not run: REJECT from the loop if that is still bounded, else closed unanswered. */
+static void reject_now(struct workers *ws, struct worker *w, const char *why) {
+        if (ws->n[WORKER_OVERLOAD] >= overload_limit(ws)) {
+                drop_unanswered(ws, w);
+                return;
+        }
+        if (overload_start(ws, w, why) < 0)
+                drop_unanswered(ws, w);
+}
+
+/* ---- the queue ------------------------------------------------------------------------------- */
+
+/* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
+static void queue_dispatch(struct workers *ws) {
+        struct worker *w = ws->queue;
+
+        while (w && ws->n[WORKER_THREAD] < ws->config->max_concurrent) {
+                struct worker *next = w->next;
+                if (may_run(ws, w->uid)) {
+                        worker_unlink(ws, w);
+                        if (thread_start(ws, w) < 0)
+                                reject_now(ws, w, "no worker thread");
+                }
+                w = next;
+        }
+}
+
+/* ---- the deadline, for every kind ------------------------------------------------------------ */
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         struct worker *w = userdata;
+        struct workers *ws = w->workers;
 
-        if (w->kind == WORKER_THREAD) {
+        switch (w->kind) {
+        case WORKER_THREAD: {
                 uint64_t next = worker_deadline_next(w, usec);
                 if (next > 0) {
                         (void) sd_event_source_set_time(source, next);
                         (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
                         return 0;
                 }
-                log_warning("Connection reached its deadline (no progress for Deadline=, or Deadline= + MaxSize= / MinRate= in all), shutting it down.");
+                log_crash(w->crash.tag, LOG_WARNING,
+                          "Connection reached its deadline (no progress for Deadline=, or Deadline= + MaxSize= / MinRate= in all), shutting it down.");
                 connection_expire(&w->conn);
-        } else {
+                break;
+        }
+        case WORKER_QUEUED:
+                /* Waited Deadline= for a slot: answer it now rather than hold the task longer. */
+                worker_unlink(ws, w);
+                reject_now(ws, w, "queued for Deadline=");
+                ws->changed(ws->userdata);
+                break;
+        case WORKER_OVERLOAD:
                 (void) crash_fail(&w->crash, -ETIMEDOUT, "Overload rejection reached its deadline");
                 overload_finish(w);
+                break;
+        default:
+                break;
         }
+        return 0;
+}
+
+static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        struct workers *ws = userdata;
+        uint64_t n;
+
+        (void) !read(ws->wake_fd, &n, sizeof n);
+
+        for (struct worker *w = ws->list, *next; w; w = next) {
+                next = w->next;
+                if (w->kind == WORKER_THREAD && atomic_load(&w->finished))
+                        worker_reap(ws, w);
+        }
+        queue_dispatch(ws);
+        ws->changed(ws->userdata);
         return 0;
 }
 
 /* ---- the pool -------------------------------------------------------------------------------- */
 
 void workers_start(struct workers *ws, int fd) {
-        enum worker_kind kind = ws->n_threads < ws->config->max_concurrent ? WORKER_THREAD : WORKER_OVERLOAD;
-
-        if (kind == WORKER_OVERLOAD && ws->n_overloads >= overload_limit(ws)) {
-                log_warning("Overloaded beyond %u pending rejections: closing a crash connection unanswered.",
-                            overload_limit(ws));
-                safe_close(fd);
-                return;
-        }
-
-        struct worker *w = worker_new(ws, kind, fd);
+        struct worker *w = worker_new(ws, fd);
         if (!w) {
                 safe_close(fd);
                 log_error_errno(ENOMEM, "Cannot handle a crash: %m");
                 return;
         }
-        int r = kind == WORKER_THREAD ? thread_start(ws, w) : overload_start(ws, w);
-        if (r < 0) {
-                worker_free(w);
+
+        /* Cheap and non-blocking (SO_PEERPIDFD, PIDFD_GET_INFO): who it is decides where it goes. */
+        if (step_authenticate(ws->env, w->conn.fd, &w->crash) < 0) {
+                worker_free(w); /* not a crash: logged by the authenticator */
                 return;
         }
-        workers_link(ws, w);
+        w->uid = w->crash.peer.info.ruid;
+
+        if (!ws->queue && may_run(ws, w->uid)) {
+                if (thread_start(ws, w) < 0)
+                        reject_now(ws, w, "no worker thread");
+                return;
+        }
+        if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
+                if (worker_arm_deadline(w) >= 0) {
+                        log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes running, %u queued.",
+                                  ws->n[WORKER_THREAD], ws->n[WORKER_QUEUED]);
+                        worker_link(ws, w, WORKER_QUEUED);
+                        queue_dispatch(ws); /* it may be first in line for a free share */
+                        return;
+                }
+        }
+        reject_now(ws, w, "queue full");
 }
 
 unsigned workers_busy(const struct workers *ws) {
-        return ws->n_threads + ws->n_overloads;
+        return ws->n[WORKER_QUEUED] + ws->n[WORKER_THREAD] + ws->n[WORKER_OVERLOAD];
 }
 
 int workers_new(sd_event *event, const struct config *config, const struct crash_env *env,
@@ -294,6 +400,7 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
                 .userdata = userdata,
                 .wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
         };
+        ws->queue_tail = &ws->queue;
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
                 goto fail;
@@ -320,6 +427,8 @@ struct workers *workers_free(struct workers *ws) {
                 connection_expire(&w->conn);
         while (ws->list)
                 worker_reap(ws, ws->list);
+        while (ws->queue)
+                worker_reap(ws, ws->queue);
 
         sd_event_source_disable_unref(ws->wake_source);
         safe_close(ws->wake_fd);
