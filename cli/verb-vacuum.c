@@ -25,7 +25,7 @@ int verb_vacuum(void) {
                 config_done(&config);
                 return EXIT_ERROR;
         }
-        r = store_open(arg.store ?: config.storage, config.max_use, config.keep_free, config.compress_level, &s);
+        r = store_open(arg.store ?: config.storage, &config, &s);
         config_done(&config);
         if (r < 0)
                 return EXIT_ERROR;

@@ -148,7 +148,7 @@ static int run(const struct arguments *a, const struct config *config) {
         if (fd < 0)
                 return fd;
 
-        r = store_open(config->storage, config->max_use, config->keep_free, config->compress_level, &store);
+        r = store_open(config->storage, config, &store);
         if (r < 0) {
                 safe_close(fd);
                 return r;

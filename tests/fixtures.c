@@ -386,8 +386,7 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
         const char *dirs[] = { e->policy_dir, NULL };
         CHECK_OK(policy_load(dirs, &e->policy));
 
-        CHECK_OK(store_open(e->config.storage, e->config.max_use, e->config.keep_free, e->config.compress_level,
-                            &e->store));
+        CHECK_OK(store_open(e->config.storage, &e->config, &e->store));
 
         e->sleeper = sleeper_start("crasher", -1);
         fake_peer_init(&e->peer, e->sleeper);

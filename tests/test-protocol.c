@@ -418,6 +418,54 @@ TEST(vacuum_keeps_max_use) {
         test_env_done(&e);
 }
 
+/* A core file of uid, of size bytes of data, made directly in the store, mtime age seconds ago. */
+static void plant_core(struct test_env *e, uint32_t uid, int n, size_t size, int age) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ uint8_t *data = fake_core_new(size, size);
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d", e->store_dir, uid,
+                       1000 + n, n) > 0);
+        memset(data, 0xa5, size);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+        CHECK(fd >= 0);
+        CHECK(write(fd, data, size) == (ssize_t) size);
+        struct timespec times[2] = { { .tv_sec = time(NULL) - age }, { .tv_sec = time(NULL) - age } };
+        CHECK(futimens(fd, times) == 0);
+}
+
+static bool planted_exists(struct test_env *e, uint32_t uid, int n) {
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d", e->store_dir, uid,
+                       1000 + n, n) > 0);
+        return access(path, F_OK) == 0;
+}
+
+/* One user's flood does not flush another's cores out: over MaxUse= the user whose cores take the
+ * most loses its oldest first, even when another user's core is older. MaxUsePerUser= caps one
+ * user on its own. */
+TEST(vacuum_fair_between_users) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nMaxUse=400K\n");
+        plant_core(&e, 0, 0, 64 * 1024, 100);                   /* root's, the oldest */
+        for (int i = 1; i <= 6; i++)
+                plant_core(&e, 1000, i, 64 * 1024, 100 - i);    /* a user's flood */
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), >, 0);
+        CHECK(planted_exists(&e, 0, 0));                        /* root's survives */
+        CHECK(!planted_exists(&e, 1000, 1));                    /* the flood's oldest went */
+        CHECK(planted_exists(&e, 1000, 6));
+        CHECK_INT(store_usage(&e), <=, 400 * 1024);
+        test_env_done(&e);
+
+        test_env_init(&e, NULL, "Compress=none\nMaxUsePerUser=200K\n");
+        plant_core(&e, 0, 0, 64 * 1024, 100);
+        for (int i = 1; i <= 4; i++)
+                plant_core(&e, 1000, i, 64 * 1024, 100 - i);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 1);  /* 4 x 64K > 200K ≥ 3 x 64K */
+        CHECK(planted_exists(&e, 0, 0));
+        CHECK(!planted_exists(&e, 1000, 1));
+        CHECK(planted_exists(&e, 1000, 2) && planted_exists(&e, 1000, 4));
+        test_env_done(&e);
+}
+
 TEST(deadline_closes_stalled_connection) {
         struct test_env e;
         struct connection_run run;
@@ -754,6 +802,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(peer_vanishing_mid_stream_leaves_no_file),
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
+        TEST_ENTRY(vacuum_fair_between_users),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),
         TEST_ENTRY(vanished_process_cannot_be_verified),

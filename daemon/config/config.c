@@ -18,6 +18,7 @@ void config_init_defaults(struct config *c) {
         *c = (struct config) {
                 .storage = strdup(COREDUMPD_STORAGE_DIR),
                 .max_use = SIZE_AUTO,
+                .max_use_per_user = SIZE_AUTO,
                 .keep_free = SIZE_AUTO,
                 .max_size = UINT64_C(32) << 30,
                 .compress = COMPRESSION_ZSTD,
@@ -88,6 +89,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_size_or_auto(value, &u64) < 0)
                         return ini_file_error(ini, "invalid MaxUse= size '%s'", value);
                 c->max_use = u64;
+        } else if (strcmp(key, "MaxUsePerUser") == 0) {
+                if (parse_size_or_auto(value, &u64) < 0)
+                        return ini_file_error(ini, "invalid MaxUsePerUser= '%s'", value);
+                c->max_use_per_user = u64;
         } else if (strcmp(key, "KeepFree") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
                         return ini_file_error(ini, "invalid KeepFree= size '%s'", value);

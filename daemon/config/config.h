@@ -7,6 +7,8 @@
  *   [Coredump]
  *   Storage=/var/lib/coredumpd    directory the dumps go to
  *   MaxUse=auto                   total size of stored dumps (auto: 10% of the file system, ≤ 4G)
+ *   MaxUsePerUser=auto            of that, the cores of one user (auto: no cap of its own; beyond
+ *                                 MaxUse= the oldest of the user whose cores take most go first)
  *   KeepFree=auto                 free space to leave (auto: 15% of the file system, ≤ 4G)
  *   MaxSize=32G                   per dump, uncompressed; a larger core is cut and marked truncated
  *   Compress=zstd                 zstd | none (yes/no accepted)
@@ -33,6 +35,7 @@ enum compression {
 struct config {
         char *storage;
         uint64_t max_use;
+        uint64_t max_use_per_user;
         uint64_t keep_free;
         uint64_t max_size;
         enum compression compress;

@@ -30,7 +30,7 @@
 
 /* ---- the store directory --------------------------------------------------------------------- */
 
-int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret) {
+int store_open(const char *path, const struct config *config, struct store **ret) {
         if (mkdir(path, 0751) < 0 && errno != EEXIST)
                 return log_error_errno(errno, "Cannot create store directory %s: %m", path);
 
@@ -44,9 +44,10 @@ int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compr
                 return log_error_errno(ENOMEM, "%m");
         }
         s->dir_fd = TAKE_FD(fd);
-        s->max_use = max_use;
-        s->keep_free = keep_free;
-        s->compress_level = compress_level;
+        s->max_use = config->max_use;
+        s->max_use_per_user = config->max_use_per_user;
+        s->keep_free = config->keep_free;
+        s->compress_level = config->compress_level;
         pthread_mutex_init(&s->vacuum_lock, NULL);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         (void) sem_init(&s->compress_slots, 0, (unsigned) MAX(1L, cpus / 2));

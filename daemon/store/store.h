@@ -22,6 +22,7 @@ struct store {
         int dir_fd;
         char *path;
         uint64_t max_use;       /* SIZE_AUTO or bytes */
+        uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
         uint64_t keep_free;     /* SIZE_AUTO or bytes */
         int compress_level;
         pthread_mutex_t vacuum_lock;
@@ -47,7 +48,7 @@ struct stored_core {
 
 /* Opens (creating it 0751 if missing: others may reach their ACL'd dumps, not list them) the store
  * directory. */
-int store_open(const char *path, uint64_t max_use, uint64_t keep_free, int compress_level, struct store **ret);
+int store_open(const char *path, const struct config *config, struct store **ret);
 struct store *store_free(struct store *s);
 
 /* A uid that is granted nothing. */
@@ -95,6 +96,8 @@ void store_interrupt(struct store *s);
 
 void stored_core_done(struct stored_core *c);
 
-/* Deletes the oldest core.* files until the store uses at most MaxUse and the file system has
- * KeepFree left. The file named keep is never deleted. Returns the number of files removed. */
+/* Deletes core.* files until each user's cores take at most MaxUsePerUser=, the store at most
+ * MaxUse= and the file system has KeepFree= left: first the oldest of a user over its share, then
+ * the oldest of whichever user takes the most, so one user cannot flush everybody else's cores
+ * out. The file named keep is never deleted. Returns the number of files removed. */
 int store_vacuum(struct store *s, const char *keep, const char *tag);

@@ -20,6 +20,8 @@ struct stored_file {
         char *name;
         struct timespec mtime;
         uint64_t disk_size;
+        uint32_t uid;           /* from the name; UINT32_MAX if it has none */
+        bool removed;
 };
 
 struct stored_files {
@@ -41,6 +43,18 @@ static int stored_file_compare(const void *a, const void *b) {
         if (x->mtime.tv_nsec != y->mtime.tv_nsec)
                 return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
         return strcmp(x->name, y->name);
+}
+
+/* core.<comm>.<uid>.… (store_core_name(): the comm is escaped and holds no '.'). */
+static uint32_t name_uid(const char *name) {
+        const char *p = strchr(name + 5, '.');
+        char *end;
+
+        if (!p)
+                return UINT32_MAX;
+        errno = 0;
+        unsigned long v = strtoul(p + 1, &end, 10);
+        return errno == 0 && end != p + 1 && *end == '.' && v < UINT32_MAX ? (uint32_t) v : UINT32_MAX;
 }
 
 /* The store's core.* regular files, oldest first. */
@@ -70,6 +84,7 @@ static int list_stored_files(int dir_fd, struct stored_files *ret) {
                         .name = name,
                         .mtime = st.st_mtim,
                         .disk_size = (uint64_t) st.st_blocks * 512,
+                        .uid = name_uid(name),
                 };
                 ret->usage += (uint64_t) st.st_blocks * 512;
         }
@@ -87,8 +102,87 @@ static uint64_t auto_limit(uint64_t configured, uint64_t fs_size, unsigned perce
         return MIN(fs_size / 100 * percent, AUTO_LIMIT_CAP);
 }
 
+struct user_usage {
+        uint32_t uid;
+        uint64_t usage;
+};
+
+/* Each user's total, over the files not removed. */
+static int users_tally(const struct stored_files *l, struct user_usage **ret, size_t *ret_n) {
+        struct user_usage *u = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                size_t k = 0;
+                while (k < n && u[k].uid != l->files[i].uid)
+                        k++;
+                if (k == n) {
+                        struct user_usage *grown = realloc(u, (n + 1) * sizeof *grown);
+                        if (!grown) {
+                                free(u);
+                                return -ENOMEM;
+                        }
+                        u = grown;
+                        u[n++] = (struct user_usage) { .uid = l->files[i].uid };
+                }
+                u[k].usage += l->files[i].disk_size;
+        }
+        *ret = u;
+        *ret_n = n;
+        return 0;
+}
+
+static struct user_usage *user_of(struct user_usage *u, size_t n, uint32_t uid) {
+        for (size_t k = 0; k < n; k++)
+                if (u[k].uid == uid)
+                        return &u[k];
+        return NULL;
+}
+
+/* The oldest file of uid that may go. */
+static struct stored_file *oldest_of(struct stored_files *l, const char *keep, uint32_t uid) {
+        for (size_t i = 0; i < l->n; i++) {
+                struct stored_file *f = &l->files[i];
+                if (!f->removed && f->uid == uid && !(keep && strcmp(f->name, keep) == 0))
+                        return f;
+        }
+        return NULL;
+}
+
+/* The next file to remove, and why; NULL when every limit holds. First the oldest of a user over
+ * its share, then, while the store is over budget, the oldest of whichever user takes the most. */
+static struct stored_file *pick_victim(struct stored_files *l, struct user_usage *u, size_t n, const char *keep,
+                                       uint64_t per_user, bool over_budget, const char **ret_why) {
+        struct stored_file *f;
+
+        for (size_t k = 0; k < n; k++)
+                if (u[k].usage > per_user && (f = oldest_of(l, keep, u[k].uid))) {
+                        *ret_why = "MaxUsePerUser=";
+                        return f;
+                }
+        if (!over_budget)
+                return NULL;
+
+        /* Largest users first; one whose only file is the kept one is skipped. */
+        for (;;) {
+                struct user_usage *most = NULL;
+                for (size_t k = 0; k < n; k++)
+                        if (u[k].usage > 0 && (!most || u[k].usage > most->usage))
+                                most = &u[k];
+                if (!most)
+                        return NULL;
+                if ((f = oldest_of(l, keep, most->uid))) {
+                        *ret_why = "MaxUse=/KeepFree=";
+                        return f;
+                }
+                most->usage = 0; /* nothing of it may go: look at the next */
+        }
+}
+
 int store_vacuum(struct store *s, const char *keep, const char *tag) {
         _cleanup_(stored_files_done) struct stored_files files = {};
+        _cleanup_free_ struct user_usage *users = NULL;
+        size_t n_users = 0;
         struct statvfs sv;
         int removed = 0, r;
 
@@ -101,6 +195,7 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         uint64_t fs_size = (uint64_t) sv.f_blocks * sv.f_frsize;
         uint64_t free_space = (uint64_t) sv.f_bavail * sv.f_frsize;
         uint64_t max_use = auto_limit(s->max_use, fs_size, 10);
+        uint64_t max_use_per_user = s->max_use_per_user != SIZE_AUTO ? s->max_use_per_user : max_use;
         uint64_t keep_free = auto_limit(s->keep_free, fs_size, 15);
 
         r = list_stored_files(s->dir_fd, &files);
@@ -109,19 +204,28 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
                 goto finish;
         }
 
-        for (size_t i = 0; i < files.n && (files.usage > max_use || free_space < keep_free); i++) {
-                const struct stored_file *f = &files.files[i];
+        r = users_tally(&files, &users, &n_users);
+        if (r < 0)
+                goto finish;
 
-                if (keep && strcmp(f->name, keep) == 0)
-                        continue;
+        for (;;) {
+                const char *why = NULL;
+                struct stored_file *f = pick_victim(&files, users, n_users, keep, max_use_per_user,
+                                                    files.usage > max_use || free_space < keep_free, &why);
+                if (!f)
+                        break;
+
+                f->removed = true;
+                struct user_usage *owner = user_of(users, n_users, f->uid);
+                owner->usage -= MIN(owner->usage, f->disk_size);
                 if (unlinkat(s->dir_fd, f->name, 0) < 0) {
                         if (errno != ENOENT)
                                 log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove old dump %s/%s: %m",
                                                 s->path, f->name);
                         continue;
                 }
-                log_crash(tag, LOG_INFO, "Removed old dump %s/%s (%" PRIu64 " bytes) to honour MaxUse=/KeepFree=.",
-                          s->path, f->name, f->disk_size);
+                log_crash(tag, LOG_INFO, "Removed old dump %s/%s (%" PRIu64 " bytes) to honour %s.",
+                          s->path, f->name, f->disk_size, why);
                 files.usage -= MIN(files.usage, f->disk_size);
                 free_space += f->disk_size;
                 removed++;
