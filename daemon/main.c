@@ -12,6 +12,7 @@
 #include "config/policy.h"
 #include "crash/record.h"
 #include "selfdump/probe.h"
+#include "server/fatal.h"
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
@@ -141,6 +142,9 @@ static int run(const struct arguments *a, const struct config *config) {
         r = block_signals();
         if (r < 0)
                 return log_error_errno(r, "Cannot block signals: %m");
+        r = fatal_signals_install();
+        if (r < 0)
+                return log_error_errno(r, "Cannot install the fatal signal handlers: %m");
 
         fd = a->listen_path ? listen_fd_bind(a->listen_path) : listen_fd_from_systemd();
         if (fd == -ENOENT)
@@ -193,7 +197,8 @@ int main(int argc, char *argv[]) {
         struct config config;
         int r;
 
-        /* Our own crash must never come back to our own socket. */
+        /* Our own crash must never come back to our own socket: not dumpable, and a fatal signal
+         * ends us without a dump even where fs.suid_dumpable=2 would dump us anyway. */
         (void) prctl(PR_SET_DUMPABLE, 0);
 
         r = parse_arguments(argc, argv, &a);

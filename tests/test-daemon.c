@@ -136,6 +136,47 @@ TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
         tmpdir_remove(dir);
 }
 
+/* A fatal signal ends the daemon at once and without a core (a dump of coredumpd would be sent to
+ * coredumpd): it exits with 128 + the signal and says why on stderr. */
+static void check_fatal_signal(int sig) {
+        _cleanup_free_ char *dir = tmpdir_new(), *conf = NULL, *sock = NULL, *conf_text = NULL;
+        CHECK(asprintf(&conf, "%s/coredumpd.conf", dir) > 0);
+        CHECK(asprintf(&sock, "%s/coredump.socket", dir) > 0);
+        CHECK(asprintf(&conf_text, "[Coredump]\nStorage=%s/store\nIdleExit=0\n", dir) > 0);
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", conf_text));
+
+        char *args[] = { (char *) "coredumpd", (char *) "--listen", sock, (char *) "--config", conf, NULL };
+        pid_t pid = spawn_daemon(dir, args);
+        bool ready = false;
+        for (int i = 0; i < 500 && !ready; i++) {
+                ready = access(sock, F_OK) == 0;
+                if (!ready)
+                        usleep(10000);
+        }
+        CHECK(ready);
+        usleep(100000); /* past the setup, into the loop */
+
+        CHECK(kill(pid, sig) == 0);
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        if (!WIFEXITED(status))
+                test_fail(__FILE__, __LINE__, "signal %d: the daemon was killed by signal %d%s", sig,
+                          WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                          WIFSIGNALED(status) && WCOREDUMP(status) ? " and dumped" : "");
+        CHECK_INT(WEXITSTATUS(status), ==, 128 + sig);
+        _cleanup_free_ char *err = read_output(dir, "stderr");
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "coredumpd: fatal signal %d,", sig) > 0);
+        if (!strstr(err, needle))
+                test_fail(__FILE__, __LINE__, "stderr lacks '%s':\n%s", needle, err);
+        tmpdir_remove(dir);
+}
+
+TEST(fatal_signal_exits_without_core) {
+        check_fatal_signal(SIGSEGV);
+        check_fatal_signal(SIGABRT);
+}
+
 TEST(no_socket_is_an_error) {
         _cleanup_free_ char *dir = tmpdir_new(), *conf = NULL;
         CHECK(asprintf(&conf, "%s/none.conf", dir) > 0);
@@ -148,6 +189,7 @@ TEST(no_socket_is_an_error) {
 }
 
 static const struct test_case tests[] = {
+        TEST_ENTRY(fatal_signal_exits_without_core),
         TEST_ENTRY(check_policy_prints_effective_rules),
         TEST_ENTRY(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm),
         TEST_ENTRY(no_socket_is_an_error),

@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "server/fatal.h"
 #include "server/workers.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
@@ -184,8 +185,10 @@ static bool may_run(const struct workers *ws, uid_t uid) {
 static void *thread_main(void *userdata) {
         struct worker *w = userdata;
         uint64_t one = 1;
+        void *alt_stack = fatal_signals_thread_init();
 
         crash_continue(w->workers->env, &w->conn, &w->crash);
+        fatal_signals_thread_done(alt_stack);
         atomic_store(&w->finished, true);
         (void) !write(w->workers->wake_fd, &one, sizeof one);
         return NULL;
