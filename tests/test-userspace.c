@@ -34,6 +34,7 @@
 #include "selfdump/selfdump.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
+#include "store/store.h"
 #include "store/core-writer.h"
 
 #define HEAP_MARK 0x5a
@@ -541,6 +542,61 @@ TEST(policy_si_code_fault_address_userspace_dump) {
         config_done(&config);
 }
 
+/* A core writer blocked where nothing wakes it is ended for certain by the deadline: the writer
+ * runs in a child process that is SIGKILLed, and nothing is stored. */
+static atomic_bool killable_cancel;
+
+static int block_forever(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                         size_t reason_size) {
+        for (;;)
+                pause();
+        return 0;
+}
+
+static int killable_generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                             size_t reason_size) {
+        return store_generate_killable(w, block_forever, NULL, &killable_cancel, NULL, 0, ret_truncated, reason,
+                                       reason_size);
+}
+
+static void *cancel_later(void *userdata) {
+        usleep(300000);
+        atomic_store(&killable_cancel, true);
+        return NULL;
+}
+
+TEST(blocked_core_writer_killed_at_deadline) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        struct fields metadata = {};
+        struct store_target t = {
+                .name = "core.blocked.0.0123456789abcdef0123456789abcdef.1.1",
+                .metadata = &metadata,
+                .reader_uid = STORE_NO_READER,
+                .max_size = UINT64_MAX,
+                .compress = COMPRESSION_NONE,
+                .tag = "test",
+        };
+        struct stored_core stored = {};
+        char reason[256] = "";
+        pthread_t thread;
+
+        atomic_store(&killable_cancel, false);
+        CHECK(pthread_create(&thread, NULL, cancel_later, NULL) == 0);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK_INT(store_core_generated(e.store, &t, killable_generate, NULL, &stored, reason, sizeof reason), ==,
+                  -ETIMEDOUT);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        CHECK(pthread_join(thread, NULL) == 0);
+        long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        CHECK_INT(ms, >=, 250);
+        CHECK_INT(ms, <, 2000);
+        CHECK(strstr(reason, "killed"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
 TEST(probe_record_freshness) {
         long hz = sysconf(_SC_CLK_TCK);
         uint64_t tick_ns = UINT64_C(1000000000) / (uint64_t) hz;
@@ -575,6 +631,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_parsers),
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
         TEST_ENTRY(probe_record_freshness),
+        TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };
 

@@ -22,15 +22,21 @@ static bool stashed_regs(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, ui
         return probe_thread_regs(g->probe, tid, g->not_before_ns, sp, pc, regs);
 }
 
-static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
+/* In the writer's process: the core of the held task, read from its /proc/<pid>/mem. */
+static int write_selfdump(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                          size_t reason_size) {
         struct generate *g = userdata;
         int r = selfdump_write(&g->req, w, &g->res, reason, reason_size);
-        if (r >= 0 && g->expired && atomic_load(g->expired)) {
-                snprintf(reason, reason_size, "deadline reached while writing the core");
-                return -ETIMEDOUT;
-        }
         *ret_truncated = g->res.truncated;
         return r;
+}
+
+/* A read of the task's memory can block for good (a page of a FUSE file whose server never
+ * answers), so the core is written by a child process that the deadline kills. */
+static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
+        struct generate *g = userdata;
+        return store_generate_killable(w, write_selfdump, g, g->expired, &g->res, sizeof g->res, ret_truncated,
+                                       reason, reason_size);
 }
 
 void act_userspace(struct store *store, struct probe *probe, const atomic_bool *expired, struct crash *c) {

@@ -28,6 +28,12 @@ void log_set_sink(log_sink_fn sink, void *userdata) {
         pthread_mutex_unlock(&log_lock);
 }
 
+void log_after_fork(void) {
+        pthread_mutex_init(&log_lock, NULL);
+        log_sink = NULL;
+        log_sink_userdata = NULL;
+}
+
 void log_set_max_priority(int priority) {
         log_max_priority = priority;
 }

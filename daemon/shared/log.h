@@ -17,6 +17,9 @@
 typedef void (*log_sink_fn)(int priority, const char *message, void *userdata);
 
 void log_set_sink(log_sink_fn sink, void *userdata);
+/* In a child just forked from a threaded process: the log lock may be held by a thread that is not
+ * there any more, and the sink may take locks of its own. Starts afresh, logging to stderr. */
+void log_after_fork(void);
 void log_set_max_priority(int priority);
 /* The "name: " prefix of lines on stderr (default "coredumpd"). */
 void log_set_program_name(const char *name);

@@ -103,7 +103,15 @@ int core_writer_write(struct core_writer *w, const void *data, size_t size) {
         return r;
 }
 
+void core_writer_adopt(struct core_writer *w, uint64_t size) {
+        w->size = size;
+        w->finished = true;
+}
+
 int core_writer_finish(struct core_writer *w) {
+        if (w->finished)
+                return 0;
+        w->finished = true;
         if (w->compression == COMPRESSION_NONE)
                 return ftruncate(w->fd, (off_t) w->size) < 0 ? negative_errno() : 0;
 

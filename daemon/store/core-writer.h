@@ -6,6 +6,7 @@
  * with holes where whole aligned blocks are zero (cores are mostly zero pages).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct core_writer {
         uint8_t *out;
         size_t out_size;
         uint64_t size;                  /* uncompressed bytes taken */
+        bool finished;                  /* nothing is left to flush */
 };
 
 int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level);
@@ -27,3 +29,6 @@ int core_writer_write(struct core_writer *w, const void *data, size_t size);
 /* Flushes the compressor, or sets the length of a plain file (a trailing hole). */
 int core_writer_finish(struct core_writer *w);
 void core_writer_done(struct core_writer *w);
+/* Another process wrote and finished the core through a copy of this writer, on the same file:
+ * take its size; finishing is then a no-op. */
+void core_writer_adopt(struct core_writer *w, uint64_t size);

@@ -83,6 +83,15 @@ typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *re
 int store_core_generated(struct store *s, const struct store_target *t, store_generate_fn generate,
                          void *userdata, struct stored_core *ret, char *reason, size_t reason_size);
 
+/* For a store_generate_fn that may block where nothing can wake it (reading the memory of a
+ * process mapped from a FUSE file whose server never answers): runs generate in a child process
+ * on the same writer, and SIGKILLs it as soon as *cancel is set (looked at every 50 ms), so the
+ * caller is back within moments, whatever the child is stuck on. result_size bytes at result (a
+ * part of userdata that generate fills) come back from the child. -ETIMEDOUT when cancelled. */
+int store_generate_killable(struct core_writer *w, store_generate_fn generate, void *userdata,
+                            const atomic_bool *cancel, void *result, size_t result_size, bool *ret_truncated,
+                            char *reason, size_t reason_size);
+
 /* Compresses a plain stored core in the background of its crash (the task is released already):
  * at low CPU and I/O priority, at most half the CPUs at once, into an unnamed file linked as
  * t->name (t->compress, t->metadata and t->reader_uid as for any core); only then is the plain
