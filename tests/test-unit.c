@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -616,43 +617,89 @@ TEST(context_user_may_read_matrix) {
 
 /* ---- the ELF extent ---- */
 
+/* The extent of data written to a fresh file (as the store reads it back). 1 known, 0 unknown. */
+static int extent_of(const void *data, size_t size, uint64_t *ret) {
+        _cleanup_close_ int fd = memfd_create("core", MFD_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, data, size) == (ssize_t) size);
+        return core_extent_of_file(fd, ret);
+}
+
+/* A core with PN_XNUM program headers: the count lives in section header 0 at the end. n_phdrs
+ * PT_LOAD headers, each of one 4 KiB page, then the pages, then the section header. */
+static uint8_t *xnum_core_new(size_t n_phdrs, size_t *ret_size) {
+        size_t phoff = sizeof(Elf64_Ehdr), data_off = phoff + n_phdrs * sizeof(Elf64_Phdr);
+        data_off = (data_off + 4095) & ~(size_t) 4095;
+        size_t shoff = data_off + n_phdrs * 4096, size = shoff + sizeof(Elf64_Shdr);
+        uint8_t *core = calloc(1, size);
+        CHECK(core);
+        Elf64_Ehdr *eh = (Elf64_Ehdr *) core;
+        memcpy(eh->e_ident, ELFMAG, SELFMAG);
+        eh->e_ident[EI_CLASS] = ELFCLASS64;
+        eh->e_ident[EI_DATA] = ELFDATA2LSB;
+        eh->e_ident[EI_VERSION] = EV_CURRENT;
+        eh->e_type = ET_CORE;
+        eh->e_machine = EM_X86_64;
+        eh->e_version = EV_CURRENT;
+        eh->e_phoff = phoff;
+        eh->e_shoff = shoff;
+        eh->e_ehsize = sizeof(Elf64_Ehdr);
+        eh->e_phentsize = sizeof(Elf64_Phdr);
+        eh->e_phnum = PN_XNUM;
+        eh->e_shentsize = sizeof(Elf64_Shdr);
+        eh->e_shnum = 1;
+        Elf64_Phdr *ph = (Elf64_Phdr *) (core + phoff);
+        for (size_t i = 0; i < n_phdrs; i++)
+                ph[i] = (Elf64_Phdr) { .p_type = PT_LOAD, .p_offset = data_off + i * 4096, .p_filesz = 4096,
+                                       .p_memsz = 4096, .p_vaddr = 0x10000000 + i * 4096, .p_align = 4096 };
+        Elf64_Shdr *sh = (Elf64_Shdr *) (core + shoff);
+        sh->sh_info = (Elf64_Word) n_phdrs;
+        *ret_size = size;
+        return core;
+}
+
 TEST(core_extent_from_headers) {
         _cleanup_free_ uint8_t *core = fake_core_new(65536 + 100, 65536 + 100);
-        struct core_extent e;
         uint64_t expected;
 
-        core_extent_init(&e);
-        core_extent_feed(&e, core, 65536 + 100);
-        CHECK(core_extent_known(&e, &expected));
+        CHECK_INT(extent_of(core, 65536 + 100, &expected), ==, 1);
         CHECK_INT(expected, ==, 65536 + 100);
-        core_extent_done(&e);
-
-        /* Byte by byte gives the same answer. */
-        core_extent_init(&e);
-        for (size_t i = 0; i < 300; i++)
-                core_extent_feed(&e, core + i, 1);
-        CHECK(core_extent_known(&e, &expected));
-        CHECK_INT(expected, ==, 65536 + 100);
-        core_extent_done(&e);
 
         /* A core that claims more than it has. */
         _cleanup_free_ uint8_t *short_core = fake_core_new(8192, 1 << 20);
-        core_extent_init(&e);
-        core_extent_feed(&e, short_core, 8192);
-        CHECK(core_extent_known(&e, &expected));
+        CHECK_INT(extent_of(short_core, 8192, &expected), ==, 1);
         CHECK_INT(expected, ==, 1 << 20);
-        core_extent_done(&e);
+
+        /* Cut inside the ELF header. */
+        CHECK_INT(extent_of(core, 40, &expected), ==, 1);
+        CHECK_INT(expected, ==, sizeof(Elf64_Ehdr));
 
         /* Not ELF, or not a core: unknown. */
-        core_extent_init(&e);
-        core_extent_feed(&e, "hello world, this is not an ELF file at all......................", 64);
-        CHECK(!core_extent_known(&e, &expected));
-        core_extent_done(&e);
+        CHECK_INT(extent_of("hello world, this is not an ELF file at all......................", 64, &expected), ==, 0);
         core[16] = ET_EXEC;
-        core_extent_init(&e);
-        core_extent_feed(&e, core, 4096);
-        CHECK(!core_extent_known(&e, &expected));
-        core_extent_done(&e);
+        CHECK_INT(extent_of(core, 4096, &expected), ==, 0);
+}
+
+/* More than 65534 mappings (PN_XNUM): whole, the extent is the file; cut anywhere, even before the
+ * section header that holds the count, the extent is beyond what was received. */
+TEST(core_extent_pn_xnum_and_far_phoff) {
+        size_t size;
+        _cleanup_free_ uint8_t *core = xnum_core_new(70000, &size);
+        uint64_t expected;
+
+        CHECK_INT(extent_of(core, size, &expected), ==, 1);
+        CHECK_INT(expected, ==, size);
+        CHECK_INT(extent_of(core, size - 1, &expected), ==, 1);        /* section header cut */
+        CHECK_INT(expected, >, size - 1);
+        CHECK_INT(extent_of(core, size / 2, &expected), ==, 1);        /* in the middle of the data */
+        CHECK_INT(expected, >, size / 2);
+
+        /* A program header table far from the ELF header, cut before it. */
+        _cleanup_free_ uint8_t *far = fake_core_new(65536, 65536);
+        Elf64_Ehdr *eh = (Elf64_Ehdr *) far;
+        eh->e_phoff = 60000;
+        CHECK_INT(extent_of(far, 32768, &expected), ==, 1);
+        CHECK_INT(expected, >, 32768);
 }
 
 static const struct test_case tests[] = {
@@ -681,6 +728,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_cgroup_to_units),
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
+        TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),
 };
 
 int main(int argc, char *argv[]) {

@@ -163,7 +163,6 @@ static int store_link(struct store *s, int fd, const char *name) {
 struct stream_result {
         uint64_t received;
         bool truncated;
-        struct core_extent extent;
 };
 
 /* Whether the peer has more data after we hit the cap (a blocking peek of one byte). */
@@ -197,7 +196,6 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
 
         if (!buf)
                 return -ENOMEM;
-        core_extent_init(&res->extent);
 
         for (;;) {
                 if (res->received >= max_size) {
@@ -220,7 +218,6 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
                 if (progress)
                         atomic_store(&progress->last_usec, now_monotonic_usec());
 
-                core_extent_feed(&res->extent, buf, (size_t) n);
                 r = core_writer_write(w, buf, (size_t) n);
                 if (r < 0) {
                         snprintf(reason, reason_size, "writing the core failed: %s", strerror(-r));
@@ -231,9 +228,10 @@ static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, st
 }
 
 /* A stream that ended early is not a core: the peer vanished, or the deadline cut it. */
-static int stream_check_complete(const struct stream_result *res, struct store_progress *progress,
-                                 char *reason, size_t reason_size) {
+static int stream_check_complete(struct core_writer *w, const struct stream_result *res,
+                                 struct store_progress *progress, char *reason, size_t reason_size) {
         uint64_t expected;
+        int r;
 
         if (res->truncated)
                 return 0;
@@ -245,7 +243,15 @@ static int stream_check_complete(const struct stream_result *res, struct store_p
                 snprintf(reason, reason_size, "the kernel sent no core data");
                 return -ENODATA;
         }
-        if (core_extent_known(&res->extent, &expected) && res->received < expected) {
+        if (w->compression != COMPRESSION_NONE)
+                return 0; /* streamed cores are taken plain (crash/steps.c); nothing to read back here */
+        r = core_writer_finish(w); /* the file's length, trailing hole included */
+        if (r < 0) {
+                snprintf(reason, reason_size, "finishing the core failed: %s", strerror(-r));
+                return r;
+        }
+        r = core_extent_of_file(w->fd, &expected);
+        if (r > 0 && res->received < expected) {
                 snprintf(reason, reason_size,
                          "core ended after %" PRIu64 " of %" PRIu64 " bytes (the peer vanished mid-stream)",
                          res->received, expected);
@@ -287,8 +293,7 @@ static int fill_from_socket(struct core_writer *w, void *userdata, bool *ret_tru
 
         int r = stream_into(f->sock_fd, w, f->max_size, f->progress, &res, reason, reason_size);
         if (r >= 0)
-                r = stream_check_complete(&res, f->progress, reason, reason_size);
-        core_extent_done(&res.extent);
+                r = stream_check_complete(w, &res, f->progress, reason, reason_size);
         *ret_truncated = res.truncated;
         return r;
 }
@@ -320,7 +325,7 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                 snprintf(reason, reason_size, "out of memory");
                 return -ENOMEM;
         }
-        fd = openat(s->dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
+        fd = openat(s->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
         if (fd < 0) {
                 r = negative_errno();
                 snprintf(reason, reason_size, "cannot create an unnamed file (O_TMPFILE) in %s: %s", s->path,
