@@ -55,6 +55,8 @@ bool has_suffix(const char *s, const char *suffix);
 
 /* entries.c */
 int gather(struct entry_list *ret, size_t *ret_hidden);
+/* The store: --store=, else Storage= of coredumpd.conf. */
+char *store_path(void);
 int no_dump_status(size_t hidden);
 const char *field_or(const struct entry *d, const char *field, const char *fallback);
 int select_dump(struct entry_list *l, const struct entry **ret);

@@ -44,7 +44,7 @@ static bool entry_visible(const struct entry *d) {
         return uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid);
 }
 
-static char *store_path(void) {
+char *store_path(void) {
         if (arg.store)
                 return strdup(arg.store);
 
@@ -68,7 +68,7 @@ int gather(struct entry_list *ret, size_t *ret_hidden) {
                 if (r < 0)
                         log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
                 else {
-                        r = entry_list_load_journal(&all, j);
+                        r = entry_list_load_journal(&all, j, arg.directory != NULL);
                         sd_journal_close(j);
                         if (r < 0)
                                 log_warning_errno(r, "Reading the journal failed: %m");

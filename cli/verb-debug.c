@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,14 @@ static char *executable_of(const struct entry *d) {
                 p[strlen(p) - strlen(" (deleted)")] = 0;
         if (p && access(p, R_OK) < 0) {
                 log_warning("The executable %s is not there any more; debugging the core alone.", p);
+                free(p);
+                return NULL;
+        }
+        struct stat st;
+        if (p && d->foreign && (stat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))) {
+                /* Anybody may have written that journal: gdb only gets a file only root could have put there. */
+                log_warning("Not handing %s, named by a journal from --directory, to gdb: not a root-owned file "
+                            "that only root may change; debugging the core alone.", p);
                 free(p);
                 return NULL;
         }

@@ -16,6 +16,11 @@ static int open_status(const struct entry *d, int r) {
                 log_error("The core is gone (vacuumed or removed): %s", path);
                 return EXIT_NOT_PRESENT;
         }
+        if (r == -EPERM && d->foreign) {
+                log_error("Refusing %s: a journal from --directory names a file outside the store %s.", path,
+                          arg.store ?: "of coredumpd.conf");
+                return EXIT_PERMISSION;
+        }
         if (r == -EACCES || r == -EPERM) {
                 log_error("Permission denied: %s", path);
                 return EXIT_PERMISSION;
@@ -29,7 +34,8 @@ int write_core(const struct entry *d, int out_fd) {
         const char *path = field_or(d, "COREDUMP_FILENAME", "");
         uint64_t size = 0;
 
-        int r = entry_open_core(d, &in_fd);
+        _cleanup_free_ char *store = store_path();
+        int r = entry_open_core(d, store, &in_fd);
         if (r < 0)
                 return open_status(d, r);
         r = core_decompress(in_fd, core_file_is_compressed(path), out_fd, &size);
@@ -57,8 +63,13 @@ int verb_dump(void) {
                 return status;
 
         if (arg.output) {
-                fd = open(arg.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+                /* Never through a symlink: root would write wherever it points. */
+                fd = open(arg.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
                 if (fd < 0) {
+                        if (errno == ELOOP) {
+                                log_error("Refusing to write through the symlink %s.", arg.output);
+                                return EXIT_ERROR;
+                        }
                         log_error_errno(errno, "Cannot create %s: %m", arg.output);
                         return errno == EACCES ? EXIT_PERMISSION : EXIT_ERROR;
                 }

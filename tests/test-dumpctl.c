@@ -343,7 +343,71 @@ TEST(usage_and_version) {
         CHECK_INT(run(NULL, "%s policy 1234", dumpctl()), ==, 2);
 }
 
+/* A journal directory (-D) is files anybody may have written, even with _UID=0 in them: dumpctl
+ * opens no core outside the store for it, hands gdb no executable a user could have planted, and
+ * never writes -o through a symlink. */
+TEST(foreign_journal_and_output_hardening) {
+        if (access(JOURNAL_REMOTE, X_OK) < 0) {
+                printf("skipping: needs " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *out = NULL, *err = NULL;
+        CHECK(stored);
+        CHECK_OK(write_text_file(e.dir, "secret", "not for anybody else\n"));
+        CHECK_OK(write_text_file(e.dir, "planted-exe", "#!/bin/sh\n"));
+        _cleanup_free_ char *planted = NULL;
+        CHECK(asprintf(&planted, "%s/planted-exe", e.dir) > 0 && chmod(planted, 0666) == 0);
+
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/forged.export", jdir) > 0 && asprintf(&journal, "%s/system.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        const char *boot = "0123456789abcdef0123456789abcdef";
+        /* Pid 424243 "stored" its core as the secret; pid 424244's core is real, its exe planted. */
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=424243\n"
+                   "COREDUMP_UID=0\nCOREDUMP_FILENAME=%s/secret\n\n", now, boot, e.dir);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=2\n_BOOT_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=424244\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=crasher\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n\n",
+                now + 1, boot, stored, planted);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        CHECK(asprintf(&out, "%s/out.core", e.dir) > 0);
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump 424243 2>/dev/null", dumpctl(), jdir, e.store_dir, out), ==, 5);
+        struct stat st;
+        CHECK(stat(out, &st) < 0 || st.st_size == 0);    /* nothing of the secret */
+
+        CHECK_INT(run(&err, "%s -D %s --store=%s --debugger=/bin/echo debug 424244 2>&1", dumpctl(), jdir,
+                      e.store_dir), ==, 0);
+        CHECK(strstr(err, "Not handing"));              /* warned */
+        CHECK(strstr(err, "-c "));                      /* the debugger ran on the core... */
+        _cleanup_free_ char *echoed = NULL;
+        CHECK(asprintf(&echoed, "%s -c", planted) > 0);
+        CHECK(!strstr(err, echoed));                    /* ...without the planted executable */
+
+        /* -o through a symlink: refused, its target untouched. */
+        _cleanup_free_ char *link = NULL, *target = NULL;
+        CHECK(asprintf(&link, "%s/link", e.dir) > 0 && asprintf(&target, "%s/target", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "target", "keep me\n"));
+        CHECK(symlink(target, link) == 0);
+        CHECK(run(NULL, "%s --no-journal --store=%s -o %s dump crasher 2>/dev/null", dumpctl(), e.store_dir, link) != 0);
+        size_t n;
+        _cleanup_free_ char *kept = read_whole(target, &n);
+        CHECK_STR(kept, "keep me\n");
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
+        TEST_ENTRY(foreign_journal_and_output_hardening),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
         TEST_ENTRY(journal_directory_list_info_and_errors),

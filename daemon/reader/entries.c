@@ -99,7 +99,7 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         return 0;
 }
 
-int entry_list_load_journal(struct entry_list *l, sd_journal *j) {
+int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
         int r;
 
         sd_journal_flush_matches(j);
@@ -123,6 +123,7 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j) {
                         continue;
                 if (r < 0)
                         return r;
+                d.foreign = foreign;
                 r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;
@@ -306,13 +307,27 @@ const char *entry_source_to_string(enum entry_source s) {
         return s == ENTRY_SOURCE_JOURNAL ? "journal" : "store";
 }
 
-int entry_open_core(const struct entry *d, int *ret_fd) {
+int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd) {
         const char *path = fields_get(&d->fields, FIELD_FILENAME);
+        _cleanup_close_ int dir_fd = -1;
+        const char *name = path;
         struct stat st;
+        int fd;
 
         if (!path || !*path)
                 return -ENODATA;
-        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (d->foreign) {
+                size_t n = store_path ? strlen(store_path) : 0;
+                if (n == 0 || strncmp(path, store_path, n) != 0 || path[n] != '/' || strchr(path + n + 1, '/') ||
+                    strncmp(path + n + 1, "core.", 5) != 0)
+                        return -EPERM;
+                /* O_PATH: others may traverse the store (0751), not read it. */
+                dir_fd = open(store_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dir_fd < 0)
+                        return negative_errno();
+                name = path + n + 1;
+        }
+        fd = openat(dir_fd >= 0 ? dir_fd : AT_FDCWD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return errno == ELOOP ? -EBADF : negative_errno();
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -32,6 +32,7 @@ enum entry_presence {
 struct entry {
         struct fields fields;
         enum entry_source source;
+        bool foreign;           /* from journal files the user named: its paths are not trusted */
         uint64_t time_usec;     /* COREDUMP_TIMESTAMP, else the journal's realtime */
         long long pid;          /* -1 if unknown */
         long long uid;          /* -1 if unknown */
@@ -47,8 +48,10 @@ struct entry_list {
 
 void entry_list_done(struct entry_list *l);
 
-/* Adds every coredumpd entry of j (matches are added here; the caller opened j). */
-int entry_list_load_journal(struct entry_list *l, sd_journal *j);
+/* Adds every coredumpd entry of j (matches are added here; the caller opened j). foreign: j is
+ * journal files the user named (sd_journal_open_directory()), which anybody may have written, so
+ * neither their _UID= nor their paths prove anything. */
+int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign);
 /* Adds the store's core.* files that no listed entry names in COREDUMP_FILENAME. -EACCES if the
  * store cannot be listed, -ENOENT if it does not exist. */
 int entry_list_load_store(struct entry_list *l, const char *store_path);
@@ -65,6 +68,7 @@ void entry_update_presence(struct entry *d);
 const char *entry_presence_to_string(enum entry_presence p);
 const char *entry_source_to_string(enum entry_source s);
 
-/* Opens the stored core read-only. -ENODATA: none was kept; -ENOENT: it is gone; -EACCES: we may
- * not read it; -EBADF: not a regular file. */
-int entry_open_core(const struct entry *d, int *ret_fd);
+/* Opens the stored core read-only, never through a symlink. A foreign entry's core must be a file
+ * directly in store_path (-EPERM otherwise): such a journal could name any file. -ENODATA: none
+ * was kept; -ENOENT: it is gone; -EACCES: we may not read it; -EBADF: not a regular file. */
+int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd);
