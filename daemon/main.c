@@ -27,6 +27,7 @@ struct arguments {
         const char *listen_path;
         char **policy_dirs;
         bool check_policy;
+        bool probe;
 };
 
 static void help(void) {
@@ -39,13 +40,14 @@ static void help(void) {
                "     --policy-dir=DIR    Policy directory, repeatable, first wins for equal names\n"
                "                         (default: $COREDUMPD_POLICY_PATH or %s:%s:%s)\n"
                "     --check-policy      Validate configuration and policy, print the effective rules\n"
+               "     --no-probe          Do not attach the crash-context probe (BPF kprobes)\n"
                "  -v --verbose           Log debug messages\n",
                COREDUMPD_CONFIG_FILE, COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN,
                COREDUMPD_POLICY_DIR_VENDOR);
 }
 
 static int parse_arguments(int argc, char *argv[], struct arguments *a) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_POLICY };
+        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_POLICY, ARG_NO_PROBE };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -53,12 +55,14 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
                 { "listen", required_argument, NULL, ARG_LISTEN },
                 { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
                 { "check-policy", no_argument, NULL, ARG_CHECK_POLICY },
+                { "no-probe", no_argument, NULL, ARG_NO_PROBE },
                 { "verbose", no_argument, NULL, 'v' },
                 {}
         };
         int c;
 
         a->config_path = COREDUMPD_CONFIG_FILE;
+        a->probe = true;
         while ((c = getopt_long(argc, argv, "hv", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
@@ -80,6 +84,9 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
                         break;
                 case ARG_CHECK_POLICY:
                         a->check_policy = true;
+                        break;
+                case ARG_NO_PROBE:
+                        a->probe = false;
                         break;
                 case 'v':
                         log_set_max_priority(LOG_DEBUG);
@@ -166,9 +173,18 @@ static int run(const struct arguments *a, const struct config *config) {
         }
 
         /* Without the probe everything works, only crash context (registers, fault address) is missing. */
-        (void) probe_open(&probe);
+        if (a->probe)
+                (void) probe_open(&probe);
+        else
+                log_info("Crash-context probe not attached (--no-probe).");
         /* Attaching was the last thing that needed more than CAP_SYS_PTRACE. */
-        (void) privileges_drop_setup_capabilities();
+        r = privileges_drop_setup_capabilities();
+        if (r < 0) {
+                probe_free(probe);
+                store_free(store);
+                safe_close(fd);
+                return log_error_errno(r, "Refusing to serve crashes with the privileges of setting up.");
+        }
 
         struct server_options o = {
                 .config = config,

@@ -86,7 +86,7 @@ TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
         CHECK(asprintf(&conf_text, "[Coredump]\nStorage=%s/store\nIdleExit=0\n", dir) > 0);
         CHECK_OK(write_text_file(dir, "coredumpd.conf", conf_text));
 
-        char *args[] = { (char *) "coredumpd", (char *) "--listen", sock, (char *) "--config", conf,
+        char *args[] = { (char *) "coredumpd", (char *) "--no-probe", (char *) "--listen", sock, (char *) "--config", conf,
                          (char *) "--policy-dir", pdir, NULL };
         pid_t pid = spawn_daemon(dir, args);
 
@@ -136,6 +136,27 @@ TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
         tmpdir_remove(dir);
 }
 
+/* Serving crashes, the daemon keeps CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH at most, in every set
+ * including the bounding set, and runs with no_new_privs and its own system call filter. */
+static void check_locked_down(pid_t pid) {
+        _cleanup_free_ char *path = NULL, *status = NULL;
+        const uint64_t kept = (UINT64_C(1) << 2) | (UINT64_C(1) << 19);
+
+        CHECK(asprintf(&path, "/proc/%d/status", (int) pid) > 0);
+        CHECK_OK(read_file_at(AT_FDCWD, path, 1 << 16, &status, NULL, NULL));
+        static const char *const sets[] = { "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:" };
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++) {
+                const char *p = strstr(status, sets[i]);
+                CHECK(p);
+                uint64_t v = strtoull(p + strlen(sets[i]), NULL, 16);
+                if (v & ~kept)
+                        test_fail(__FILE__, __LINE__, "%s %016llx holds more than CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH",
+                                  sets[i], (unsigned long long) v);
+        }
+        CHECK(strstr(status, "NoNewPrivs:\t1"));
+        CHECK(strstr(status, "Seccomp:\t2"));
+}
+
 /* A fatal signal ends the daemon at once and without a core (a dump of coredumpd would be sent to
  * coredumpd): it exits with 128 + the signal and says why on stderr. */
 static void check_fatal_signal(int sig) {
@@ -145,7 +166,7 @@ static void check_fatal_signal(int sig) {
         CHECK(asprintf(&conf_text, "[Coredump]\nStorage=%s/store\nIdleExit=0\n", dir) > 0);
         CHECK_OK(write_text_file(dir, "coredumpd.conf", conf_text));
 
-        char *args[] = { (char *) "coredumpd", (char *) "--listen", sock, (char *) "--config", conf, NULL };
+        char *args[] = { (char *) "coredumpd", (char *) "--no-probe", (char *) "--listen", sock, (char *) "--config", conf, NULL };
         pid_t pid = spawn_daemon(dir, args);
         bool ready = false;
         for (int i = 0; i < 500 && !ready; i++) {
@@ -156,6 +177,8 @@ static void check_fatal_signal(int sig) {
         CHECK(ready);
         usleep(100000); /* past the setup, into the loop */
 
+        if (sig == SIGSEGV)
+                check_locked_down(pid);
         CHECK(kill(pid, sig) == 0);
         int status;
         CHECK(waitpid(pid, &status, 0) == pid);

@@ -8,5 +8,8 @@
  * CAP_DAC_READ_SEARCH, to read /proc/<pid>/{exe,auxv,mem} of processes of any user.
  */
 
-/* Reduces the permitted and effective sets to those two (where held). 0 or -errno. */
+/* Locks the daemon down for serving crashes: the bounding set shrinks to those two (when we hold
+ * more; needs CAP_SETPCAP), a system call filter refuses perf_event_open() and every bpf() command
+ * but the probe's map reads and deletes, and the permitted, effective, inheritable and ambient sets
+ * keep those two (where held). 0 or -errno (logged); the daemon must not serve crashes then. */
 int privileges_drop_setup_capabilities(void);
