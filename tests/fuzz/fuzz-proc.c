@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What /proc/<pid> of a crashed (hostile) process says: limits, auxv, cgroup, maps, stat, syscall.
+ * The first byte picks the parser; the rest is the file's content. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crash/context.h"
+#include "selfdump/proc-maps.h"
+#include "selfdump/proc-threads.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size == 0)
+                return 0;
+        char *text = malloc(size);
+        if (!text)
+                return 0;
+        memcpy(text, data + 1, size - 1);
+        text[size - 1] = 0;
+
+        switch (data[0] % 6) {
+        case 0: {
+                uint64_t soft;
+                (void) parse_limits_core(text, &soft);
+                break;
+        }
+        case 1: {
+                int secure;
+                (void) parse_auxv_at_secure(data + 1, size - 1, &secure);
+                break;
+        }
+        case 2: {
+                char *path = NULL, *unit = NULL, *user_unit = NULL, *slice = NULL;
+                if (parse_proc_cgroup(text, &path) >= 0 && path)
+                        (void) cgroup_path_to_units(path, &unit, &user_unit, &slice);
+                free(path);
+                free(unit);
+                free(user_unit);
+                free(slice);
+                break;
+        }
+        case 3: {
+                struct proc_maps maps = {};
+                if (proc_maps_parse(text, &maps) >= 0)
+                        proc_maps_done(&maps);
+                break;
+        }
+        case 4: {
+                struct proc_stat st;
+                (void) proc_stat_parse(text, &st);
+                break;
+        }
+        default: {
+                uint64_t sp, pc;
+                (void) proc_syscall_parse(text, &sp, &pc);
+                break;
+        }
+        }
+        free(text);
+        return 0;
+}
