@@ -5,9 +5,9 @@ need_daemon
 mkdir -p "$STORE"
 mount --bind "$STORE" "$STORE" || die "cannot bind-mount $STORE"
 mount -o remount,bind,ro "$STORE" || die "cannot make $STORE read-only"
-on_exit "umount '$STORE' 2>/dev/null"
-daemon_signal TERM   # a new daemon opens the store as it is now
-sleep 1
+on_exit "systemctl stop 'coredumpd.service' 'coredumpd@*.service' 2>/dev/null; umount '$STORE' 2>/dev/null"
+# A new daemon opens the store as it is now.
+systemctl stop 'coredumpd.service' 'coredumpd@*.service' 2>/dev/null
 journal_mark
 crash crasher
 cat "$WORK/spawn.out"
@@ -16,9 +16,9 @@ e=$(wait_entry "$PID" 60) || die "crash with a read-only store not recorded"
 err=$(field COREDUMPD_ERROR "$e")
 say "recorded: $err"
 grep -qi 'read-only' <<<"$err" || die "the reason does not say read-only: $err"
-umount "$STORE"
-daemon_signal TERM
-sleep 1
+# The daemon holds the store open: stop it to unmount.
+systemctl stop 'coredumpd.service' 'coredumpd@*.service' 2>/dev/null
+umount "$STORE" || die "cannot unmount the read-only bind mount"
 crash crasher
 e=$(wait_entry "$PID" 60) || die "crash after the store became writable not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "result '$(field COREDUMPD_RESULT "$e")' once writable again"

@@ -1,5 +1,5 @@
 # coredumpd SIGKILLed while it writes its own core (Action=userspace, every writable mapping of a
-# 256 MiB crasher, which takes a while under TCG): the crasher still ends, no partial file is left,
+# 96 MiB crasher, which takes a while under TCG): the crasher still ends, no partial file is left,
 # and the next crash re-activates the daemon and is stored.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -12,11 +12,11 @@ UserspaceDump=all-writable
 P
 before=$(store_files)
 journal_mark
-"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/uscrash" -m 256 -n selfdump-kill -c wild > "$WORK/spawn.out" &
+"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/uscrash" -m 96 -n selfdump-kill -c wild > "$WORK/spawn.out" &
 spid=$!
 for _ in $(seq 600); do [ -s "$WORK/pids" ] && break; sleep 0.1; done
 pid=$(head -n1 "$WORK/pids")
-for _ in $(seq 2400); do
+for _ in $(seq 1200); do
 	grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null && break
 	sleep 0.05
 done
