@@ -113,8 +113,11 @@ int record_capture_sink(const struct fields *r, void *userdata) {
 
         for (size_t i = 0; i < r->n; i++) {
                 const char *e = r->v[i].iov_base;
-                /* No field may span lines: the journal's text protocol and humans both rely on it. */
-                CHECK(memchr(e, '\n', r->v[i].iov_len) == NULL);
+                /* No field may span lines (the journal's text protocol and humans rely on it), but
+                 * the message and the backtrace, which carry the stack traces as systemd-coredump's
+                 * MESSAGE does. */
+                CHECK(memchr(e, '\n', r->v[i].iov_len) == NULL || strncmp(e, "MESSAGE=", 8) == 0 ||
+                      strncmp(e, "COREDUMPD_BACKTRACE=", 20) == 0);
                 const char *eq = strchr(e, '=');
                 CHECK(eq);
                 _cleanup_free_ char *field = strndup(e, (size_t) (eq - e));

@@ -168,8 +168,19 @@ static void write_journal(struct record_capture *records, const char *dir) {
                 fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%lld\n_BOOT_ID=%s\n_UID=0\n",
                         (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000 + (long long) i,
                         (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000 + (long long) i, boot);
-                for (size_t k = 0; k < records->records[i].n; k++)
-                        fprintf(f, "%s\n", (const char *) records->records[i].v[k].iov_base);
+                for (size_t k = 0; k < records->records[i].n; k++) {
+                        const char *e = records->records[i].v[k].iov_base;
+                        const char *eq = strchr(e, '=');
+                        if (!strchr(e, '\n')) {
+                                fprintf(f, "%s\n", e);
+                                continue;
+                        }
+                        /* A value spanning lines: the export format's binary form. */
+                        uint64_t n = strlen(eq + 1);
+                        fprintf(f, "%.*s\n", (int) (eq - e), e);
+                        fwrite(&n, sizeof n, 1, f); /* little endian, as the machines we run on */
+                        fprintf(f, "%s\n", eq + 1);
+                }
                 fputc('\n', f);
         }
         /* A forged entry from an ordinary user must not be listed. */

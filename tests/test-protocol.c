@@ -85,6 +85,14 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         check_field(&e, 0, "COREDUMP_TRUNCATED", NULL);
         check_field(&e, 0, "COREDUMPD_CORE_FORM", form);
 
+        /* Unwound before the ack: a signature, and the stack traces in the message. */
+        _cleanup_free_ char *signature = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(signature && strlen(signature) == 16 && strspn(signature, "0123456789abcdef") == 16);
+        _cleanup_free_ char *message = record_capture_field(&e.records, 0, "MESSAGE");
+        CHECK(message && strstr(message, "\n\nStack trace of thread ") && strstr(message, "\n#0 "));
+        _cleanup_free_ char *backtrace = record_capture_field(&e.records, 0, "COREDUMPD_BACKTRACE");
+        CHECK(backtrace && strstr(backtrace, "sleeper_start"));
+
         _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
         CHECK(path);
         size_t len = strlen(path);

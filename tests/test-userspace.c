@@ -32,6 +32,7 @@
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
+#include "selfdump/unwind.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
 #include "store/store.h"
@@ -597,6 +598,59 @@ TEST(blocked_core_writer_killed_at_deadline) {
         test_env_done(&e);
 }
 
+/* The held task's stack unwound from /proc with libdwfl: a sleeper in pause() unwinds through libc
+ * into this binary's sleeper_start(), with build-ids and module offsets. */
+TEST(unwind_sleeper_through_libc_into_caller) {
+        pid_t pid = sleeper_start("unwound", -1);
+        _cleanup_close_ int proc_fd = -1;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        for (int i = 0; i < 200; i++) { /* until it sits in pause() */
+                char sys[128] = "";
+                snprintf(path, sizeof path, "/proc/%d/syscall", (int) pid);
+                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd >= 0 && read(fd, sys, sizeof sys - 1) > 0 && strncmp(sys, "running", 7) != 0)
+                        break;
+                usleep(10000);
+        }
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc_fd >= 0);
+
+        struct unwind_request req = { .pid = pid, .proc_fd = proc_fd, .budget_usec = 5000000 };
+        struct unwind_result res = {};
+        CHECK_OK(unwind_task(&req, &res));
+        CHECK_INT(res.n_threads, ==, 1);
+        CHECK_INT(res.threads[0].tid, ==, pid);
+        CHECK(res.exe_build_id[0] != 0);
+        bool caller = false;
+        for (size_t k = 0; k < res.threads[0].n_frames; k++)
+                caller = caller || (res.threads[0].frames[k].symbol &&
+                                    strcmp(res.threads[0].frames[k].symbol, "sleeper_start") == 0);
+        _cleanup_free_ char *text = unwind_thread_format(&res.threads[0]);
+        if (!caller)
+                test_fail(__FILE__, __LINE__, "no sleeper_start frame in:\n%s", text ? text : "(none)");
+        CHECK(res.threads[0].frames[0].build_id[0] != 0);
+        CHECK(strstr(text, "#0 "));
+        unwind_result_done(&res);
+
+        /* Garbage registers: handled at once, at most the first frame. */
+        struct unwind_request bad = { .pid = pid, .proc_fd = proc_fd, .crash_tid = pid, .have_crash_regs = true,
+                                      .budget_usec = 5000000 };
+        core_regs_from_sp_pc(bad.crash_regs, 0x10, 0x1);
+        CHECK_OK(unwind_task(&bad, &res));
+        CHECK(res.n_threads <= 1 && (res.n_threads == 0 || res.threads[0].n_frames <= 1));
+        CHECK_INT(res.usec, <, 2000000);
+        unwind_result_done(&res);
+
+        /* No budget: no frames, no waiting. */
+        struct unwind_request none = { .pid = pid, .proc_fd = proc_fd, .budget_usec = 0 };
+        CHECK_OK(unwind_task(&none, &res));
+        CHECK(res.n_threads == 0 || res.threads[0].n_frames == 0);
+        unwind_result_done(&res);
+        sleeper_stop(pid);
+}
+
 TEST(probe_record_freshness) {
         long hz = sysconf(_SC_CLK_TCK);
         uint64_t tick_ns = UINT64_C(1000000000) / (uint64_t) hz;
@@ -631,6 +685,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_parsers),
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
         TEST_ENTRY(probe_record_freshness),
+        TEST_ENTRY(unwind_sleeper_through_libc_into_caller),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };

@@ -28,6 +28,8 @@ void config_init_defaults(struct config *c) {
                 .reserved_concurrent = 2,
                 .max_queued = 256,
                 .deadline_usec = 60 * USEC_PER_SEC,
+                .unwind_timeout_usec = USEC_PER_SEC,
+                .unwind_max_frames = 64,
                 .min_rate = UINT64_C(1) << 20,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
         };
@@ -128,6 +130,14 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return ini_file_error(ini, "invalid Deadline= '%s'", value);
                 c->deadline_usec = u64;
+        } else if (strcmp(key, "UnwindTimeout") == 0) {
+                if (parse_duration(value, &u64) < 0)
+                        return ini_file_error(ini, "invalid UnwindTimeout= '%s'", value);
+                c->unwind_timeout_usec = u64;
+        } else if (strcmp(key, "UnwindMaxFrames") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 64)
+                        return ini_file_error(ini, "invalid UnwindMaxFrames= '%s', expected 1..64", value);
+                c->unwind_max_frames = u32;
         } else if (strcmp(key, "MinRate") == 0) {
                 if (parse_size(value, &u64) < 0 || u64 < 1024)
                         return ini_file_error(ini, "invalid MinRate= '%s', expected a size per second of at least 1K", value);

@@ -20,6 +20,8 @@
  *                                 a crash is answered REJECT at once and recorded as "overload"
  *   Deadline=60s                  a connection is closed after this long without progress
  *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
+ *   UnwindTimeout=1s              time to unwind the held task before deciding (0: do not)
+ *   UnwindMaxFrames=64            frames per thread
  *   IdleExit=30s                  exit when idle this long (0: never)
  */
 
@@ -45,6 +47,8 @@ struct config {
         unsigned reserved_concurrent;
         unsigned max_queued;
         uint64_t deadline_usec;
+        uint64_t unwind_timeout_usec;   /* 0: no unwinding before the ack */
+        unsigned unwind_max_frames;
         uint64_t min_rate;              /* bytes per second */
         uint64_t idle_exit_usec;
 };

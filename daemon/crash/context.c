@@ -373,6 +373,7 @@ void context_done(struct crash_context *c) {
         free(c->unit);
         free(c->user_unit);
         free(c->slice);
+        unwind_result_done(&c->unwind);
         *c = (struct crash_context) { .at_secure = -1 };
 }
 

@@ -16,6 +16,7 @@
 
 #include "crash/authenticate.h"
 #include "selfdump/probe.h"
+#include "selfdump/unwind.h"
 
 #define RLIMIT_UNLIMITED UINT64_MAX
 
@@ -52,6 +53,11 @@ struct crash_context {
         struct probe_crash probe;
         bool fault_addr_known;  /* a fault signal with a kernel-generated si_code: si_addr is an address */
         uint64_t fault_addr;
+
+        /* Where it crashed, unwound before the ack (crash/backtrace.c). */
+        bool have_unwind;
+        struct unwind_result unwind;
+        char signature[17];     /* hex; "" when the crashing thread could not be unwound */
 };
 
 /* Fills *ret for the peer. The /proc directory is verified against the pidfd; failing that, or a

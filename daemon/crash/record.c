@@ -7,6 +7,7 @@
 #include <string.h>
 #include <systemd/sd-journal.h>
 
+#include "crash/backtrace.h"
 #include "crash/record.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
@@ -31,7 +32,10 @@ static const char *crash_outcome_text(const struct crash *c, char *buf, size_t s
                 snprintf(buf, size, "crashed; no core kept: too many crashes at once (overload)");
                 break;
         default:
-                snprintf(buf, size, "crashed; core not stored: %s", c->error[0] ? c->error : "unknown error");
+                if (strncmp(c->error, "core not ", 9) == 0)
+                        snprintf(buf, size, "crashed; %s", c->error);
+                else
+                        snprintf(buf, size, "crashed; core not stored: %s", c->error[0] ? c->error : "unknown error");
                 break;
         }
         return buf;
@@ -79,6 +83,8 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
         k = k ?: fields_set_number(f, FIELD_DUMPABLE, ctx->dumpable);
         if (ctx->at_secure >= 0)
                 k = k ?: fields_set_number(f, FIELD_AT_SECURE, ctx->at_secure);
+        if (ctx->signature[0])
+                k = k ?: fields_set_text(f, FIELD_SIGNATURE, ctx->signature);
         return k;
 }
 
@@ -148,6 +154,21 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
                         k = k ?: fields_set_unsigned(f, FIELD_PROBE_RSP, ctx->probe.regs[CORE_REG_RSP]);
                 }
         }
+        if (ctx->have_unwind) {
+                k = k ?: fields_set_unsigned(f, FIELD_UNWIND_USEC, ctx->unwind.usec);
+                if (ctx->unwind.n_threads > 0) {
+                        const struct unwind_thread *t = &ctx->unwind.threads[0];
+                        _cleanup_free_ char *text = unwind_thread_format(t);
+                        k = k ?: fields_set_text(f, FIELD_BACKTRACE, text);
+                        for (size_t i = 0; i < t->n_frames && k >= 0; i++) {
+                                const struct unwind_frame *fr = &t->frames[i];
+                                k = fields_add(f, field_name(FIELD_FRAME), "%zu %s+0x%" PRIx64 " %s+0x%" PRIx64 " %s", i,
+                                               fr->build_id[0] ? fr->build_id : "-", fr->module_offset,
+                                               fr->symbol ? fr->symbol : "-", fr->symbol_offset,
+                                               fr->module ? fr->module : "-");
+                        }
+                }
+        }
         if (c->have_selfdump) {
                 k = k ?: fields_set_text(f, FIELD_SELFDUMP_MODE, userspace_mode_to_string(c->decision.userspace_mode));
                 k = k ?: fields_set_unsigned(f, FIELD_SELFDUMP_THREADS, c->selfdump.n_threads);
@@ -170,8 +191,10 @@ int record_build(const struct crash *c, struct fields *ret) {
         k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, COREDUMP_MESSAGE_ID);
         k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
-        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.", pid,
-                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome));
+        _cleanup_free_ char *stacks = c->have_context ? backtrace_message(&c->context) : NULL;
+        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.%s%s", pid,
+                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome),
+                            stacks ? "\n\n" : "", stacks ? stacks : "");
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
         k = k ?: record_add_crash_details(c, &f);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crash/backtrace.h"
 #include "crash/protocol.h"
 #include "crash/steps.h"
 #include "crash/userspace.h"
@@ -63,6 +64,7 @@ int step_decide(const struct crash_env *env, struct crash *c) {
         }
         crash_update_tag(c);
         context_add_probe(&c->context, env->probe, c->tag);
+        backtrace_take(env, c);
 
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
         r = policy_decide(policy, env->config, &c->context, &c->decision);

@@ -58,6 +58,11 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_SELFDUMP_MODE]     = { "COREDUMPD_USERSPACE_MODE",   NULL,                        FIELD_RAW },
         [FIELD_SELFDUMP_THREADS]  = { "COREDUMPD_USERSPACE_THREADS", NULL,                       FIELD_DECIMAL },
         [FIELD_SELFDUMP_MEMORY]   = { "COREDUMPD_USERSPACE_MEMORY", NULL,                        FIELD_DECIMAL },
+
+        [FIELD_SIGNATURE]         = { "COREDUMPD_SIGNATURE",        "user.coredumpd.signature",  FIELD_RAW },
+        [FIELD_BACKTRACE]         = { "COREDUMPD_BACKTRACE",        NULL,                        FIELD_RAW },
+        [FIELD_FRAME]             = { "COREDUMPD_FRAME",            NULL,                        FIELD_RAW },
+        [FIELD_UNWIND_USEC]       = { "COREDUMPD_UNWIND_USEC",      NULL,                        FIELD_DECIMAL },
 };
 
 /* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */

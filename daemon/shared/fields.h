@@ -69,6 +69,11 @@ enum field {
         FIELD_SELFDUMP_MODE,
         FIELD_SELFDUMP_THREADS,
         FIELD_SELFDUMP_MEMORY,
+        /* where it crashed */
+        FIELD_SIGNATURE,
+        FIELD_BACKTRACE,
+        FIELD_FRAME,
+        FIELD_UNWIND_USEC,
         _FIELD_MAX,
 };
 

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "selfdump/proc-threads.h"
+#include "selfdump/unwind.h"
+#include "shared/cleanup.h"
+
+/* x86-64: DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15, rip) from the
+ * kernel's user_regs_struct order, in which the probe and /proc hand them over. */
+static const unsigned dwarf_from_user[17] = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16 };
+
+struct unwinder;
+
+struct thread_ctx {
+        struct unwinder *u;
+        const struct proc_thread *t;
+        bool crashed;
+};
+
+struct unwinder {
+        const struct unwind_request *req;
+        Dwfl *dwfl;
+        int mem_fd;
+        uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
+        struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
+        size_t n_ctx, next;
+        struct unwind_thread *current;
+        unsigned max_frames;
+        bool over_budget;
+};
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static bool budget_left(struct unwinder *u) {
+        if (!u->over_budget && now_usec() >= u->deadline_usec)
+                u->over_budget = true;
+        return !u->over_budget;
+}
+
+/* ---- the thread callbacks: the held task through /proc ---------------------------------------- */
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp) {
+        struct unwinder *u = arg;
+
+        if (u->next >= u->n_ctx || !budget_left(u))
+                return 0;
+        struct thread_ctx *c = &u->ctx[u->next++];
+        *thread_argp = c;
+        return c->t->tid;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg) {
+        struct unwinder *u = arg;
+        uint64_t word;
+
+        if (!budget_left(u))
+                return false;
+        if (pread(u->mem_fd, &word, sizeof word, (off_t) addr) != (ssize_t) sizeof word)
+                return false;
+        *result = word;
+        return true;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg) {
+        const struct thread_ctx *c = thread_arg;
+        const struct unwind_request *req = c->u->req;
+        uint64_t regs[CORE_NREGS];
+        Dwarf_Word dwarf[17];
+
+        if (c->crashed && req->have_crash_regs)
+                memcpy(regs, req->crash_regs, sizeof regs);
+        else if (!req->thread_regs ||
+                 !req->thread_regs(req->thread_regs_userdata, c->t->tid, c->t->sp, c->t->pc, regs)) {
+                if (c->t->sp == 0 || c->t->pc == 0)
+                        return false;
+                core_regs_from_sp_pc(regs, c->t->sp, c->t->pc);
+        }
+        for (size_t i = 0; i < 17; i++)
+                dwarf[i] = regs[dwarf_from_user[i]];
+        return dwfl_thread_state_registers(thread, 0, 17, dwarf);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+        .next_thread = cb_next_thread,
+        .memory_read = cb_memory_read,
+        .set_initial_registers = cb_set_initial_registers,
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_callbacks = {
+        .find_elf = dwfl_linux_proc_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .debuginfo_path = &debuginfo_path,
+};
+
+/* ---- frames ---------------------------------------------------------------------------------- */
+
+static void build_id_hex(Dwfl_Module *mod, char out[static 41]) {
+        const unsigned char *bits;
+        GElf_Addr vaddr, bias;
+        /* The module's ELF is found lazily; its build-id is known once it is. */
+        if (mod)
+                (void) dwfl_module_getelf(mod, &bias);
+        int n = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : -1;
+
+        out[0] = 0;
+        for (int i = 0; i < n && i < 20; i++)
+                snprintf(out + 2 * i, 3, "%02x", bits[i]);
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg) {
+        struct unwinder *u = arg;
+        struct unwind_thread *t = u->current;
+        Dwarf_Addr pc;
+        bool activation;
+
+        if (!budget_left(u) || t->n_frames >= u->max_frames)
+                return DWARF_CB_ABORT;
+        if (!dwfl_frame_pc(state, &pc, &activation))
+                return DWARF_CB_ABORT;
+
+        /* A return address points after the call: look the caller up at the call itself. */
+        Dwarf_Addr lookup = activation ? pc : pc - 1;
+        struct unwind_frame *f = &t->frames[t->n_frames++];
+        *f = (struct unwind_frame) { .pc = pc };
+
+        Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, lookup);
+        if (mod) {
+                Dwarf_Addr start;
+                const char *name = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+                build_id_hex(mod, f->build_id);
+                f->module_offset = lookup - start;
+                f->module = name ? strdup(name) : NULL;
+
+                GElf_Off offset;
+                GElf_Sym sym;
+                const char *symbol = dwfl_module_addrinfo(mod, lookup, &offset, &sym, NULL, NULL, NULL);
+                if (symbol) {
+                        f->symbol = strdup(symbol);
+                        f->symbol_offset = offset;
+                }
+        }
+        return DWARF_CB_OK;
+}
+
+static int on_thread(Dwfl_Thread *thread, void *arg) {
+        struct unwinder *u = arg;
+        struct unwind_thread *t = u->current;
+
+        t->tid = dwfl_thread_tid(thread);
+        t->frames = calloc(u->max_frames, sizeof t->frames[0]);
+        if (!t->frames)
+                return DWARF_CB_ABORT;
+        int r = dwfl_thread_getframes(thread, on_frame, u);
+        /* An error at the end of the stack is how some unwinds end; a cut one stopped early. */
+        t->cut = u->over_budget || t->n_frames >= u->max_frames || (r != 0 && t->n_frames <= 1);
+        u->current++;
+        return budget_left(u) ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* ---- the whole task -------------------------------------------------------------------------- */
+
+struct exe_lookup {
+        char path[4096];
+        char *build_id;
+};
+
+static int exe_build_id_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg) {
+        struct exe_lookup *e = arg;
+        if (!name || strcmp(name, e->path) != 0)
+                return DWARF_CB_OK;
+        build_id_hex(mod, e->build_id);
+        return DWARF_CB_ABORT;
+}
+
+int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
+        struct unwinder u = {
+                .req = req,
+                .mem_fd = -1,
+                .deadline_usec = now_usec() + req->budget_usec,
+                .max_frames = MIN(req->max_frames ? req->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),
+        };
+        struct proc_threads threads = {};
+        struct unwind_result res = {};
+        uint64_t t0 = now_usec();
+        int r;
+
+        u.mem_fd = openat(req->proc_fd, "mem", O_RDONLY | O_CLOEXEC);
+        if (u.mem_fd < 0)
+                return -errno;
+        r = proc_threads_read(req->proc_fd, &threads);
+        if (r < 0)
+                goto finish;
+
+        /* The crashing thread first (the leader if unknown), then the others, up to the limit. */
+        size_t max_threads = MIN(req->max_threads ? req->max_threads : UNWIND_MAX_THREADS, UNWIND_MAX_THREADS);
+        u.ctx = calloc(MAX(threads.n, 1), sizeof u.ctx[0]);
+        res.threads = calloc(MAX(threads.n, 1), sizeof res.threads[0]);
+        if (!u.ctx || !res.threads) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        pid_t first = req->crash_tid > 0 ? req->crash_tid : req->pid;
+        for (size_t pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < threads.n && u.n_ctx < max_threads; i++)
+                        if ((threads.threads[i].tid == first) == (pass == 0))
+                                u.ctx[u.n_ctx++] = (struct thread_ctx) {
+                                        .u = &u,
+                                        .t = &threads.threads[i],
+                                        .crashed = pass == 0 && req->crash_tid > 0,
+                                };
+
+        u.dwfl = dwfl_begin(&dwfl_callbacks);
+        if (!u.dwfl) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        dwfl_report_begin(u.dwfl);
+        if (dwfl_linux_proc_report(u.dwfl, req->pid) != 0 || dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
+                r = 0; /* no modules: nothing to unwind with, an empty result */
+                goto finish;
+        }
+        struct exe_lookup exe = { .build_id = res.exe_build_id };
+        ssize_t n = readlinkat(req->proc_fd, "exe", exe.path, sizeof exe.path - 1);
+        if (n > 0) {
+                exe.path[n] = 0;
+                (void) dwfl_getmodules(u.dwfl, exe_build_id_cb, &exe, 0);
+        }
+        if (!dwfl_attach_state(u.dwfl, NULL, req->pid, &thread_callbacks, &u)) {
+                r = 0;
+                goto finish;
+        }
+        u.current = res.threads;
+        (void) dwfl_getthreads(u.dwfl, on_thread, &u);
+        res.n_threads = (size_t) (u.current - res.threads);
+        r = 0;
+
+finish:
+        if (u.dwfl)
+                dwfl_end(u.dwfl);
+        free(u.ctx);
+        proc_threads_done(&threads);
+        safe_close(u.mem_fd);
+        res.usec = now_usec() - t0;
+        if (r < 0) {
+                unwind_result_done(&res);
+                return r;
+        }
+        *ret = res;
+        return 0;
+}
+
+void unwind_result_done(struct unwind_result *r) {
+        for (size_t i = 0; i < r->n_threads; i++) {
+                for (size_t k = 0; k < r->threads[i].n_frames; k++) {
+                        free(r->threads[i].frames[k].module);
+                        free(r->threads[i].frames[k].symbol);
+                }
+                free(r->threads[i].frames);
+        }
+        free(r->threads);
+        *r = (struct unwind_result) {};
+}
+
+char *unwind_thread_format(const struct unwind_thread *t) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return NULL;
+        for (size_t k = 0; k < t->n_frames; k++) {
+                const struct unwind_frame *fr = &t->frames[k];
+                const char *module = fr->module ? strrchr(fr->module, '/') : NULL;
+                module = module ? module + 1 : fr->module;
+                fprintf(f, "#%-2zu 0x%016" PRIx64 " ", k, fr->pc);
+                if (fr->symbol)
+                        fprintf(f, "%s + 0x%" PRIx64, fr->symbol, fr->symbol_offset);
+                else
+                        fprintf(f, "n/a");
+                fprintf(f, " (%s", module ? module : "n/a");
+                if (fr->build_id[0])
+                        fprintf(f, " + 0x%" PRIx64, fr->module_offset);
+                fprintf(f, ")\n");
+        }
+        if (t->cut)
+                fprintf(f, "(cut short)\n");
+        if (fclose(f) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
