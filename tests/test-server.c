@@ -203,12 +203,12 @@ TEST(queued_beyond_max_concurrent_then_stored) {
         test_env_done(&e);
 }
 
-/* A crash that waited Deadline= in the queue is answered REJECT then, and recorded as overload. */
-TEST(queued_for_deadline_rejected_as_overload) {
+/* A crash that waited QueueDeadline= in the queue is answered REJECT then, and recorded as overload. */
+TEST(queued_for_queue_deadline_rejected_as_overload) {
         struct test_env e;
         struct running_server rs = {};
         struct coredump_ack ack;
-        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=800ms\nMinRate=1K\nIdleExit=0\n");
+        test_env_init(&e, NULL, "MaxConcurrent=1\nQueueDeadline=800ms\nDeadline=10s\nMinRate=1K\nIdleExit=0\n");
         server_start(&rs, &e);
 
         /* a keeps its slot by moving slowly; b waits behind it. */
@@ -411,7 +411,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
-        TEST_ENTRY(queued_for_deadline_rejected_as_overload),
+        TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(concurrent_crashes_all_stored),

@@ -28,6 +28,7 @@ void config_init_defaults(struct config *c) {
                 .reserved_concurrent = 2,
                 .max_queued = 256,
                 .deadline_usec = 60 * USEC_PER_SEC,
+                .queue_deadline_usec = 300 * USEC_PER_SEC,
                 .unwind_timeout_usec = USEC_PER_SEC,
                 .unwind_max_frames = 64,
                 .min_rate = UINT64_C(1) << 20,
@@ -130,6 +131,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return ini_file_error(ini, "invalid Deadline= '%s'", value);
                 c->deadline_usec = u64;
+        } else if (strcmp(key, "QueueDeadline") == 0) {
+                if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
+                        return ini_file_error(ini, "invalid QueueDeadline= '%s'", value);
+                c->queue_deadline_usec = u64;
         } else if (strcmp(key, "UnwindTimeout") == 0) {
                 if (parse_duration(value, &u64) < 0)
                         return ini_file_error(ini, "invalid UnwindTimeout= '%s'", value);

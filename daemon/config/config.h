@@ -16,7 +16,7 @@
  *   MaxConcurrent=16              crashes handled at once; more wait in a queue
  *   MaxConcurrentPerUser=8        of those, at most this many of one user
  *   ReservedConcurrent=2          of those, this many only for root and system users (UID < 1000)
- *   MaxQueued=256                 crashes waiting for a slot (each for at most Deadline=); beyond,
+ *   MaxQueued=256                 crashes waiting for a slot (each for at most QueueDeadline=, 5min); beyond,
  *                                 a crash is answered REJECT at once and recorded as "overload"
  *   Deadline=60s                  a connection is closed after this long without progress
  *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
@@ -47,6 +47,7 @@ struct config {
         unsigned reserved_concurrent;
         unsigned max_queued;
         uint64_t deadline_usec;
+        uint64_t queue_deadline_usec;
         uint64_t unwind_timeout_usec;   /* 0: no unwinding before the ack */
         unsigned unwind_max_frames;
         uint64_t min_rate;              /* bytes per second */

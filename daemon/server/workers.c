@@ -122,13 +122,14 @@ static void worker_reap(struct workers *ws, struct worker *w) {
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
-/* (Re)starts the Deadline= clock: at accept, and again when a queued crash gets its slot. */
-static int worker_arm_deadline(struct worker *w) {
+/* (Re)starts the worker's clock: at accept (QueueDeadline= while it waits), and Deadline= again
+ * when a queued crash gets its slot. */
+static int worker_arm_deadline(struct worker *w, bool queued) {
         struct workers *ws = w->workers;
         int r = sd_event_now(ws->event, CLOCK_MONOTONIC, &w->started_usec);
         if (r < 0)
                 return r;
-        uint64_t at = w->started_usec + ws->config->deadline_usec;
+        uint64_t at = w->started_usec + (queued ? ws->config->queue_deadline_usec : ws->config->deadline_usec);
         if (w->deadline) {
                 r = sd_event_source_set_time(w->deadline, at);
                 return r < 0 ? r : sd_event_source_set_enabled(w->deadline, SD_EVENT_ONESHOT);
@@ -195,7 +196,7 @@ static void *thread_main(void *userdata) {
 }
 
 static int thread_start(struct workers *ws, struct worker *w) {
-        int r = worker_arm_deadline(w);
+        int r = worker_arm_deadline(w, false);
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
 
@@ -251,7 +252,7 @@ static int overload_start(struct workers *ws, struct worker *w, const char *why)
         if (r >= 0)
                 r = sd_event_add_io(ws->event, &w->io, w->conn.fd, EPOLLIN, on_overload_io, w);
         if (r >= 0)
-                r = worker_arm_deadline(w);
+                r = worker_arm_deadline(w, false);
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot answer an overload rejection: %m");
         worker_link(ws, w, WORKER_OVERLOAD);
@@ -319,9 +320,9 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
                 break;
         }
         case WORKER_QUEUED:
-                /* Waited Deadline= for a slot: answer it now rather than hold the task longer. */
+                /* Waited QueueDeadline= for a slot: answer it now rather than hold the task longer. */
                 worker_unlink(ws, w);
-                reject_now(ws, w, "queued for Deadline=");
+                reject_now(ws, w, "queued for QueueDeadline=");
                 ws->changed(ws->userdata);
                 break;
         case WORKER_OVERLOAD:
@@ -373,7 +374,7 @@ void workers_start(struct workers *ws, int fd) {
                 return;
         }
         if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
-                if (worker_arm_deadline(w) >= 0) {
+                if (worker_arm_deadline(w, true) >= 0) {
                         log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes running, %u queued.",
                                   ws->n[WORKER_THREAD], ws->n[WORKER_QUEUED]);
                         worker_link(ws, w, WORKER_QUEUED);

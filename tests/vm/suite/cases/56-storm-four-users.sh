@@ -33,4 +33,4 @@ hwm=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$main"/status 2>/dev/null)
 say "storm: 100 crashers, $announced dumped (WCOREDUMP), $recorded recorded, $stored stored; daemon VmHWM ${hwm:-?}"
 [ "$stored" = 100 ] || die "only $stored of 100 stored: $(grep COREDUMPD_RESULT= "$WORK/entries" | sort | uniq -c | tr -s ' \n' ' ')"
 kb=${hwm%% *}
-[ -z "$kb" ] || [ "$kb" -lt 65536 ] || die "daemon VmHWM $hwm is over 64 MiB"
+[ -z "$kb" ] || [ "$kb" -lt 131072 ] || die "daemon VmHWM $hwm is over 128 MiB"
