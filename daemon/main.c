@@ -12,6 +12,7 @@
 #include "config/policy.h"
 #include "crash/record.h"
 #include "selfdump/probe.h"
+#include "crash/repeats.h"
 #include "server/fatal.h"
 #include "server/listen.h"
 #include "server/privileges.h"
@@ -144,6 +145,7 @@ static int run(const struct arguments *a, const struct config *config) {
         struct store *store = NULL;
         struct server *server = NULL;
         struct probe *probe = NULL;
+        struct repeats *repeats = NULL;
         int fd, r;
 
         r = block_signals();
@@ -186,6 +188,14 @@ static int run(const struct arguments *a, const struct config *config) {
                 return log_error_errno(r, "Refusing to serve crashes with the privileges of setting up.");
         }
 
+        repeats = repeats_new(store->dir_fd);
+        if (!repeats) {
+                probe_free(probe);
+                store_free(store);
+                safe_close(fd);
+                return log_error_errno(ENOMEM, "%m");
+        }
+
         struct server_options o = {
                 .config = config,
                 .listen_fd = fd,
@@ -195,6 +205,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 .authenticate = authenticate_peer,
                 .record_sink = record_sink_journal,
                 .probe = probe,
+                .repeats = repeats,
                 .handle_signals = true,
                 .notify = true,
         };
@@ -203,6 +214,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 r = server_run(server);
 
         server_free(server);
+        repeats_free(repeats);
         probe_free(probe);
         store_free(store);
         return r;

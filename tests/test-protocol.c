@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "crash/authenticate.h"
+#include "crash/repeats.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "shared/cleanup.h"
@@ -474,6 +475,56 @@ TEST(vacuum_fair_between_users) {
         test_env_done(&e);
 }
 
+/* The same crash site again and again: the first RateLimitBurst= get the rule's action, the
+ * repeats are answered REJECT before any core data (OnRepeat=reject), each recorded with the same
+ * signature and its number; the counts survive a restart (a new table from the store). */
+TEST(repeats_rejected_before_the_dump) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=2\nOnRepeat=reject\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+
+        for (int i = 0; i < 4; i++) {
+                struct connection_run run;
+                _cleanup_free_ uint8_t *core = fake_core_new(16384, 16384);
+                connection_run_start(&run, &e.env);
+                struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+                if (i < 2) {
+                        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+                        CHECK_INT(fk_stream(run.kernel_fd, core, 16384), ==, 16384);
+                } else
+                        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+                CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+                CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+                connection_run_join(&run);
+        }
+        _cleanup_free_ char *sig0 = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(sig0 && strlen(sig0) == 16);
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *sig = record_capture_field(&e.records, i, "COREDUMPD_SIGNATURE");
+                _cleanup_free_ char *repeat = record_capture_field(&e.records, i, "COREDUMPD_REPEAT");
+                CHECK_STR(sig, sig0);
+                CHECK(repeat && atoi(repeat) == (int) i + 1);
+        }
+        check_field(&e, 1, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 2, "COREDUMPD_RESULT", "rejected");
+        _cleanup_free_ char *message = record_capture_field(&e.records, 3, "MESSAGE");
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "(repeat 4 of signature %s)", sig0) > 0);
+        CHECK(message && strstr(message, needle));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
+
+        /* After a restart the table comes back from the store. */
+        repeats_free(e.env.repeats);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        uint64_t now_usec = (uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000;
+        CHECK_INT(repeats_count(e.env.repeats, sig0, 3600ULL * 1000000, now_usec), ==, 5);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
 TEST(deadline_closes_stalled_connection) {
         struct test_env e;
         struct connection_run run;
@@ -811,6 +862,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),
         TEST_ENTRY(vanished_process_cannot_be_verified),

@@ -10,6 +10,7 @@
 #include "shared/cleanup.h"
 #include "shared/ini-file.h"
 #include "shared/log.h"
+#include "shared/names.h"
 #include "shared/parse.h"
 
 #define CONFIG_SECTION "Coredump"
@@ -31,6 +32,9 @@ void config_init_defaults(struct config *c) {
                 .queue_deadline_usec = 300 * USEC_PER_SEC,
                 .unwind_timeout_usec = USEC_PER_SEC,
                 .unwind_max_frames = 64,
+                .rate_limit_interval_usec = 3600 * USEC_PER_SEC,
+                .rate_limit_burst = 5,
+                .on_repeat = ACTION_USERSPACE,
                 .min_rate = UINT64_C(1) << 20,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
         };
@@ -135,6 +139,19 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return ini_file_error(ini, "invalid QueueDeadline= '%s'", value);
                 c->queue_deadline_usec = u64;
+        } else if (strcmp(key, "RateLimitIntervalSec") == 0) {
+                if (parse_duration(value, &u64) < 0 || u64 == 0)
+                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value);
+                c->rate_limit_interval_usec = u64;
+        } else if (strcmp(key, "RateLimitBurst") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 > 1000000)
+                        return ini_file_error(ini, "invalid RateLimitBurst= '%s'", value);
+                c->rate_limit_burst = u32;
+        } else if (strcmp(key, "OnRepeat") == 0) {
+                enum action a = action_from_string(value);
+                if (a != ACTION_REJECT && a != ACTION_USERSPACE)
+                        return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value);
+                c->on_repeat = (int) a;
         } else if (strcmp(key, "UnwindTimeout") == 0) {
                 if (parse_duration(value, &u64) < 0)
                         return ini_file_error(ini, "invalid UnwindTimeout= '%s'", value);

@@ -22,6 +22,9 @@
  *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
  *   UnwindTimeout=1s              time to unwind the held task before deciding (0: do not)
  *   UnwindMaxFrames=64            frames per thread
+ *   RateLimitIntervalSec=1h       per crash signature: the first RateLimitBurst= crashes in an
+ *   RateLimitBurst=5              interval get the rule's action, later ones OnRepeat= (policy
+ *   OnRepeat=userspace            rules may say otherwise); 0 turns the rate limit off
  *   IdleExit=30s                  exit when idle this long (0: never)
  */
 
@@ -49,6 +52,9 @@ struct config {
         uint64_t deadline_usec;
         uint64_t queue_deadline_usec;
         uint64_t unwind_timeout_usec;   /* 0: no unwinding before the ack */
+        uint64_t rate_limit_interval_usec;
+        unsigned rate_limit_burst;      /* 0: none */
+        int on_repeat;                  /* enum action: ACTION_REJECT or ACTION_USERSPACE */
         unsigned unwind_max_frames;
         uint64_t min_rate;              /* bytes per second */
         uint64_t idle_exit_usec;

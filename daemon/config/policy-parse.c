@@ -227,6 +227,29 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                 return parse_glob_list(ini, &rule->match_unit, key, value);
         if (strcmp(key, "MatchSlice") == 0)
                 return parse_glob_list(ini, &rule->match_slice, key, value);
+        if (strcmp(key, "MatchSignature") == 0)
+                return parse_glob_list(ini, &rule->match_signature, key, value);
+        if (strcmp(key, "RateLimitIntervalSec") == 0) {
+                uint64_t usec;
+                if (parse_duration(value, &usec) < 0)
+                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value);
+                rule->rate_limit_interval_usec = usec;
+                return 0;
+        }
+        if (strcmp(key, "RateLimitBurst") == 0) {
+                uint32_t n;
+                if (parse_uint32(value, &n) < 0 || n > 1000000)
+                        return ini_file_error(ini, "invalid RateLimitBurst= '%s'", value);
+                rule->rate_limit_burst = (int) n;
+                return 0;
+        }
+        if (strcmp(key, "OnRepeat") == 0) {
+                enum action a = action_from_string(value);
+                if (a != ACTION_REJECT && a != ACTION_USERSPACE)
+                        return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value);
+                rule->on_repeat = (int) a;
+                return 0;
+        }
         if (strcmp(key, "MatchUID") == 0)
                 return parse_id_list(ini, &rule->match_uid, &rule->n_match_uid, key, value);
         if (strcmp(key, "MatchGID") == 0)

@@ -37,6 +37,7 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
         print_globs(out, "MatchComm", r->match_comm);
         print_globs(out, "MatchUnit", r->match_unit);
         print_globs(out, "MatchSlice", r->match_slice);
+        print_globs(out, "MatchSignature", r->match_signature);
         print_ids(out, "MatchUID", r->match_uid, r->n_match_uid);
         print_ids(out, "MatchGID", r->match_gid, r->n_match_gid);
         if (r->n_match_signal > 0) {
@@ -89,6 +90,12 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
                 fprintf(out, "Compress=%s\n", compression_to_string((enum compression) r->compress));
         if (r->userspace_mode != POLICY_UNSET)
                 fprintf(out, "UserspaceDump=%s\n", userspace_mode_to_string((enum userspace_mode) r->userspace_mode));
+        if (r->rate_limit_interval_usec > 0)
+                fprintf(out, "RateLimitIntervalSec=%" PRIu64 "s\n", r->rate_limit_interval_usec / 1000000);
+        if (r->rate_limit_burst != POLICY_UNSET)
+                fprintf(out, "RateLimitBurst=%d\n", r->rate_limit_burst);
+        if (r->on_repeat != POLICY_UNSET)
+                fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) r->on_repeat));
 }
 
 void policy_print(const struct policy *p, FILE *out) {

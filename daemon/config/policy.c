@@ -28,6 +28,7 @@ static void policy_rule_done(struct policy_rule *r) {
         strv_free(r->match_comm);
         strv_free(r->match_unit);
         strv_free(r->match_slice);
+        strv_free(r->match_signature);
         free(r->match_uid);
         free(r->match_gid);
         free(r->match_signal);
@@ -61,6 +62,8 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
                 .wait = POLICY_UNSET,
                 .compress = POLICY_UNSET,
                 .userspace_mode = POLICY_UNSET,
+                .rate_limit_burst = POLICY_UNSET,
+                .on_repeat = POLICY_UNSET,
         };
         if (source && !(r->source = strdup(source)))
                 return NULL;

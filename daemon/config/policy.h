@@ -11,6 +11,7 @@
  *   MatchComm=python*             glob on comm                             (repeatable)
  *   MatchUnit=*.service           glob on the systemd unit                 (repeatable)
  *   MatchSlice=user.slice         glob on the innermost slice              (repeatable)
+ *   MatchSignature=3f2a*          glob on the crash signature (crash/backtrace.c)  (repeatable)
  *   MatchUID=0 1000-1999          uids or ranges, space separated          (any of)
  *   MatchGID=...                  likewise for the gid
  *   MatchSignal=SIGABRT 11        signal names or numbers                  (any of)
@@ -30,6 +31,9 @@
  *   Wait=yes|no                   hold the task until we are done (default yes)
  *   MaxSize=2G                    size cap for this dump (default: MaxSize= of coredumpd.conf)
  *   Compress=zstd|none            (default: Compress= of coredumpd.conf)
+ *   RateLimitIntervalSec=1h       per signature: the first RateLimitBurst= crashes in this interval
+ *   RateLimitBurst=5              get the rule's action; later ones, repeats, get OnRepeat=
+ *   OnRepeat=userspace|reject     (a stacks self-dump, or nothing); defaults from coredumpd.conf
  *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
  *                                 what the core coredumpd writes itself for Action=userspace holds:
  *                                 registers and notes of every thread, the first page of each mapped
@@ -84,6 +88,7 @@ struct policy_rule {
         char **match_comm;
         char **match_unit;
         char **match_slice;
+        char **match_signature; /* globs on the crash signature */
         struct id_range *match_uid;
         size_t n_match_uid;
         struct id_range *match_gid;
@@ -102,6 +107,9 @@ struct policy_rule {
         uint64_t max_size;      /* 0: unset */
         int compress;           /* POLICY_UNSET or enum compression */
         int userspace_mode;     /* POLICY_UNSET or enum userspace_mode */
+        uint64_t rate_limit_interval_usec;      /* 0: unset (RateLimitIntervalSec= of coredumpd.conf) */
+        int rate_limit_burst;   /* POLICY_UNSET, or per signature and interval */
+        int on_repeat;          /* POLICY_UNSET, ACTION_REJECT or ACTION_USERSPACE */
 };
 
 struct policy {

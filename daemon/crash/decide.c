@@ -99,6 +99,7 @@ bool policy_rule_matches(const struct policy_rule *rule, const struct crash_cont
                glob_list_matches(rule->match_comm, ctx->comm) &&
                glob_list_matches(rule->match_unit, ctx->unit) &&
                glob_list_matches(rule->match_slice, ctx->slice) &&
+               glob_list_matches(rule->match_signature, ctx->signature[0] ? ctx->signature : NULL) &&
                id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) &&
                id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
                signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&
@@ -128,6 +129,11 @@ int policy_decide(const struct policy *p, const struct config *config, const str
                 .userspace_mode = rule && rule->userspace_mode != POLICY_UNSET ? (enum userspace_mode) rule->userspace_mode
                                                                                : USERSPACE_MODE_STACKS,
                 .rule = strdup(rule ? rule->name : "builtin:keep"),
+                .rate_limit_interval_usec = rule && rule->rate_limit_interval_usec > 0 ? rule->rate_limit_interval_usec
+                                                                                      : config->rate_limit_interval_usec,
+                .rate_limit_burst = rule && rule->rate_limit_burst != POLICY_UNSET ? (unsigned) rule->rate_limit_burst
+                                                                                  : config->rate_limit_burst,
+                .on_repeat = rule && rule->on_repeat != POLICY_UNSET ? (enum action) rule->on_repeat : config->on_repeat,
         };
         return ret->rule ? 0 : -ENOMEM;
 }

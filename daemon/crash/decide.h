@@ -21,6 +21,10 @@ struct decision {
         enum compression compress;
         enum userspace_mode userspace_mode;     /* for ACTION_USERSPACE */
         char *rule;             /* name of the rule that matched */
+        uint64_t rate_limit_interval_usec;
+        unsigned rate_limit_burst;      /* 0: no rate limit */
+        enum action on_repeat;
+        unsigned repeat;        /* this crash's number for its signature in the interval; 0: not counted */
 };
 
 bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx);

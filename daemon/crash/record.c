@@ -94,6 +94,8 @@ static int record_add_decision(const struct crash *c, struct fields *f) {
         if (c->have_decision) {
                 k = k ?: fields_set_text(f, FIELD_ACTION, action_to_string(c->decision.action));
                 k = k ?: fields_set_text(f, FIELD_RULE, c->decision.rule);
+                if (c->decision.repeat > 0)
+                        k = k ?: fields_set_unsigned(f, FIELD_REPEAT, c->decision.repeat);
         }
         return k;
 }
@@ -192,8 +194,11 @@ int record_build(const struct crash *c, struct fields *ret) {
         k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
         _cleanup_free_ char *stacks = c->have_context ? backtrace_message(&c->context) : NULL;
-        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.%s%s", pid,
-                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome),
+        char repeat[96] = "";
+        if (c->have_decision && c->decision.repeat > c->decision.rate_limit_burst && c->decision.rate_limit_burst > 0)
+                snprintf(repeat, sizeof repeat, " (repeat %u of signature %s)", c->decision.repeat, c->context.signature);
+        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s%s.%s%s", pid,
+                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome), repeat,
                             stacks ? "\n\n" : "", stacks ? stacks : "");
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);

@@ -50,6 +50,26 @@ int step_request(int fd, struct crash *c) {
         return 0;
 }
 
+/* A crash whose signature came more than RateLimitBurst= times in the interval is a repeat: it gets
+ * OnRepeat= (a stacks self-dump, or nothing) instead of the rule's action, decided before the
+ * kernel writes a byte. */
+static void decide_repeat(const struct crash_env *env, struct crash *c) {
+        struct decision *d = &c->decision;
+
+        if (!env->repeats || !c->context.signature[0] || d->action == ACTION_REJECT || d->rate_limit_burst == 0)
+                return;
+        d->repeat = repeats_count(env->repeats, c->context.signature, d->rate_limit_interval_usec, realtime_usec());
+        if (d->repeat <= d->rate_limit_burst)
+                return;
+        log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u): %s.", d->repeat,
+                  c->context.signature, d->rate_limit_burst, action_to_string(d->on_repeat));
+        d->action = d->on_repeat;
+        /* A stacks core of our own needs the task held; a rejected one must not wait for nothing. */
+        d->wait = d->action == ACTION_USERSPACE;
+        if (d->action == ACTION_USERSPACE)
+                d->userspace_mode = USERSPACE_MODE_STACKS;
+}
+
 int step_decide(const struct crash_env *env, struct crash *c) {
         if (peer_is_self(&c->peer)) {
                 log_crash(c->tag, LOG_CRIT, "Our own process crashed: rejecting at once, never waiting on ourselves.");
@@ -73,6 +93,7 @@ int step_decide(const struct crash_env *env, struct crash *c) {
                 return crash_set_decision(c, ACTION_REJECT, "policy-failed");
         }
         c->have_decision = true;
+        decide_repeat(env, c);
         return 0;
 }
 

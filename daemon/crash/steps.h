@@ -23,6 +23,7 @@
 #include "crash/connection.h"
 #include "crash/crash.h"
 #include "crash/record.h"
+#include "crash/repeats.h"
 #include "selfdump/probe.h"
 #include "store/store.h"
 
@@ -37,6 +38,7 @@ struct crash_env {
         record_sink_fn record_sink;
         void *record_userdata;
         struct probe *probe;            /* the crash-context probe, or NULL */
+        struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
 };
 
 /* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator

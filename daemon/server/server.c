@@ -196,6 +196,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .record_sink = o->record_sink,
                 .record_userdata = o->record_userdata,
                 .probe = o->probe,
+                .repeats = o->repeats,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -50,6 +50,7 @@ struct server_options {
         record_sink_fn record_sink;
         void *record_userdata;
         struct probe *probe;            /* crash-context probe, not owned; may be NULL */
+        struct repeats *repeats;        /* counts per crash signature, not owned; may be NULL */
         bool handle_signals;            /* SIGTERM/SIGINT/SIGHUP (must be blocked by the caller) */
         bool notify;                    /* sd_notify() READY=1 / STOPPING=1 */
 };

@@ -63,6 +63,7 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_BACKTRACE]         = { "COREDUMPD_BACKTRACE",        NULL,                        FIELD_RAW },
         [FIELD_FRAME]             = { "COREDUMPD_FRAME",            NULL,                        FIELD_RAW },
         [FIELD_UNWIND_USEC]       = { "COREDUMPD_UNWIND_USEC",      NULL,                        FIELD_DECIMAL },
+        [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
 };
 
 /* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */

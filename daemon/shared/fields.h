@@ -74,6 +74,7 @@ enum field {
         FIELD_BACKTRACE,
         FIELD_FRAME,
         FIELD_UNWIND_USEC,
+        FIELD_REPEAT,
         _FIELD_MAX,
 };
 

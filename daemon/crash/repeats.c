@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash/repeats.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+
+#define STATE_FILE ".signatures"
+#define STATE_FILE_NEW ".signatures.new"
+
+struct repeat {
+        char signature[17];
+        uint64_t window_start;          /* usec */
+        unsigned count;                 /* crashes in the window */
+        uint64_t last;                  /* usec */
+};
+
+struct repeats {
+        int dir_fd;
+        pthread_mutex_t lock;
+        struct repeat *items;
+        size_t n;
+};
+
+static void repeats_load(struct repeats *r) {
+        _cleanup_close_ int fd = openat(r->dir_fd, STATE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        FILE *f = fdopen(TAKE_FD(fd), "re");
+        if (!f)
+                return;
+        char line[256];
+        while (fgets(line, sizeof line, f) && r->n < REPEATS_MAX) {
+                struct repeat x = {};
+                if (sscanf(line, "%16s %" SCNu64 " %u %" SCNu64, x.signature, &x.window_start, &x.count, &x.last) != 4 ||
+                    strlen(x.signature) != 16)
+                        continue;
+                r->items[r->n++] = x;
+        }
+        fclose(f);
+}
+
+/* Writes the state to a new file and renames it over the old one. Best effort: a failure only
+ * costs the counts across a restart. */
+static void repeats_save(struct repeats *r) {
+        _cleanup_close_ int fd = openat(r->dir_fd, STATE_FILE_NEW, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return;
+        FILE *f = fdopen(TAKE_FD(fd), "we");
+        if (!f)
+                return;
+        for (size_t i = 0; i < r->n; i++)
+                fprintf(f, "%s %" PRIu64 " %u %" PRIu64 "\n", r->items[i].signature, r->items[i].window_start,
+                        r->items[i].count, r->items[i].last);
+        if (fclose(f) != 0 || renameat(r->dir_fd, STATE_FILE_NEW, r->dir_fd, STATE_FILE) < 0)
+                log_debug_errno(errno, "Cannot save the signature counts: %m");
+}
+
+struct repeats *repeats_new(int dir_fd) {
+        struct repeats *r = calloc(1, sizeof *r);
+        if (!r)
+                return NULL;
+        r->items = calloc(REPEATS_MAX, sizeof r->items[0]);
+        if (!r->items) {
+                free(r);
+                return NULL;
+        }
+        r->dir_fd = dir_fd;
+        pthread_mutex_init(&r->lock, NULL);
+        repeats_load(r);
+        return r;
+}
+
+struct repeats *repeats_free(struct repeats *r) {
+        if (!r)
+                return NULL;
+        pthread_mutex_destroy(&r->lock);
+        free(r->items);
+        free(r);
+        return NULL;
+}
+
+unsigned repeats_count(struct repeats *r, const char *signature, uint64_t interval_usec, uint64_t now_usec) {
+        struct repeat *x = NULL;
+        unsigned n;
+
+        pthread_mutex_lock(&r->lock);
+        for (size_t i = 0; i < r->n && !x; i++)
+                if (strcmp(r->items[i].signature, signature) == 0)
+                        x = &r->items[i];
+        if (!x) {
+                if (r->n < REPEATS_MAX)
+                        x = &r->items[r->n++];
+                else {
+                        x = &r->items[0]; /* forget the least recently seen */
+                        for (size_t i = 1; i < r->n; i++)
+                                if (r->items[i].last < x->last)
+                                        x = &r->items[i];
+                }
+                *x = (struct repeat) { .window_start = now_usec };
+                snprintf(x->signature, sizeof x->signature, "%s", signature);
+        }
+        if (now_usec < x->window_start || now_usec - x->window_start >= interval_usec) {
+                x->window_start = now_usec;
+                x->count = 0;
+        }
+        n = ++x->count;
+        x->last = now_usec;
+        repeats_save(r);
+        pthread_mutex_unlock(&r->lock);
+        return n;
+}

@@ -1,0 +1,40 @@
+# The same crash site again and again: with RateLimitBurst=3 and OnRepeat=reject, the first three
+# crashes are stored, the repeats are answered REJECT before the kernel writes a byte (WCOREDUMP
+# clear), and every one is recorded with the same signature and its repeat number. Another crash
+# site in the same binary has another signature.
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+add_policy test-repeats <<'P'
+[Rule]
+Name=repeats
+MatchComm=repeater
+Action=kernel
+RateLimitBurst=3
+OnRepeat=reject
+P
+journal_mark
+sig=
+for i in $(seq 12); do
+	crash uscrash -n repeater -c wild
+	e=$(wait_entry "$PID" 60) || die "crash $i (pid $PID) not recorded"
+	s=$(field COREDUMPD_SIGNATURE "$e")
+	n=$(field COREDUMPD_REPEAT "$e")
+	r=$(field COREDUMPD_RESULT "$e")
+	[ -n "$s" ] || die "crash $i has no signature"
+	[ -z "$sig" ] || [ "$s" = "$sig" ] || die "crash $i: signature $s, not $sig"
+	sig=$s
+	[ "$n" = "$i" ] || die "crash $i recorded as repeat '$n'"
+	if [ "$i" -le 3 ]; then
+		[ "$r" = stored ] && [ "$CORE" = 1 ] || die "crash $i: result $r, WCOREDUMP $CORE; want a stored core"
+	else
+		[ "$r" = rejected ] && [ "$CORE" = 0 ] || die "crash $i: result $r, WCOREDUMP $CORE; want a rejection before any data"
+		[ "$(field COREDUMPD_ACK_MASK "$e")" = 0x4 ] || die "crash $i: ack mask $(field COREDUMPD_ACK_MASK "$e")"
+	fi
+done
+grep -q "repeat 12 of signature $sig" "$e" || die "the last message does not say which repeat: $(field MESSAGE "$e")"
+crash uscrash -n repeater -c null
+e=$(wait_entry "$PID" 60) || die "the other crash site was not recorded"
+other=$(field COREDUMPD_SIGNATURE "$e")
+[ -n "$other" ] && [ "$other" != "$sig" ] || die "another crash site has signature '$other' (the first was $sig)"
+say "12 crashes of signature $sig: 3 stored, 9 rejected before the dump; the other site is $other"
+say "$(field COREDUMPD_BACKTRACE "$e" | head -n 4)"
