@@ -36,6 +36,7 @@ static void help(void) {
                "  info [MATCH...]          Show everything recorded about crashes\n"
                "  dump [MATCH]             Write the newest matching core, decompressed\n"
                "  debug [MATCH]            Run a debugger on the newest matching core\n"
+               "  groups [MATCH]           Matching crashes by signature: count, first, last, top frame\n"
                "  policy                   Show the effective policy rules\n"
                "  vacuum                   Apply MaxUse= and KeepFree= to the store now\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
@@ -55,6 +56,7 @@ static void help(void) {
                "     --store=DIR                 The store (default: Storage= of the configuration)\n"
                "     --config=PATH               Configuration file (default %s)\n"
                "     --policy-dir=DIR            policy: policy directory, repeatable\n"
+               "     --signature=SIG             Only crashes of this signature (COREDUMPD_SIGNATURE=)\n"
                "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER or gdb)\n"
                "  -A --debugger-arguments=ARGS   debug: extra arguments for the debugger\n\n"
                "Exit status: 0 success, 1 error, 2 invalid usage, 3 no matching crash,\n"
@@ -94,7 +96,7 @@ static int add_match(char *word) {
 static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
-                ARG_CONFIG, ARG_POLICY_DIR, ARG_DEBUGGER,
+                ARG_CONFIG, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -112,6 +114,7 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
                 { "debugger", required_argument, NULL, ARG_DEBUGGER },
+                { "signature", required_argument, NULL, ARG_SIGNATURE },
                 { "debugger-arguments", required_argument, NULL, 'A' },
                 {}
         };
@@ -162,6 +165,13 @@ static int parse_arguments(int argc, char *argv[]) {
                         if (strv_extend(&arg.policy_dirs, optarg) < 0)
                                 return log_error_errno(ENOMEM, "%m");
                         break;
+                case ARG_SIGNATURE: {
+                        /* The same as the match COREDUMPD_SIGNATURE=SIG. */
+                        char *m = NULL;
+                        if (asprintf(&m, "COREDUMPD_SIGNATURE=%s", optarg) < 0 || add_match(m) < 0)
+                                return log_error_errno(ENOMEM, "%m");
+                        break;
+                }
                 case ARG_DEBUGGER:
                         arg.debugger = optarg;
                         break;
@@ -196,6 +206,7 @@ int main(int argc, char *argv[]) {
                 { "info", verb_info, true },
                 { "dump", verb_dump, true },
                 { "debug", verb_debug, true },
+                { "groups", verb_groups, true },
                 { "policy", verb_policy, false },
                 { "vacuum", verb_vacuum, false },
         };

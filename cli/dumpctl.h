@@ -72,5 +72,6 @@ int verb_list(void);
 int verb_info(void);
 int verb_dump(void);
 int verb_debug(void);
+int verb_groups(void);
 int verb_policy(void);
 int verb_vacuum(void);

@@ -417,7 +417,31 @@ TEST(foreign_journal_and_output_hardening) {
         test_env_done(&e);
 }
 
+/* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
+TEST(groups_and_signature_filter) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\n");
+        for (int i = 0; i < 3; i++) {
+                _cleanup_free_ uint8_t *c = store_crash(&e, 16384, true);
+        }
+        _cleanup_free_ char *sig = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(sig && strlen(sig) == 16);
+        _cleanup_free_ char *json = NULL, *expect = NULL, *list = NULL, *table = NULL;
+        CHECK_INT(run(&json, "%s --no-journal --store=%s groups --json", dumpctl(), e.store_dir), ==, 0);
+        CHECK(asprintf(&expect, "{\"signature\":\"%s\",\"count\":3,", sig) > 0);
+        CHECK(strstr(json, expect));
+        CHECK_INT(count_lines(json), ==, 1);
+        CHECK_INT(run(&table, "%s --no-journal --store=%s groups", dumpctl(), e.store_dir), ==, 0);
+        CHECK(strstr(table, "SIGNATURE") && strstr(table, sig));
+        CHECK_INT(run(&list, "%s --no-journal --store=%s --signature=%s list --json", dumpctl(), e.store_dir, sig), ==, 0);
+        CHECK_INT(count_lines(list), ==, 3);
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s --signature=0000000000000000 list --json", dumpctl(),
+                      e.store_dir), ==, 3);
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
+        TEST_ENTRY(groups_and_signature_filter),
         TEST_ENTRY(foreign_journal_and_output_hardening),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
