@@ -378,7 +378,9 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
 
         config_init_defaults(&e->config);
         _cleanup_free_ char *conf = NULL, *conf_path = NULL;
-        CHECK(asprintf(&conf, "[Coredump]\nStorage=%s\nMaxUse=1G\nKeepFree=0\n%s", e->store_dir,
+        /* A generous unwinding budget: a loaded test machine must not cut the stacks short (the
+         * signatures the tests compare are over the top frames). */
+        CHECK(asprintf(&conf, "[Coredump]\nStorage=%s\nMaxUse=1G\nKeepFree=0\nUnwindTimeout=30s\n%s", e->store_dir,
                        config_text ? config_text : "") > 0);
         CHECK_OK(write_text_file(e->dir, "coredumpd.conf", conf));
         CHECK(asprintf(&conf_path, "%s/coredumpd.conf", e->dir) > 0);

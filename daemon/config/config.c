@@ -30,7 +30,7 @@ void config_init_defaults(struct config *c) {
                 .max_queued = 256,
                 .deadline_usec = 60 * USEC_PER_SEC,
                 .queue_deadline_usec = 300 * USEC_PER_SEC,
-                .unwind_timeout_usec = USEC_PER_SEC,
+                .unwind_timeout_usec = 3 * USEC_PER_SEC,
                 .unwind_max_frames = 64,
                 .rate_limit_interval_usec = 3600 * USEC_PER_SEC,
                 .rate_limit_burst = 5,

@@ -20,7 +20,7 @@
  *                                 a crash is answered REJECT at once and recorded as "overload"
  *   Deadline=60s                  a connection is closed after this long without progress
  *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
- *   UnwindTimeout=1s              time to unwind the held task before deciding (0: do not)
+ *   UnwindTimeout=3s              time to unwind the held task before deciding (0: do not)
  *   UnwindMaxFrames=64            frames per thread
  *   RateLimitIntervalSec=1h       per crash signature: the first RateLimitBurst= crashes in an
  *   RateLimitBurst=5              interval get the rule's action, later ones OnRepeat= (policy

@@ -97,9 +97,9 @@ journal_mark() {
 _jq() {
 	journalctl -q --no-pager -b ${SINCE:+--since=@$SINCE} "$@"
 }
-# Number of coredump entries in this boot so far.
+# Number of coredump entries in this boot so far (one JSON object per entry: messages span lines).
 entry_count() {
-	journalctl -q --no-pager -b -o cat MESSAGE_ID=$MSGID 2>/dev/null | wc -l
+	journalctl -q --no-pager -b -o json MESSAGE_ID=$MSGID 2>/dev/null | wc -l
 }
 
 # wait_entry PID [TIMEOUT_S] — wait for the coredump entry of PID; leaves its
@@ -148,6 +148,18 @@ read_spawn_line() {
 }
 
 store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
+# Waits until the store stops changing (cores of earlier cases are compressed after their tasks
+# are released): two listings a second apart the same, for at most 120 s.
+store_settle() {
+	local a b end=$((SECONDS + 120))
+	a=$(store_files)
+	while [ $SECONDS -lt $end ]; do
+		sleep 1
+		b=$(store_files)
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+}
 
 # A file in the store that mentions PID in its name (systemd-coredump style
 # names: core.COMM.UID.BOOTID.PID.USEC[.zst]).

@@ -3,6 +3,7 @@
 # daemon through the socket and is stored.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
+store_settle
 before=$(store_files)
 journal_mark
 "$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/crasher-kill" -m 256 > "$WORK/spawn.out" &

@@ -10,6 +10,7 @@ MatchComm=selfdump-kill
 Action=userspace
 UserspaceDump=all-writable
 P
+store_settle
 before=$(store_files)
 journal_mark
 "$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/uscrash" -m 96 -n selfdump-kill -c wild > "$WORK/spawn.out" &

@@ -31,7 +31,8 @@ for i in $(seq 12); do
 		[ "$(field COREDUMPD_ACK_MASK "$e")" = 0x4 ] || die "crash $i: ack mask $(field COREDUMPD_ACK_MASK "$e")"
 	fi
 done
-grep -q "repeat 12 of signature $sig" "$e" || die "the last message does not say which repeat: $(field MESSAGE "$e")"
+msg=$(_jq -o cat MESSAGE_ID=$MSGID COREDUMP_PID="$PID" 2>/dev/null | head -n1)
+grep -q "repeat 12 of signature $sig" <<<"$msg" || die "the last message does not say which repeat: $msg"
 crash uscrash -n repeater -c null
 e=$(wait_entry "$PID" 60) || die "the other crash site was not recorded"
 other=$(field COREDUMPD_SIGNATURE "$e")
