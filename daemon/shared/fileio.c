@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -26,11 +27,13 @@ long read_full(int fd, void *buf, size_t size) {
         return (long) done;
 }
 
-int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset) {
+/* write() or, if positioned, pwrite() at offset, until all is written. */
+static int write_all(int fd, const void *buf, size_t size, bool positioned, uint64_t offset) {
         size_t done = 0;
 
         while (done < size) {
-                ssize_t n = pwrite(fd, (const char *) buf + done, size - done, (off_t) (offset + done));
+                ssize_t n = positioned ? pwrite(fd, (const char *) buf + done, size - done, (off_t) (offset + done))
+                                       : write(fd, (const char *) buf + done, size - done);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -43,21 +46,12 @@ int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset) {
         return 0;
 }
 
-int write_full(int fd, const void *buf, size_t size) {
-        size_t done = 0;
+int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset) {
+        return write_all(fd, buf, size, true, offset);
+}
 
-        while (done < size) {
-                ssize_t n = write(fd, (const char *) buf + done, size - done);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        return -EIO;
-                done += (size_t) n;
-        }
-        return 0;
+int write_full(int fd, const void *buf, size_t size) {
+        return write_all(fd, buf, size, false, 0);
 }
 
 int read_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_size, int *ret_truncated) {

@@ -148,6 +148,24 @@ read_spawn_line() {
 }
 
 store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
+# spawn_dumping SPAWN_OUT -- PROGRAM [ARGS...] — starts PROGRAM under spawn in the background and
+# waits until the kernel is dumping it (the daemon has the connection); sets SPAWN (spawn's pid)
+# and PID (the crasher's).
+spawn_dumping() {
+	local out=$1
+	shift 2
+	rm -f "$WORK/pids"
+	"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$@" > "$out" &
+	SPAWN=$!
+	for _ in $(seq 600); do [ -s "$WORK/pids" ] && break; sleep 0.1; done
+	PID=$(head -n1 "$WORK/pids")
+	for _ in $(seq 1200); do
+		grep -q '^CoreDumping:[[:space:]]*1' /proc/$PID/status 2>/dev/null && return 0
+		sleep 0.05
+	done
+	die "crasher $PID never started dumping"
+}
+
 # Waits until the store stops changing (cores of earlier cases are compressed after their tasks
 # are released): two listings a second apart the same, for at most 120 s.
 store_settle() {

@@ -6,16 +6,8 @@ need_daemon
 store_settle
 before=$(store_files)
 journal_mark
-"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/crasher-kill" -m 256 > "$WORK/spawn.out" &
-spid=$!
-for _ in $(seq 600); do [ -s "$WORK/pids" ] && break; sleep 0.1; done
-pid=$(head -n1 "$WORK/pids")
-# Wait until the kernel is dumping (the daemon has the connection).
-for _ in $(seq 1200); do
-	grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null && break
-	sleep 0.05
-done
-grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null || die "crasher $pid never started dumping"
+spawn_dumping "$WORK/spawn.out" -- "$BIN/crasher-kill" -m 256
+spid=$SPAWN
 sleep 0.5
 units=$(daemon_units)
 say "killing: $units"

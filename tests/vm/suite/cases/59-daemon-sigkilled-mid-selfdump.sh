@@ -13,15 +13,8 @@ P
 store_settle
 before=$(store_files)
 journal_mark
-"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/uscrash" -m 96 -n selfdump-kill -c wild > "$WORK/spawn.out" &
-spid=$!
-for _ in $(seq 600); do [ -s "$WORK/pids" ] && break; sleep 0.1; done
-pid=$(head -n1 "$WORK/pids")
-for _ in $(seq 1200); do
-	grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null && break
-	sleep 0.05
-done
-grep -q '^CoreDumping:[[:space:]]*1' /proc/$pid/status 2>/dev/null || die "crasher $pid never started dumping"
+spawn_dumping "$WORK/spawn.out" -- "$BIN/uscrash" -m 96 -n selfdump-kill -c wild
+spid=$SPAWN
 sleep 0.3
 say "killing: $(daemon_units)"
 daemon_signal KILL
