@@ -148,6 +148,17 @@ read_spawn_line() {
 }
 
 store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
+# daemon_warm — makes sure coredumpd runs (with its crash-context probe attached) before a case's
+# own crash: a crash that socket-activates the daemon happened before the probe was there, so the
+# probe cannot have seen it. Crashes a crasher and waits for its record.
+daemon_warm() {
+	local main
+	main=$(systemctl show -P MainPID coredumpd.service 2>/dev/null)
+	[ -n "$main" ] && [ "$main" != 0 ] && return 0
+	crash crasher
+	wait_entry "$PID" 60 > /dev/null || die "the warm-up crash was not recorded"
+}
+
 # spawn_dumping SPAWN_OUT -- PROGRAM [ARGS...] — starts PROGRAM under spawn in the background and
 # waits until the kernel is dumping it (the daemon has the connection); sets SPAWN (spawn's pid)
 # and PID (the crasher's).

@@ -4,6 +4,7 @@
 # (COREDUMPD_PROBE_RIP/RSP in the journal entry).
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
+daemon_warm     # the probe must be attached before the crash
 add_policy test-uscrash-own-core <<'P'
 [Rule]
 Name=uscrash-own-core

@@ -2,6 +2,7 @@
 # has all 8 threads, the crashing one current (first NT_PRSTATUS) with crash_here on its stack.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
+daemon_warm     # the probe must be attached before the crash
 add_policy test-uscrash-threads <<'P'
 [Rule]
 Name=uscrash-threads

@@ -3,6 +3,7 @@
 # not, and fall through to the next rule.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
+daemon_warm     # the probe must be attached before the crash
 add_policy test-uscrash-null <<'P'
 [Rule]
 Name=null-page-rejected
