@@ -1,7 +1,7 @@
 # The same crash site again and again: with RateLimitBurst=3 and OnRepeat=reject, the first three
 # crashes are stored, the repeats are answered REJECT before the kernel writes a byte (WCOREDUMP
 # clear), and every one is recorded with the same signature and its repeat number. Another crash
-# site in the same binary has another signature.
+# site in the same binary (abort() instead of a bad write) has another signature.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 add_policy test-repeats <<'P'
@@ -33,7 +33,8 @@ for i in $(seq 12); do
 done
 msg=$(_jq -o cat MESSAGE_ID=$MSGID COREDUMP_PID="$PID" 2>/dev/null | head -n1)
 grep -q "repeat 12 of signature $sig" <<<"$msg" || die "the last message does not say which repeat: $msg"
-crash uscrash -n repeater -c null
+# null and wild fault at the same instruction (the same site); abort() is another.
+crash uscrash -n repeater -c abort
 e=$(wait_entry "$PID" 60) || die "the other crash site was not recorded"
 other=$(field COREDUMPD_SIGNATURE "$e")
 [ -n "$other" ] && [ "$other" != "$sig" ] || die "another crash site has signature '$other' (the first was $sig)"
