@@ -3,6 +3,8 @@
 # the full figures through coredumpd.bench.{sizes,reps,reject,burst}= on the kernel command
 # line (e.g. coredumpd.bench.sizes=64,512,1024 coredumpd.bench.reps=3).
 # It prints the figures; it fails only if a row's dump was not stored.
+# About 90 s under TCG; room for a loaded host:
+# case-timeout: 300
 . /usr/lib/coredumpd-tests/lib.sh
 b=/usr/lib/coredumpd-tests/bench/run
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
