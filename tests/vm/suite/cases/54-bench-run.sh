@@ -1,0 +1,13 @@
+# bench/run in the suite: a smoke at a size a TCG VM runs quickly (every row at 8 MiB once,
+# 10 REJECT crashes and their floor, a burst of 10).  bench/run on the host boots the VM with
+# the full figures through coredumpd.bench.{sizes,reps,reject,burst}= on the kernel command
+# line (e.g. coredumpd.bench.sizes=64,512,1024 coredumpd.bench.reps=3).
+# It prints the figures; it fails only if a row's dump was not stored.
+# About 90 s under TCG; room for a loaded host:
+# case-timeout: 300
+. /usr/lib/coredumpd-tests/lib.sh
+b=/usr/lib/coredumpd-tests/bench/run
+[ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
+arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9,][0-9,]*\).*/\1/p" /proc/cmdline; }
+exec "$b" --sizes "$(arg sizes | grep . || echo 8)" --reps "$(arg reps | grep . || echo 1)" \
+	--reject "$(arg reject | grep . || echo 10)" --burst "$(arg burst | grep . || echo 10)"
