@@ -53,13 +53,12 @@ void backtrace_take(const struct crash_env *env, struct crash *c) {
 
         if (env->config->unwind_timeout_usec == 0)
                 return;
-        _cleanup_close_ int proc_fd = context_open_proc_dir(&c->peer, ctx->pid, c->tag);
-        if (proc_fd < 0)
-                return; /* logged there */
+        if (ctx->proc_fd < 0)
+                return;
 
         struct unwind_request req = {
                 .pid = ctx->pid,
-                .proc_fd = proc_fd,
+                .proc_fd = ctx->proc_fd,
                 .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
                 .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
                 .budget_usec = env->config->unwind_timeout_usec,

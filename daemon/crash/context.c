@@ -194,7 +194,7 @@ static bool pidfd_has_exited(int pidfd) {
 /* Opens /proc/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd still
  * names that pid and the process is still alive after the open, so the pid cannot have been
  * recycled in between. */
-int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag) {
+static int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag) {
         char path[32];
         struct pidfd_info now;
         int r;
@@ -346,14 +346,16 @@ int context_gather(const struct peer *peer, const char *tag, struct crash_contex
                 .egid = info->egid,
                 .signal = (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0,
                 .dumpable = (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMP_USER),
+                .proc_fd = -1,
                 .at_secure = -1,
                 .timestamp_usec = now_realtime_usec(),
         };
         gather_host(c);
 
-        _cleanup_close_ int proc_fd = context_open_proc_dir(peer, c->pid, tag);
+        int proc_fd = context_open_proc_dir(peer, c->pid, tag);
         if (proc_fd < 0)
                 return proc_fd;
+        c->proc_fd = proc_fd;
 
         gather_comm(proc_fd, c, tag);
         gather_exe(proc_fd, c, tag);
@@ -374,7 +376,8 @@ void context_done(struct crash_context *c) {
         free(c->user_unit);
         free(c->slice);
         unwind_result_done(&c->unwind);
-        *c = (struct crash_context) { .at_secure = -1 };
+        safe_close(c->proc_fd);
+        *c = (struct crash_context) { .proc_fd = -1, .at_secure = -1 };
 }
 
 bool context_user_may_read(const struct crash_context *c) {

@@ -21,6 +21,7 @@
 #define RLIMIT_UNLIMITED UINT64_MAX
 
 struct crash_context {
+        int proc_fd;            /* /proc/<pid>, proven through the pidfd to be the peer's; -1 if not */
         pid_t pid;
         uid_t uid, euid;
         gid_t gid, egid;
@@ -60,13 +61,12 @@ struct crash_context {
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
 };
 
-/* Fills *ret for the peer. The /proc directory is verified against the pidfd; failing that, or a
- * vanished process, yields an error (logged, with tag). Fields that cannot be read stay empty. */
+/* Fills *ret for the peer. The /proc directory is verified against the pidfd once and kept open in
+ * ret->proc_fd for the later steps (unwinding, a core of our own); failing that, or a vanished
+ * process, yields an error (logged, with tag). Fields that cannot be read stay empty. */
 int context_gather(const struct peer *peer, const char *tag, struct crash_context *ret);
 void context_done(struct crash_context *c);
 
-/* Opens /proc/<pid> and proves through the pidfd that it is still the peer's process. */
-int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag);
 
 /* Takes the probe's record of this crash, if any, into c (have_probe, fault_addr, si_code). */
 void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag);

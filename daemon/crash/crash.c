@@ -14,6 +14,7 @@
 void crash_init(struct crash *c) {
         *c = (struct crash) {
                 .peer.pidfd = -1,
+                .context.proc_fd = -1,
                 .context.at_secure = -1,
         };
         snprintf(c->tag, sizeof c->tag, "crash");

@@ -51,16 +51,14 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                 return;
         }
 
-        _cleanup_close_ int proc_fd = context_open_proc_dir(&c->peer, ctx->pid, c->tag);
-        if (proc_fd < 0) {
-                (void) crash_fail(c, proc_fd, "Core not made: cannot open /proc of the crashed process: %s",
-                                  strerror(-proc_fd));
+        if (ctx->proc_fd < 0) {
+                (void) crash_fail(c, -ESRCH, "Core not made: no verified /proc of the crashed process");
                 return;
         }
 
         struct generate g = {
                 .req = {
-                        .proc_fd = proc_fd,
+                        .proc_fd = ctx->proc_fd,
                         .pid = ctx->pid,
                         .uid = ctx->uid,
                         .gid = ctx->gid,
