@@ -40,7 +40,8 @@ int crash_fail(struct crash *c, int err, const char *format, ...) {
         vsnprintf(reason, sizeof reason, format, ap);
         va_end(ap);
 
-        log_crash_errno(c->tag, LOG_ERR, err, "%s.", reason);
+        /* The log line reads as a sentence, the record's error as a reason: one text, two cases. */
+        log_crash_errno(c->tag, LOG_ERR, err, "%c%s.", toupper((unsigned char) reason[0]), reason[0] ? reason + 1 : "");
         if (c->result != CRASH_RESULT_FAILED) {
                 c->result = CRASH_RESULT_FAILED;
                 /* The record's error reads as a reason, not a sentence. */

@@ -32,10 +32,7 @@ static const char *crash_outcome_text(const struct crash *c, char *buf, size_t s
                 snprintf(buf, size, "crashed; no core kept: too many crashes at once (overload)");
                 break;
         default:
-                if (strncmp(c->error, "core not ", 9) == 0)
-                        snprintf(buf, size, "crashed; %s", c->error);
-                else
-                        snprintf(buf, size, "crashed; core not stored: %s", c->error[0] ? c->error : "unknown error");
+                snprintf(buf, size, "crashed; core not stored: %s", c->error[0] ? c->error : "unknown error");
                 break;
         }
         return buf;

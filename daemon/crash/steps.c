@@ -141,12 +141,12 @@ static void act_store(const struct crash_env *env, int fd, struct store_progress
 
         int r = record_core_init(c, COMPRESSION_NONE, &core);
         if (r < 0) {
-                (void) crash_fail(c, r, "Core not stored: %s", strerror(-r));
+                (void) crash_fail(c, r, "Cannot name the core: %s", strerror(-r));
                 return;
         }
         r = store_core(env->store, fd, &core.target, progress, &c->stored, reason, sizeof reason);
         if (r < 0) {
-                (void) crash_fail(c, r, "Core not stored: %s", reason);
+                (void) crash_fail(c, r, "%s", reason);
                 return;
         }
         c->have_stored = true;

@@ -52,7 +52,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
         }
 
         if (ctx->proc_fd < 0) {
-                (void) crash_fail(c, -ESRCH, "Core not made: no verified /proc of the crashed process");
+                (void) crash_fail(c, -ESRCH, "No verified /proc of the crashed process to make a core of");
                 return;
         }
 
@@ -85,12 +85,12 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
 
         int r = record_core_init(c, c->decision.compress, &core);
         if (r < 0) {
-                (void) crash_fail(c, r, "Core not made: %s", strerror(-r));
+                (void) crash_fail(c, r, "Cannot name the core: %s", strerror(-r));
                 return;
         }
         r = store_core_generated(store, &core.target, generate, &g, &c->stored, reason, sizeof reason);
         if (r < 0) {
-                (void) crash_fail(c, r, "Core not stored: %s", reason);
+                (void) crash_fail(c, r, "%s", reason);
                 return;
         }
         c->have_stored = true;
