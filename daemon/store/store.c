@@ -105,7 +105,7 @@ static void store_set_xattrs(int fd, const struct fields *metadata, bool truncat
         int r = 0;
 
         for (enum field f = 0; f < _FIELD_MAX && r >= 0; f++)
-                if (field_table[f].xattr && f != FIELD_TRUNCATED)
+                if (field_table[f].xattr)
                         r = set_xattr(fd, f, fields_get(metadata, f));
         if (truncated && r >= 0)
                 r = set_xattr(fd, FIELD_TRUNCATED, "1");
