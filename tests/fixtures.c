@@ -260,6 +260,23 @@ static void set_core_limit(long long limit) {
         }
 }
 
+/* Until the child sits in a system call (pause()), as a crashed task does: /proc/PID/syscall then
+ * gives its stack and instruction pointers, and the unwinder a stack to walk. */
+static void wait_blocked(pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/syscall", (int) pid);
+        for (int i = 0; i < 500; i++) {
+                char text[128] = "";
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+                if (fd >= 0)
+                        close(fd);
+                if (n > 0 && strncmp(text, "running", 7) != 0)
+                        return;
+                usleep(2000);
+        }
+}
+
 pid_t sleeper_start(const char *comm, long long core_limit) {
         int p[2];
         CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == 0);
@@ -278,6 +295,7 @@ pid_t sleeper_start(const char *comm, long long core_limit) {
         close(p[1]);
         pidfd_source_add(pid, receive_pidfd_source(p[0]));
         close(p[0]);
+        wait_blocked(pid);
         return pid;
 }
 

@@ -604,16 +604,7 @@ TEST(unwind_sleeper_through_libc_into_caller) {
         pid_t pid = sleeper_start("unwound", -1);
         _cleanup_close_ int proc_fd = -1;
         char path[64];
-        snprintf(path, sizeof path, "/proc/%d", (int) pid);
-        for (int i = 0; i < 200; i++) { /* until it sits in pause() */
-                char sys[128] = "";
-                snprintf(path, sizeof path, "/proc/%d/syscall", (int) pid);
-                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd >= 0 && read(fd, sys, sizeof sys - 1) > 0 && strncmp(sys, "running", 7) != 0)
-                        break;
-                usleep(10000);
-        }
-        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        snprintf(path, sizeof path, "/proc/%d", (int) pid); /* sleeper_start() waits for pause() */
         proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         CHECK(proc_fd >= 0);
 
