@@ -15,9 +15,11 @@
 #include <libelf.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/procfs.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -566,6 +568,37 @@ static void *cancel_later(void *userdata) {
         return NULL;
 }
 
+/* The core writer's process holds no socket: not the listening one, not another crash's
+ * connection (that task would stay held while the writer runs). */
+static int sockets_closed(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                          size_t reason_size) {
+        int fd = *(int *) userdata;
+        if (fcntl(fd, F_GETFD) >= 0) {
+                snprintf(reason, reason_size, "socket %d still open in the writer", fd);
+                return -EEXIST;
+        }
+        return 0;
+}
+
+TEST(core_writer_holds_no_socket) {
+        int sv[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+        int fd = memfd_create("core", MFD_CLOEXEC);
+        CHECK(fd >= 0);
+        struct core_writer w;
+        CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
+        char reason[128] = "";
+        bool truncated = false;
+        int r = store_generate_killable(&w, sockets_closed, &sv[0], NULL, NULL, 0, &truncated, reason, sizeof reason);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "%s", reason);
+        CHECK(fcntl(sv[0], F_GETFD) >= 0); /* ours stay open */
+        core_writer_done(&w);
+        close(fd);
+        close(sv[0]);
+        close(sv[1]);
+}
+
 TEST(blocked_core_writer_killed_at_deadline) {
         struct test_env e;
         test_env_init(&e, NULL, NULL);
@@ -678,6 +711,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(probe_record_freshness),
         TEST_ENTRY(unwind_sleeper_through_libc_into_caller),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
+        TEST_ENTRY(core_writer_holds_no_socket),
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };
 
