@@ -65,7 +65,6 @@ int select_dump(struct entry_list *l, const struct entry **ret);
 int write_core(const struct entry *d, int out_fd);
 
 /* verb-policy.c */
-const char *const *policy_dirs(void);
 
 /* The verbs: each returns an exit status. */
 int verb_list(void);

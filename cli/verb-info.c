@@ -13,7 +13,7 @@ static void print_rule_origin(const char *name) {
         int saved = log_get_max_priority();
 
         log_set_max_priority(LOG_CRIT); /* a broken policy is `dumpctl policy`'s business */
-        int r = policy_load(policy_dirs(), &p);
+        int r = policy_load(policy_dirs_or_default(arg.policy_dirs), &p);
         log_set_max_priority(saved);
         if (r < 0 || !name)
                 return;

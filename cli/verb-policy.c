@@ -6,14 +6,11 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 
-const char *const *policy_dirs(void) {
-        return arg.policy_dirs ? (const char *const *) arg.policy_dirs : policy_default_dirs();
-}
 
 int verb_policy(void) {
         _cleanup_(policy_unrefp) struct policy *p = NULL;
 
-        if (policy_load(policy_dirs(), &p) < 0)
+        if (policy_load(policy_dirs_or_default(arg.policy_dirs), &p) < 0)
                 return EXIT_ERROR;
         policy_print(p, stdout);
         return EXIT_OK;

@@ -101,14 +101,10 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
         return 1;
 }
 
-static const char *const *policy_dirs(const struct arguments *a) {
-        return a->policy_dirs ? (const char *const *) a->policy_dirs : policy_default_dirs();
-}
-
 static int check_policy(const struct arguments *a) {
         _cleanup_(policy_unrefp) struct policy *p = NULL;
 
-        if (policy_load(policy_dirs(a), &p) < 0)
+        if (policy_load(policy_dirs_or_default(a->policy_dirs), &p) < 0)
                 return EXIT_FAILURE;
         policy_print(p, stdout);
         return EXIT_SUCCESS;
@@ -117,7 +113,7 @@ static int check_policy(const struct arguments *a) {
 static struct policy *initial_policy(const struct arguments *a) {
         struct policy *p = NULL;
 
-        if (policy_load(policy_dirs(a), &p) >= 0)
+        if (policy_load(policy_dirs_or_default(a->policy_dirs), &p) >= 0)
                 return p;
 
         log_error("Falling back to the built-in policy until a reload succeeds.");
@@ -201,7 +197,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 .listen_fd = fd,
                 .store = store,
                 .policy = policy,
-                .policy_dirs = policy_dirs(a),
+                .policy_dirs = policy_dirs_or_default(a->policy_dirs),
                 .authenticate = authenticate_peer,
                 .record_sink = record_sink_journal,
                 .probe = probe,

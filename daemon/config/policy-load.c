@@ -149,3 +149,7 @@ const char *const *policy_default_dirs(void) {
                 from_env = strv_split(e, ":");
         return from_env ? (const char *const *) from_env : builtin;
 }
+
+const char *const *policy_dirs_or_default(char *const *given) {
+        return given ? (const char *const *) given : policy_default_dirs();
+}

@@ -138,6 +138,8 @@ int policy_load(const char *const *dirs, struct policy **ret);
 
 /* The default directories, or the ':'-separated $COREDUMPD_POLICY_PATH. */
 const char *const *policy_default_dirs(void);
+/* The directories given (--policy-dir=, a NULL-terminated list), or else the default ones. */
+const char *const *policy_dirs_or_default(char *const *given);
 
 /* MatchSiCode= words: "SEGV_MAPERR", "SI_TKILL", "-6", "1" → *ret. */
 int parse_si_code_match(const char *word, struct si_code_match *ret);
