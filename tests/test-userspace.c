@@ -451,8 +451,27 @@ TEST(proc_parsers) {
         CHECK(proc_maps_find(&m, 0x7ffd1fff) == &m.mappings[2]);
         CHECK(!proc_maps_find(&m, 0x7ffd2000));
         CHECK(proc_mapping_is_file(&m.mappings[1]) && !proc_mapping_is_file(&m.mappings[2]));
+        CHECK_INT(m.mappings[0].dev_major, ==, 8);
+        CHECK_INT(m.mappings[0].dev_minor, ==, 1);
         proc_maps_done(&m);
         CHECK_INT(proc_maps_parse("nonsense\n", &m), ==, -EINVAL);
+
+        /* Files on file systems a server answers for are marked; local files and anonymous memory
+         * on the same device numbers are not. */
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                 "7f0000000000-7f0001000000 rw-p 00000000 00:2f 2 /run/fusestall/stall\n"
+                                 "7f0002000000-7f0002001000 r--p 00000000 00:31 9 /mnt/nfs/lib.so\n"
+                                 "7f0003000000-7f0003001000 rw-p 00000000 00:2f 0\n", &m));
+        CHECK_OK(proc_maps_mark_remote_from(
+                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                "40 22 0:47 / /run/fusestall rw,nosuid,nodev - fuse fusestall rw,user_id=0,group_id=0\n"
+                "41 22 0:49 / /mnt/nfs rw master:7 - nfs4 host:/export rw\n"
+                "42 22 0:50 / /mnt/sshfs rw - fuse.sshfs u@h: rw\n", &m));
+        CHECK(!m.mappings[0].remote && m.mappings[1].remote && m.mappings[2].remote && !m.mappings[3].remote);
+        proc_maps_done(&m);
+        CHECK(fstype_is_remote("fuse") && fstype_is_remote("fuse.sshfs") && fstype_is_remote("cifs"));
+        CHECK(!fstype_is_remote("ext4") && !fstype_is_remote("tmpfs") && !fstype_is_remote("fusectl"));
+        CHECK_INT(proc_maps_mark_remote_from("no separator here\n", &m), ==, -EINVAL);
 }
 
 static bool rule_matches(const char *rule_text, const struct crash_context *ctx) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,14 @@ void proc_maps_done(struct proc_maps *m) {
 static int parse_line(const char *line, size_t len, struct proc_mapping *ret) {
         _cleanup_free_ char *copy = strndup(line, len);
         unsigned long long start, end, offset, inode;
+        unsigned major, minor;
         char perms[8];
         int path_at = -1;
 
         if (!copy)
                 return -ENOMEM;
-        if (sscanf(copy, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end, perms, &offset, &inode, &path_at) < 5 ||
+        if (sscanf(copy, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &major, &minor, &inode,
+                   &path_at) < 7 ||
             strlen(perms) != 4 || end < start)
                 return -EINVAL;
 
@@ -40,6 +43,8 @@ static int parse_line(const char *line, size_t len, struct proc_mapping *ret) {
                 .exec = perms[2] == 'x',
                 .shared = perms[3] == 's',
                 .inode = inode,
+                .dev_major = major,
+                .dev_minor = minor,
         };
         if (path_at > 0 && copy[path_at]) {
                 ret->path = strdup(copy + path_at);
@@ -105,4 +110,86 @@ const struct proc_mapping *proc_maps_find(const struct proc_maps *m, uint64_t ad
 
 bool proc_mapping_is_file(const struct proc_mapping *p) {
         return p->path && p->path[0] == '/';
+}
+
+bool fstype_is_remote(const char *t) {
+        static const char *const exact[] = {
+                "fuse", "fuseblk", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "afs",
+                "glusterfs", "lustre", "gfs2", "ocfs2", "orangefs", "coda", "ncpfs", "smbfs",
+        };
+        if (strncmp(t, "fuse.", 5) == 0)
+                return true;
+        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+                if (strcmp(t, exact[i]) == 0)
+                        return true;
+        return false;
+}
+
+/* mountinfo: "id parent major:minor root mountpoint options [optional fields…] - fstype source super". */
+static int mountinfo_line_remote(const char *line, size_t len, unsigned *major, unsigned *minor) {
+        _cleanup_free_ char *copy = strndup(line, len);
+        char fstype[64];
+
+        if (!copy)
+                return -ENOMEM;
+        if (sscanf(copy, "%*u %*u %u:%u", major, minor) != 2)
+                return -EINVAL;
+        const char *sep = strstr(copy, " - ");
+        if (!sep || sscanf(sep + 3, "%63s", fstype) != 1)
+                return -EINVAL;
+        return fstype_is_remote(fstype);
+}
+
+int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
+        for (const char *line = mountinfo; line && *line;) {
+                const char *eol = strchr(line, '\n');
+                size_t len = eol ? (size_t) (eol - line) : strlen(line);
+                unsigned major, minor;
+
+                if (len > 0) {
+                        int r = mountinfo_line_remote(line, len, &major, &minor);
+                        if (r < 0)
+                                return r;
+                        for (size_t i = 0; r > 0 && i < m->n; i++)
+                                if (proc_mapping_is_file(&m->mappings[i]) && m->mappings[i].dev_major == major &&
+                                    m->mappings[i].dev_minor == minor)
+                                        m->mappings[i].remote = true;
+                }
+                line = eol ? eol + 1 : NULL;
+        }
+        return 0;
+}
+
+int proc_maps_mark_remote(int proc_fd, struct proc_maps *m) {
+        _cleanup_free_ char *text = NULL;
+        int truncated = 0;
+
+        int r = read_file_at(proc_fd, "mountinfo", MAPS_MAX, &text, NULL, &truncated);
+        if (r < 0)
+                return r;
+        if (truncated)
+                return -EFBIG;
+        return proc_maps_mark_remote_from(text, m);
+}
+
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_SWAPPED (1ULL << 62)
+
+int proc_pagemap_in_memory(int pagemap_fd, uint64_t addr, uint64_t page_size, size_t n, bool *in) {
+        uint64_t entries[512];
+
+        for (size_t done = 0; done < n;) {
+                size_t k = MIN(n - done, sizeof entries / sizeof entries[0]);
+                off_t at = (off_t) ((addr / page_size + done) * sizeof entries[0]);
+                ssize_t got = pread(pagemap_fd, entries, k * sizeof entries[0], at);
+                if (got < 0)
+                        return -errno;
+                if ((size_t) got < sizeof entries[0])
+                        return -EIO;
+                k = (size_t) got / sizeof entries[0];
+                for (size_t i = 0; i < k; i++)
+                        in[done + i] = (entries[i] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)) != 0;
+                done += k;
+        }
+        return 0;
 }

@@ -15,6 +15,8 @@ struct proc_mapping {
         uint64_t offset;                /* file offset of start */
         bool read, write, exec, shared;
         uint64_t inode;
+        unsigned dev_major, dev_minor;  /* the device of the file system holding the file */
+        bool remote;                    /* on a file system a process or a network serves */
         char *path;                     /* "/usr/lib/…", "[stack]", "[heap]", "[vdso]"…, or NULL */
 };
 
@@ -34,3 +36,22 @@ const struct proc_mapping *proc_maps_find(const struct proc_maps *m, uint64_t ad
 
 /* A mapping of a file (its path starts with '/'). */
 bool proc_mapping_is_file(const struct proc_mapping *p);
+
+/*
+ * File systems whose data a process or a network serves: FUSE (fuse, fuse.*, fuseblk, virtiofs),
+ * NFS, CIFS/SMB, 9p, Ceph, AFS… Touching a page of such a file that is not in memory waits for that
+ * server — possibly forever, and in the kernel, where after the request was taken no signal ends
+ * the wait (a FUSE server that never answers). Whoever reads a crashed task must not fault such
+ * pages in, nor open such files.
+ */
+bool fstype_is_remote(const char *fstype);
+/* Sets `remote` on the mappings of files on such file systems, from the text of
+ * /proc/<pid>/mountinfo (the crashed task's own view: its device numbers are those of its maps). */
+int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
+/* The same, reading <proc_fd>/mountinfo. */
+int proc_maps_mark_remote(int proc_fd, struct proc_maps *m);
+
+/* Whether the page at addr is in memory (present or swapped out) by <pagemap_fd> (an open
+ * /proc/<pid>/pagemap): reading it then waits for no file system. Fills in[n] for the n pages from
+ * addr on; -errno if pagemap cannot be read. */
+int proc_pagemap_in_memory(int pagemap_fd, uint64_t addr, uint64_t page_size, size_t n, bool *in);

@@ -74,6 +74,7 @@ struct process_image {
         const struct selfdump_request *req;
         uint64_t page;
         int mem_fd;
+        int pagemap_fd;
         struct proc_maps maps;
         struct proc_threads threads;
         struct proc_stat stat;
@@ -89,6 +90,7 @@ struct process_image {
 
 static void image_done(struct process_image *d) {
         safe_close(d->mem_fd);
+        safe_close(d->pagemap_fd);
         proc_maps_done(&d->maps);
         proc_threads_done(&d->threads);
         free(d->auxv);
@@ -98,9 +100,35 @@ static void image_done(struct process_image *d) {
         free(d->segments);
 }
 
+/* pread() of the process's memory that never waits for a file system's server: in a mapping of a
+ * file on a remote file system (fstype_is_remote()) only pages in memory are read, and the first
+ * page that is not ends the read (-1 with EIO when it is the first). Other mappings read as they
+ * are: their pages come from local file systems or anonymous memory. */
+static ssize_t mem_pread(const struct process_image *d, void *buf, size_t size, uint64_t addr) {
+        const struct proc_mapping *m = proc_maps_find(&d->maps, addr);
+
+        if (m && m->remote) {
+                bool in[64];
+                uint64_t first = addr / d->page * d->page;
+                size = (size_t) MIN((uint64_t) size, m->end - addr);
+                size_t np = (size_t) MIN((addr + size - first + d->page - 1) / d->page, (uint64_t) 64);
+                size_t ok = 0;
+
+                if (d->pagemap_fd >= 0 && proc_pagemap_in_memory(d->pagemap_fd, first, d->page, np, in) >= 0)
+                        while (ok < np && in[ok])
+                                ok++;
+                if (ok == 0) {
+                        errno = EIO;
+                        return -1;
+                }
+                size = (size_t) MIN((uint64_t) size, first + ok * d->page - addr);
+        }
+        return pread(d->mem_fd, buf, size, (off_t) addr);
+}
+
 /* Reads process memory; false unless all of it could be read. */
 static bool mem_read(const struct process_image *d, uint64_t addr, void *buf, size_t size) {
-        ssize_t n = pread(d->mem_fd, buf, size, (off_t) addr);
+        ssize_t n = mem_pread(d, buf, size, addr);
         return n >= 0 && (size_t) n == size;
 }
 
@@ -245,7 +273,7 @@ static int add_heap_refs(struct process_image *d) {
         for (size_t i = 0; i < stacks.n && r >= 0 && added < HEAP_REFS_MAX_PAGES; i++)
                 for (uint64_t a = stacks.r[i].lo; a < stacks.r[i].hi && r >= 0 && added < HEAP_REFS_MAX_PAGES;) {
                         size_t n = (size_t) MIN((uint64_t) COPY_CHUNK, stacks.r[i].hi - a);
-                        ssize_t got = pread(d->mem_fd, buf, n, (off_t) a);
+                        ssize_t got = mem_pread(d, buf, n, a);
                         if (got <= 0) {
                                 a += d->page;
                                 continue;
@@ -382,7 +410,7 @@ static int output_zeros(struct output *o, uint64_t n, uint8_t *buf) {
 static int output_segment(struct process_image *d, struct output *o, const struct core_segment *s, uint8_t *buf) {
         for (uint64_t a = s->vaddr, end = s->vaddr + s->size; a < end;) {
                 size_t n = (size_t) MIN((uint64_t) COPY_CHUNK, end - a);
-                ssize_t got = pread(d->mem_fd, buf, n, (off_t) a);
+                ssize_t got = mem_pread(d, buf, n, a);
                 if (got <= 0) {
                         /* Reads stop at the first page that fails (a guard page, an unreadable
                          * mapping): that page is written as zeros. */
@@ -453,6 +481,12 @@ static int image_read_process(struct process_image *d, char *error, size_t error
                 what = "maps";
                 r = proc_maps_read(req->proc_fd, &d->maps);
         }
+        if (r >= 0 && proc_maps_mark_remote(req->proc_fd, &d->maps) < 0)
+                /* Which file system is which is not known: every file is taken as remote. */
+                for (size_t i = 0; i < d->maps.n; i++)
+                        d->maps.mappings[i].remote = proc_mapping_is_file(&d->maps.mappings[i]);
+        if (r >= 0)
+                d->pagemap_fd = openat(req->proc_fd, "pagemap", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (r >= 0) {
                 what = "task/";
                 r = proc_threads_read(req->proc_fd, &d->threads);
@@ -494,6 +528,7 @@ int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
                 .req = req,
                 .page = (uint64_t) sysconf(_SC_PAGESIZE),
                 .mem_fd = -1,
+                .pagemap_fd = -1,
         };
         _cleanup_(note_buffer_done) struct note_buffer notes = {};
         struct selfdump_result res = {};

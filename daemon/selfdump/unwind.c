@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/unwind.h"
 #include "shared/cleanup.h"
@@ -29,6 +30,7 @@ struct unwinder {
         const struct unwind_request *req;
         Dwfl *dwfl;
         int mem_fd;
+        struct proc_maps maps;          /* remote ones marked: never read, never opened */
         uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
         struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
         size_t n_ctx, next;
@@ -67,6 +69,10 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
         if (!budget_left(u))
                 return false;
+        /* A page of a file a server serves could wait for it forever: not for an unwinder. */
+        const struct proc_mapping *m = proc_maps_find(&u->maps, addr);
+        if (m && m->remote)
+                return false;
         if (pread(u->mem_fd, &word, sizeof word, (off_t) addr) != (ssize_t) sizeof word)
                 return false;
         *result = word;
@@ -98,9 +104,24 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
         .set_initial_registers = cb_set_initial_registers,
 };
 
+/* The unwinder at work on this thread, for find_elf(), whose callback has no argument of ours. */
+static __thread struct unwinder *active_unwinder;
+
+/* A module's ELF file, as libdwfl finds it for a live process, but never one on a remote file
+ * system: frames there stay without a module. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+                    Elf **elfp) {
+        const struct proc_mapping *m = active_unwinder ? proc_maps_find(&active_unwinder->maps, base) : NULL;
+        if (m && m->remote) {
+                *elfp = NULL;
+                return -1;
+        }
+        return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
-        .find_elf = dwfl_linux_proc_find_elf,
+        .find_elf = find_elf,
         .find_debuginfo = dwfl_standard_find_debuginfo,
         .debuginfo_path = &debuginfo_path,
 };
@@ -177,6 +198,19 @@ struct exe_lookup {
         char *build_id;
 };
 
+/* The task's mappings, the ones of files on remote file systems (fstype_is_remote()) marked: libdwfl
+ * would open and read such a module's file, and a page of such a file could make it wait for its
+ * server forever. */
+static int read_maps(struct unwinder *u) {
+        int r = proc_maps_read(u->req->proc_fd, &u->maps);
+        if (r < 0)
+                return r;
+        if (proc_maps_mark_remote(u->req->proc_fd, &u->maps) < 0)
+                for (size_t k = 0; k < u->maps.n; k++)
+                        u->maps.mappings[k].remote = proc_mapping_is_file(&u->maps.mappings[k]);
+        return 0;
+}
+
 static int exe_build_id_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg) {
         struct exe_lookup *e = arg;
         if (!name || strcmp(name, e->path) != 0)
@@ -222,13 +256,15 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
                                         .crashed = pass == 0 && req->crash_tid > 0,
                                 };
 
+        active_unwinder = &u;
         u.dwfl = dwfl_begin(&dwfl_callbacks);
         if (!u.dwfl) {
                 r = -ENOMEM;
                 goto finish;
         }
         dwfl_report_begin(u.dwfl);
-        if (dwfl_linux_proc_report(u.dwfl, req->pid) != 0 || dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
+        if (read_maps(&u) < 0 || dwfl_linux_proc_report(u.dwfl, req->pid) != 0 ||
+            dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
                 r = 0; /* no modules: nothing to unwind with, an empty result */
                 goto finish;
         }
@@ -250,7 +286,9 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
 finish:
         if (u.dwfl)
                 dwfl_end(u.dwfl);
+        active_unwinder = NULL;
         free(u.ctx);
+        proc_maps_done(&u.maps);
         proc_threads_done(&threads);
         safe_close(u.mem_fd);
         res.usec = now_usec() - t0;

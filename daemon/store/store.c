@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/acl.h>
 #include <sys/mman.h>
@@ -493,6 +494,31 @@ static void close_sockets(void) {
         closedir(d);
 }
 
+/* How long a SIGKILLed writer may take to end before it is left to end on its own. */
+#define WRITER_KILL_GRACE_USEC UINT64_C(2000000)
+
+static void *reap_thread(void *arg) {
+        pid_t pid = (pid_t) (intptr_t) arg;
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return NULL;
+}
+
+/* Reaps a killed writer whenever it ends, on a thread of its own, so that nobody waits for it. */
+static void reap_later(pid_t pid) {
+        pthread_t t;
+        pthread_attr_t attr;
+
+        if (pthread_attr_init(&attr) == 0) {
+                (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                (void) pthread_attr_setstacksize(&attr, 64 * 1024);
+                if (pthread_create(&t, &attr, reap_thread, (void *) (intptr_t) pid) != 0)
+                        log_warning("Cannot start a thread to reap the stuck core writer %d; it stays a zombie.",
+                                    (int) pid);
+                pthread_attr_destroy(&attr);
+        }
+}
+
 int store_generate_killable(struct core_writer *w, store_generate_fn generate, void *userdata,
                             const atomic_bool *cancel, void *result, size_t result_size, bool *ret_truncated,
                             char *reason, size_t reason_size) {
@@ -531,7 +557,8 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
         }
 
         int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        bool killed = false;
+        bool killed = false, abandoned = false;
+        uint64_t killed_usec = 0;
         for (;;) {
                 if (pidfd >= 0) {
                         struct pollfd p = { .fd = pidfd, .events = POLLIN };
@@ -547,15 +574,28 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
                 if (cancel && atomic_load(cancel) && !killed) {
                         (void) kill(pid, SIGKILL);
                         killed = true;
+                        killed_usec = now_monotonic_usec();
+                } else if (killed && now_monotonic_usec() - killed_usec > WRITER_KILL_GRACE_USEC) {
+                        /* SIGKILL did not end it: it waits in the kernel where no signal reaches
+                         * (a file system whose server does not answer). Do not wait with it. */
+                        abandoned = true;
+                        break;
                 }
         }
         int status = 0;
-        if (pid > 0)
+        if (abandoned)
+                reap_later(pid);
+        else if (pid > 0)
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                         ;
         safe_close(pidfd);
 
-        if (killed && !share->done) {
+        if (abandoned) {
+                snprintf(reason, reason_size,
+                         "deadline reached while writing the core: its writer was killed, but is stuck in the kernel; "
+                         "left to end on its own");
+                r = -ETIMEDOUT;
+        } else if (killed && !share->done) {
                 snprintf(reason, reason_size, "deadline reached while writing the core: its writer was killed");
                 r = -ETIMEDOUT;
         } else if (!share->done) {

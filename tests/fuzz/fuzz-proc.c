@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What /proc/<pid> of a crashed (hostile) process says: limits, auxv, cgroup, maps, stat, syscall.
+/* What /proc/<pid> of a crashed (hostile) process says: limits, auxv, cgroup, maps (and which of
+ * them mountinfo calls remote), stat, syscall.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(text, data + 1, size - 1);
         text[size - 1] = 0;
 
-        switch (data[0] % 6) {
+        switch (data[0] % 7) {
         case 0: {
                 uint64_t soft;
                 (void) parse_limits_core(text, &soft);
@@ -44,6 +45,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 struct proc_maps maps = {};
                 if (proc_maps_parse(text, &maps) >= 0)
                         proc_maps_done(&maps);
+                break;
+        }
+        case 6: {
+                /* The first line is maps, the rest mountinfo. */
+                struct proc_maps maps = {};
+                char *nl = strchr(text, '\n');
+                if (nl) {
+                        *nl = 0;
+                        if (proc_maps_parse(text, &maps) >= 0) {
+                                (void) proc_maps_mark_remote_from(nl + 1, &maps);
+                                proc_maps_done(&maps);
+                        }
+                }
                 break;
         }
         case 4: {
