@@ -1,10 +1,11 @@
 # When the image installed coredumpd from its .deb, dpkg -L shows the daemon,
-# dumpctl, the units, the sysctl and tmpfiles snippets and the man pages, and
-# the package enabled the socket.
+# dumpctl, the units, the registration script, the tmpfiles snippet and the
+# man pages, and the package enabled the socket.
 . /usr/lib/coredumpd-tests/lib.sh
 dpkg -s coredumpd > /dev/null 2>&1 || skip "coredumpd is not installed as a Debian package in this image"
 dpkg -L coredumpd > "$WORK/files"
-for f in /usr/libexec/coredumpd /usr/bin/dumpctl coredumpd.service coredumpd.socket 50-coredumpd.conf \
+for f in /usr/libexec/coredumpd /usr/libexec/coredumpd-register /usr/bin/dumpctl coredumpd.service \
+	coredumpd.socket coredumpd-register.service \
 	/usr/lib/tmpfiles.d/coredumpd.conf /etc/coredumpd/coredumpd.conf \
 	man8/coredumpd.8 man5/coredumpd.conf.5 man5/coredumpd.policy.5 man1/dumpctl.1; do
 	grep -q -- "$f" "$WORK/files" || die "dpkg -L coredumpd lacks $f"

@@ -1,0 +1,26 @@
+# coredumpd-register.service: stopping coredumpd.socket puts the core_pattern from before back,
+# starting it sets coredumpd's again; removing the package (dpkg -r) puts it back too, and
+# installing it again sets coredumpd's and the next crash is stored.
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+pattern() { cat /proc/sys/kernel/core_pattern; }
+prev=$(cat /run/coredumpd/core_pattern.previous) || die "no saved core_pattern"
+say "saved: '$prev'"
+on_exit "systemctl start coredumpd.socket"
+systemctl stop coredumpd.socket coredumpd.service
+[ "$(pattern)" = "$prev" ] || die "after stopping the socket the pattern is '$(pattern)', not '$prev'"
+systemctl start coredumpd.socket
+[ "$(pattern)" = "@@$SOCK" ] || die "after starting the socket the pattern is '$(pattern)'"
+
+deb=$T/coredumpd.deb
+dpkg -s coredumpd > /dev/null 2>&1 || { say "not installed as a package: dpkg part left out"; exit 0; }
+[ -r "$deb" ] || die "the image has no $deb to reinstall"
+on_exit "dpkg -s coredumpd >/dev/null 2>&1 || dpkg -i '$deb' >/dev/null"
+dpkg -r coredumpd > "$WORK/dpkg.out" 2>&1 || { cat "$WORK/dpkg.out"; die "dpkg -r failed"; }
+[ "$(pattern)" = "$prev" ] || die "after dpkg -r the pattern is '$(pattern)', not '$prev'"
+say "dpkg -r: core_pattern='$(pattern)'"
+dpkg -i "$deb" > "$WORK/dpkg.out" 2>&1 || { cat "$WORK/dpkg.out"; die "dpkg -i failed"; }
+[ "$(pattern)" = "@@$SOCK" ] || die "after dpkg -i the pattern is '$(pattern)'"
+crash crasher
+e=$(wait_entry "$PID" 60) || die "the crash after reinstalling was not recorded"
+[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the crash after reinstalling: $(field COREDUMPD_RESULT "$e")"
