@@ -7,7 +7,9 @@
  * authenticator; one test uses the real authenticator against a real, non-crashing client.
  */
 
+#include <endian.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <acl/libacl.h>
 #include <sys/acl.h>
@@ -718,10 +720,20 @@ static char *run_capture(const char *command) {
 }
 
 /* Bookworm's coredumpctl reads our record: the entry goes through journal export format into a
- * journal file (systemd-journal-remote), then coredumpctl --file lists and describes it. Skipped
- * (77) where those tools are not installed. */
+ * journal file (systemd-journal-remote), then coredumpctl --file lists and describes it. coredumpctl
+ * is $COREDUMPCTL, /usr/bin/coredumpctl, or the copy scripts/install-deps unpacks (never installs:
+ * systemd-coredump's postinst would set the host's core_pattern) under $COREDUMPD_CACHE. Skipped
+ * (77) where those tools are missing. */
 TEST(record_read_by_coredumpctl) {
-        const char *coredumpctl = getenv("COREDUMPCTL") ?: "/usr/bin/coredumpctl";
+        char private_copy[PATH_MAX];
+        const char *coredumpctl = getenv("COREDUMPCTL");
+        if (!coredumpctl && access("/usr/bin/coredumpctl", X_OK) == 0)
+                coredumpctl = "/usr/bin/coredumpctl";
+        if (!coredumpctl) {
+                snprintf(private_copy, sizeof private_copy, "%s/coredumpctl/usr/bin/coredumpctl",
+                         getenv("COREDUMPD_CACHE") ?: "/var/cache/coredumpd");
+                coredumpctl = private_copy;
+        }
         if (access("/lib/systemd/systemd-journal-remote", X_OK) < 0 || access(coredumpctl, X_OK) < 0) {
                 printf("skipping: needs systemd-journal-remote and coredumpctl (or $COREDUMPCTL)\n");
                 exit(77);
@@ -744,8 +756,20 @@ TEST(record_read_by_coredumpctl) {
         fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%lld\n_BOOT_ID=%s\n",
                 (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000,
                 boot_id);
-        for (size_t i = 0; i < e.records.records[0].n; i++)
-                fprintf(f, "%s\n", (const char *) e.records.records[0].v[i].iov_base);
+        for (size_t i = 0; i < e.records.records[0].n; i++) {
+                const char *field = e.records.records[0].v[i].iov_base;
+                const char *eq = strchr(field, '=');
+                if (!eq || !strchr(eq, '\n')) {
+                        fprintf(f, "%s\n", field);
+                        continue;
+                }
+                /* A value with newlines (MESSAGE with its stack traces) in the export format's binary
+                 * form: the name, a newline, the size as little-endian 64 bits, the data. */
+                uint64_t size = htole64((uint64_t) strlen(eq + 1));
+                fprintf(f, "%.*s\n", (int) (eq - field), field);
+                fwrite(&size, sizeof size, 1, f);
+                fprintf(f, "%s\n", eq + 1);
+        }
         fputc('\n', f);
         fclose(f);
 
