@@ -4,13 +4,19 @@
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 pattern() { cat /proc/sys/kernel/core_pattern; }
+# The socket's start job ends when it listens; coredumpd-register.service, which it pulls in, runs
+# right after: wait for the pattern (at most 10 s).
+await_pattern() {
+	for _ in $(seq 100); do [ "$(pattern)" = "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
 prev=$(cat /run/coredumpd/core_pattern.previous) || die "no saved core_pattern"
 say "saved: '$prev'"
 on_exit "systemctl start coredumpd.socket"
 systemctl stop coredumpd.socket coredumpd.service
 [ "$(pattern)" = "$prev" ] || die "after stopping the socket the pattern is '$(pattern)', not '$prev'"
 systemctl start coredumpd.socket
-[ "$(pattern)" = "@@$SOCK" ] || die "after starting the socket the pattern is '$(pattern)'"
+await_pattern "@@$SOCK" || die "after starting the socket the pattern is '$(pattern)'"
 
 deb=$T/coredumpd.deb
 dpkg -s coredumpd > /dev/null 2>&1 || { say "not installed as a package: dpkg part left out"; exit 0; }
@@ -20,7 +26,7 @@ dpkg -r coredumpd > "$WORK/dpkg.out" 2>&1 || { cat "$WORK/dpkg.out"; die "dpkg -
 [ "$(pattern)" = "$prev" ] || die "after dpkg -r the pattern is '$(pattern)', not '$prev'"
 say "dpkg -r: core_pattern='$(pattern)'"
 dpkg -i "$deb" > "$WORK/dpkg.out" 2>&1 || { cat "$WORK/dpkg.out"; die "dpkg -i failed"; }
-[ "$(pattern)" = "@@$SOCK" ] || die "after dpkg -i the pattern is '$(pattern)'"
+await_pattern "@@$SOCK" || die "after dpkg -i the pattern is '$(pattern)'"
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the crash after reinstalling was not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the crash after reinstalling: $(field COREDUMPD_RESULT "$e")"
