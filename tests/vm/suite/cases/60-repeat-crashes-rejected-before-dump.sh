@@ -1,7 +1,8 @@
-# The same crash site again and again: with RateLimitBurst=3 and OnRepeat=reject, the first three
+# The same crash site 50 times: with RateLimitBurst=3 and OnRepeat=reject, the first three
 # crashes are stored, the repeats are answered REJECT before the kernel writes a byte (WCOREDUMP
 # clear), and every one is recorded with the same signature and its repeat number. Another crash
 # site in the same binary (abort() instead of a bad write) has another signature.
+# case-timeout: 400
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 add_policy test-repeats <<'P'
@@ -14,7 +15,7 @@ OnRepeat=reject
 P
 journal_mark
 sig=
-for i in $(seq 12); do
+for i in $(seq 50); do
 	crash uscrash -n repeater -c wild
 	e=$(wait_entry "$PID" 60) || die "crash $i (pid $PID) not recorded"
 	s=$(field COREDUMPD_SIGNATURE "$e")
@@ -32,7 +33,7 @@ for i in $(seq 12); do
 	fi
 done
 msg=$(_jq -o cat MESSAGE_ID=$MSGID COREDUMP_PID="$PID" 2>/dev/null | head -n1)
-grep -q "repeat 12 of signature $sig" <<<"$msg" || die "the last message does not say which repeat: $msg"
+grep -q "repeat 50 of signature $sig" <<<"$msg" || die "the last message does not say which repeat: $msg"
 # null and wild fault at the same instruction (the same site); abort() is another.
 crash uscrash -n repeater -c abort
 e=$(wait_entry "$PID" 60) || die "the other crash site was not recorded"
