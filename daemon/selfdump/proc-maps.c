@@ -54,43 +54,68 @@ static int parse_line(const char *line, size_t len, struct proc_mapping *ret) {
         return 0;
 }
 
-int proc_maps_parse(const char *text, struct proc_maps *ret) {
-        struct proc_maps m = {};
-
+/* Calls fn for each non-empty line of text (without its newline); stops at its first error. */
+static int for_each_line(const char *text, int (*fn)(const char *line, size_t len, void *userdata), void *userdata) {
         for (const char *line = text; line && *line;) {
                 const char *eol = strchr(line, '\n');
                 size_t len = eol ? (size_t) (eol - line) : strlen(line);
 
                 if (len > 0) {
-                        struct proc_mapping *grown = realloc(m.mappings, (m.n + 1) * sizeof *grown);
-                        if (!grown) {
-                                proc_maps_done(&m);
-                                return -ENOMEM;
-                        }
-                        m.mappings = grown;
-                        int r = parse_line(line, len, &m.mappings[m.n]);
-                        if (r < 0) {
-                                proc_maps_done(&m);
+                        int r = fn(line, len, userdata);
+                        if (r < 0)
                                 return r;
-                        }
-                        m.n++;
                 }
                 line = eol ? eol + 1 : NULL;
+        }
+        return 0;
+}
+
+static int add_maps_line(const char *line, size_t len, void *userdata) {
+        struct proc_maps *m = userdata;
+        struct proc_mapping *grown = realloc(m->mappings, (m->n + 1) * sizeof *grown);
+
+        if (!grown)
+                return -ENOMEM;
+        m->mappings = grown;
+        int r = parse_line(line, len, &m->mappings[m->n]);
+        if (r < 0)
+                return r;
+        m->n++;
+        return 0;
+}
+
+int proc_maps_parse(const char *text, struct proc_maps *ret) {
+        struct proc_maps m = {};
+
+        int r = for_each_line(text, add_maps_line, &m);
+        if (r < 0) {
+                proc_maps_done(&m);
+                return r;
         }
         *ret = m;
         return 0;
 }
 
-int proc_maps_read(int proc_fd, struct proc_maps *ret) {
-        _cleanup_free_ char *text = NULL;
+/* <proc_fd>/NAME, whole. */
+static int read_proc_text(int proc_fd, const char *name, char **ret) {
         int truncated = 0;
 
-        int r = read_file_at(proc_fd, "maps", MAPS_MAX, &text, NULL, &truncated);
+        int r = read_file_at(proc_fd, name, MAPS_MAX, ret, NULL, &truncated);
         if (r < 0)
                 return r;
-        if (truncated)
+        if (truncated) {
+                free(*ret);
+                *ret = NULL;
                 return -EFBIG;
-        return proc_maps_parse(text, ret);
+        }
+        return 0;
+}
+
+int proc_maps_read(int proc_fd, struct proc_maps *ret) {
+        _cleanup_free_ char *text = NULL;
+
+        int r = read_proc_text(proc_fd, "maps", &text);
+        return r < 0 ? r : proc_maps_parse(text, ret);
 }
 
 const struct proc_mapping *proc_maps_find(const struct proc_maps *m, uint64_t addr) {
@@ -140,36 +165,33 @@ static int mountinfo_line_remote(const char *line, size_t len, unsigned *major, 
         return fstype_is_remote(fstype);
 }
 
-int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
-        for (const char *line = mountinfo; line && *line;) {
-                const char *eol = strchr(line, '\n');
-                size_t len = eol ? (size_t) (eol - line) : strlen(line);
-                unsigned major, minor;
+static int mark_remote_line(const char *line, size_t len, void *userdata) {
+        struct proc_maps *m = userdata;
+        unsigned major, minor;
 
-                if (len > 0) {
-                        int r = mountinfo_line_remote(line, len, &major, &minor);
-                        if (r < 0)
-                                return r;
-                        for (size_t i = 0; r > 0 && i < m->n; i++)
-                                if (proc_mapping_is_file(&m->mappings[i]) && m->mappings[i].dev_major == major &&
-                                    m->mappings[i].dev_minor == minor)
-                                        m->mappings[i].remote = true;
-                }
-                line = eol ? eol + 1 : NULL;
-        }
-        return 0;
+        int r = mountinfo_line_remote(line, len, &major, &minor);
+        for (size_t i = 0; r > 0 && i < m->n; i++)
+                if (proc_mapping_is_file(&m->mappings[i]) && m->mappings[i].dev_major == major &&
+                    m->mappings[i].dev_minor == minor)
+                        m->mappings[i].remote = true;
+        return r < 0 ? r : 0;
 }
 
-int proc_maps_mark_remote(int proc_fd, struct proc_maps *m) {
-        _cleanup_free_ char *text = NULL;
-        int truncated = 0;
+int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
+        return for_each_line(mountinfo, mark_remote_line, m);
+}
 
-        int r = read_file_at(proc_fd, "mountinfo", MAPS_MAX, &text, NULL, &truncated);
+int proc_maps_read_marked(int proc_fd, struct proc_maps *ret) {
+        _cleanup_free_ char *mountinfo = NULL;
+
+        int r = proc_maps_read(proc_fd, ret);
         if (r < 0)
                 return r;
-        if (truncated)
-                return -EFBIG;
-        return proc_maps_mark_remote_from(text, m);
+        if (read_proc_text(proc_fd, "mountinfo", &mountinfo) < 0 || proc_maps_mark_remote_from(mountinfo, ret) < 0)
+                /* Which file system is which is not known: every file is taken as remote. */
+                for (size_t i = 0; i < ret->n; i++)
+                        ret->mappings[i].remote = proc_mapping_is_file(&ret->mappings[i]);
+        return 0;
 }
 
 #define PAGEMAP_PRESENT (1ULL << 63)

@@ -48,8 +48,9 @@ bool fstype_is_remote(const char *fstype);
 /* Sets `remote` on the mappings of files on such file systems, from the text of
  * /proc/<pid>/mountinfo (the crashed task's own view: its device numbers are those of its maps). */
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
-/* The same, reading <proc_fd>/mountinfo. */
-int proc_maps_mark_remote(int proc_fd, struct proc_maps *m);
+/* proc_maps_read(), then the marks from <proc_fd>/mountinfo; if that cannot be read or parsed,
+ * every file mapping is taken as remote. */
+int proc_maps_read_marked(int proc_fd, struct proc_maps *ret);
 
 /* Whether the page at addr is in memory (present or swapped out) by <pagemap_fd> (an open
  * /proc/<pid>/pagemap): reading it then waits for no file system. Fills in[n] for the n pages from

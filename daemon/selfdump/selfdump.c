@@ -479,12 +479,8 @@ static int image_read_process(struct process_image *d, char *error, size_t error
         r = d->mem_fd < 0 ? negative_errno() : 0;
         if (r >= 0) {
                 what = "maps";
-                r = proc_maps_read(req->proc_fd, &d->maps);
+                r = proc_maps_read_marked(req->proc_fd, &d->maps);
         }
-        if (r >= 0 && proc_maps_mark_remote(req->proc_fd, &d->maps) < 0)
-                /* Which file system is which is not known: every file is taken as remote. */
-                for (size_t i = 0; i < d->maps.n; i++)
-                        d->maps.mappings[i].remote = proc_mapping_is_file(&d->maps.mappings[i]);
         if (r >= 0)
                 d->pagemap_fd = openat(req->proc_fd, "pagemap", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (r >= 0) {

@@ -198,19 +198,6 @@ struct exe_lookup {
         char *build_id;
 };
 
-/* The task's mappings, the ones of files on remote file systems (fstype_is_remote()) marked: libdwfl
- * would open and read such a module's file, and a page of such a file could make it wait for its
- * server forever. */
-static int read_maps(struct unwinder *u) {
-        int r = proc_maps_read(u->req->proc_fd, &u->maps);
-        if (r < 0)
-                return r;
-        if (proc_maps_mark_remote(u->req->proc_fd, &u->maps) < 0)
-                for (size_t k = 0; k < u->maps.n; k++)
-                        u->maps.mappings[k].remote = proc_mapping_is_file(&u->maps.mappings[k]);
-        return 0;
-}
-
 static int exe_build_id_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg) {
         struct exe_lookup *e = arg;
         if (!name || strcmp(name, e->path) != 0)
@@ -263,7 +250,9 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
                 goto finish;
         }
         dwfl_report_begin(u.dwfl);
-        if (read_maps(&u) < 0 || dwfl_linux_proc_report(u.dwfl, req->pid) != 0 ||
+        /* The mappings of files on remote file systems marked: libdwfl would open and read such a
+         * module's file, and a page of such a file could make it wait for its server forever. */
+        if (proc_maps_read_marked(req->proc_fd, &u.maps) < 0 || dwfl_linux_proc_report(u.dwfl, req->pid) != 0 ||
             dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
                 r = 0; /* no modules: nothing to unwind with, an empty result */
                 goto finish;
