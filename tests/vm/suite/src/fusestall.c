@@ -183,7 +183,8 @@ usage:
 			reply(in->unique, 0, &e, sizeof(e));
 			break;
 		}
-		case FUSE_GETATTR: {
+		case FUSE_GETATTR:
+		case FUSE_SETATTR: {	/* nothing to change: the attributes stay */
 			struct fuse_attr_out a = { .attr_valid = 3600 };
 
 			fill_attr(&a.attr, in->nodeid);
@@ -230,13 +231,6 @@ usage:
 					;
 			}
 			reply(in->unique, 0, &o, sizeof(o));
-			break;
-		}
-		case FUSE_SETATTR: {
-			struct fuse_attr_out a = { .attr_valid = 3600 };
-
-			fill_attr(&a.attr, in->nodeid);
-			reply(in->unique, 0, &a, sizeof(a));
 			break;
 		}
 		case FUSE_FORGET:
