@@ -211,6 +211,26 @@ TEST(reject_action_writes_nothing) {
         test_env_done(&e);
 }
 
+/* A rejected crash is not unwound (the task is released as quickly as the kernel allows), unless a
+ * rule matches on signatures: then every crash is unwound before the policy decides. */
+TEST(reject_skips_unwinding_unless_a_rule_needs_the_signature) {
+        struct test_env e;
+        test_env_init(&e, policy_reject, NULL);
+        crash_without_core(&e, COREDUMP_REJECT);
+        char *sig = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(!sig);
+        test_env_done(&e);
+
+        test_env_init(&e, "[Rule]\nName=never\nMatchSignature=0000000000000000\nAction=kernel\n\n"
+                          "[Rule]\nName=no\nAction=reject\nWait=no\n", NULL);
+        crash_without_core(&e, COREDUMP_REJECT);
+        sig = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(sig && strlen(sig) == 16);
+        free(sig);
+        check_field(&e, 0, "COREDUMPD_RULE", "no");
+        test_env_done(&e);
+}
+
 TEST(rlimit_core_zero_rejected_by_default) {
         struct test_env e;
         struct connection_run run;
@@ -866,6 +886,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(userspace_action_left_to_userspace),
         TEST_ENTRY(userspace_action_writes_own_core),
         TEST_ENTRY(reject_action_writes_nothing),
+        TEST_ENTRY(reject_skips_unwinding_unless_a_rule_needs_the_signature),
         TEST_ENTRY(rlimit_core_zero_rejected_by_default),
         TEST_ENTRY(mark_minsize_logged_and_recorded),
         TEST_ENTRY(mark_maxsize_logged_and_recorded),

@@ -86,3 +86,10 @@ int policy_add_builtin_rules(struct policy *p) {
         r->action = ACTION_KERNEL;
         return 0;
 }
+
+bool policy_uses_signature(const struct policy *p) {
+        for (size_t i = 0; p && i < p->n_rules; i++)
+                if (p->rules[i].match_signature && p->rules[i].match_signature[0])
+                        return true;
+        return false;
+}

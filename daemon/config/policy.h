@@ -128,6 +128,10 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
 /* Appends the built-in tail rules. */
 int policy_add_builtin_rules(struct policy *p);
 
+/* Whether some rule matches on the crash signature (MatchSignature=): then every crash has to be
+ * unwound before the policy can decide. */
+bool policy_uses_signature(const struct policy *p);
+
 /* Parses one policy file's text into p (rules are appended). Errors are logged as
  * "path:line: what is wrong"; returns -EBADMSG then, and p must be discarded. */
 int policy_parse_file(struct policy *p, FILE *f, const char *path);

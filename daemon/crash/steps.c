@@ -84,15 +84,22 @@ int step_decide(const struct crash_env *env, struct crash *c) {
         }
         crash_update_tag(c);
         context_add_probe(&c->context, env->probe, c->tag);
-        backtrace_take(env, c);
 
+        /* Unwinding costs the held task time. It comes first when a rule matches on the signature;
+         * otherwise the policy decides first, and a crash it rejects is not unwound at all: a
+         * rejection is then as quick as the kernel allows (it has no repeats to count either). */
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
+        bool signature_first = policy_uses_signature(policy);
+        if (signature_first)
+                backtrace_take(env, c);
         r = policy_decide(policy, env->config, &c->context, &c->decision);
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot apply the policy: %s", strerror(-r));
                 return crash_set_decision(c, ACTION_REJECT, "policy-failed");
         }
         c->have_decision = true;
+        if (!signature_first && c->decision.action != ACTION_REJECT)
+                backtrace_take(env, c);
         decide_repeat(env, c);
         return 0;
 }
