@@ -22,6 +22,7 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/strv.h"
+#include "shared/timestamp.h"
 
 struct dumpctl_arguments arg = {
         .legend = true,
@@ -133,7 +134,7 @@ static int parse_arguments(int argc, char *argv[]) {
                         break;
                 case 'S':
                 case 'U':
-                        if (parse_time(optarg, c == 'S' ? &arg.since : &arg.until) < 0) {
+                        if (parse_timestamp(optarg, now_usec(), c == 'S' ? &arg.since : &arg.until) < 0) {
                                 log_error("Invalid time '%s' for --%s=.", optarg, c == 'S' ? "since" : "until");
                                 return -EINVAL;
                         }

@@ -47,7 +47,6 @@ struct dumpctl_arguments {
 extern struct dumpctl_arguments arg;
 
 /* format.c */
-int parse_time(const char *s, uint64_t *ret);
 const char *format_time(char buf[static 64], uint64_t usec);
 const char *format_bytes(char buf[static 32], uint64_t bytes);
 void json_string(FILE *f, const char *s);

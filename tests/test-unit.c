@@ -27,6 +27,7 @@
 #include "shared/names.h"
 #include "shared/parse.h"
 #include "shared/strv.h"
+#include "shared/timestamp.h"
 #include "store/core-extent.h"
 #include "store/store.h"
 
@@ -165,6 +166,117 @@ TEST(value_parsers) {
         CHECK(parse_id_range("2-1", &lo, &hi) == -EINVAL);
         CHECK(parse_id_range("-1", &lo, &hi) == -EINVAL);
         CHECK(parse_id_range("4294967296", &lo, &hi) == -ERANGE);
+}
+
+/* ---- time specs (systemd.time(7)) ---- */
+
+#define T_NOW (UINT64_C(1710504000) * USEC_PER_SEC) /* Fri 2024-03-15 12:00:00 UTC */
+
+static uint64_t ts(const char *s) {
+        uint64_t u = 0;
+        int r = parse_timestamp(s, T_NOW, &u);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "parse_timestamp(\"%s\"): %s", s, strerror(-r));
+        return u / USEC_PER_SEC;
+}
+
+static void use_tz(const char *tz) {
+        CHECK(setenv("TZ", tz, 1) == 0);
+        tzset();
+}
+
+TEST(timestamp_parser) {
+        uint64_t u;
+        use_tz("UTC");
+
+        CHECK_INT(ts("now"), ==, 1710504000);
+        CHECK_INT(ts("  now "), ==, 1710504000);
+        CHECK_INT(ts("today"), ==, 1710460800);
+        CHECK_INT(ts("yesterday"), ==, 1710374400);
+        CHECK_INT(ts("tomorrow"), ==, 1710547200);
+        CHECK_INT(ts("@1000"), ==, 1000);
+        CHECK(parse_timestamp("@1000.5", T_NOW, &u) == 0 && u == 1000500000);
+
+        /* relative */
+        CHECK_INT(ts("-1h"), ==, 1710504000 - 3600);
+        CHECK_INT(ts("+30min"), ==, 1710504000 + 1800);
+        CHECK_INT(ts("2 hours ago"), ==, 1710504000 - 7200);
+        CHECK_INT(ts("1h 30min ago"), ==, 1710504000 - 5400);
+        CHECK_INT(ts("1h30min ago"), ==, 1710504000 - 5400);
+        CHECK_INT(ts("3 days ago"), ==, 1710504000 - 3 * 86400);
+        CHECK_INT(ts("1 week left"), ==, 1710504000 + 7 * 86400);
+        CHECK_INT(ts("-90"), ==, 1710504000 - 90);
+        CHECK_INT(ts("-1.5h"), ==, 1710504000 - 5400);
+
+        /* absolute */
+        CHECK_INT(ts("2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29T10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("Thu 2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("thursday 2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 10:20"), ==, 1709202000);
+        CHECK_INT(ts("2024-02-29"), ==, 1709164800);
+        CHECK_INT(ts("2024-02-29 10:20:30 UTC"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 10:20:30Z"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 11:20:30+01:00"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 05:20:30 -0500"), ==, 1709202030);
+        CHECK(parse_timestamp("2024-02-29 10:20:30.25", T_NOW, &u) == 0 && u == UINT64_C(1709202030250000));
+        CHECK_INT(ts("10:00"), ==, 1710496800);            /* today */
+        CHECK_INT(ts("10:00:05"), ==, 1710496805);
+
+        /* local time: Berlin is UTC+1 in March before the switch */
+        use_tz("Europe/Berlin");
+        if (ts("2024-03-15 12:00") == 1710500400) {        /* skip if tzdata is missing */
+                CHECK_INT(ts("2024-03-15 12:00 UTC"), ==, 1710504000);
+                CHECK_INT(ts("2024-07-01 12:00"), ==, 1719828000); /* summer time */
+                CHECK_INT(ts("today"), ==, 1710457200);
+        }
+        use_tz("UTC");
+
+        static const char *const bad[] = {
+                "", "   ", "yesterday-ish", "soon", "-", "-1 fortnight", "1h", "2 hours", "ago", "@", "@-5", "@1h",
+                "2024-02-30", "2023-02-29", "2024-13-01", "2024-00-10", "2024-1-1x", "24:00", "12:60",
+                "12:3", "Fri 2024-02-29", "Fry 2024-03-15", "2024-02-29 10:20:30 Mars", "12:00 +25:00",
+                "1969-12-31", "2024-02-29 10:20:", "10:20:30.", "99999999999999999999h ago",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (parse_timestamp(bad[i], T_NOW, &u) >= 0)
+                        test_fail(__FILE__, __LINE__, "parse_timestamp(\"%s\") accepted", bad[i]);
+        CHECK_INT(parse_timestamp("2 days ago", UINT64_C(1000), &u), ==, -ERANGE);
+}
+
+TEST(timespan_parser) {
+        uint64_t u;
+        CHECK(parse_timespan("90", &u) == 0 && u == 90 * USEC_PER_SEC);
+        CHECK(parse_timespan("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
+        CHECK(parse_timespan("2 minutes 3s", &u) == 0 && u == 123 * USEC_PER_SEC);
+        CHECK(parse_timespan("1d", &u) == 0 && u == 86400 * USEC_PER_SEC);
+        CHECK(parse_timespan("1w", &u) == 0 && u == 7 * 86400 * USEC_PER_SEC);
+        CHECK(parse_timespan("1M", &u) == 0 && u == UINT64_C(2629800) * USEC_PER_SEC);
+        CHECK(parse_timespan("1m", &u) == 0 && u == 60 * USEC_PER_SEC);
+        CHECK(parse_timespan("1y", &u) == 0 && u == UINT64_C(31557600) * USEC_PER_SEC);
+        CHECK(parse_timespan("5us", &u) == 0 && u == 5);
+        CHECK(parse_timespan("", &u) == -EINVAL);
+        CHECK(parse_timespan("h", &u) == -EINVAL);
+        CHECK(parse_timespan("1 parsec", &u) == -EINVAL);
+        CHECK(parse_timespan("-1s", &u) == -EINVAL);
+}
+
+TEST(timestamp_relative) {
+        char buf[64];
+        const uint64_t now = T_NOW, s = USEC_PER_SEC;
+        CHECK_STR(format_timestamp_relative(buf, now, now), "now");
+        CHECK_STR(format_timestamp_relative(buf, now - 42 * s, now), "42s ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 150 * s, now), "2min 30s ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 180 * s, now), "3min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3 * 60 * s - 20 * s - 6 * 60 * s, now), "9min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3900 * s, now), "1h 5min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 7 * 3600 * s, now), "7h ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 27 * 3600 * s, now), "1 day 3h ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3 * 86400 * s, now), "3 days ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 9 * 86400 * s, now), "1 week 2 days ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 61 * 86400 * s, now), "2 months ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 400 * 86400 * s, now), "1 year 1 month ago");
+        CHECK_STR(format_timestamp_relative(buf, now + 300 * s, now), "in 5min");
 }
 
 /* ---- configuration ---- */
@@ -746,6 +858,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(mark_names),
         TEST_ENTRY(action_names),
         TEST_ENTRY(value_parsers),
+        TEST_ENTRY(timestamp_parser),
+        TEST_ENTRY(timespan_parser),
+        TEST_ENTRY(timestamp_relative),
         TEST_ENTRY(config_parsing),
         TEST_ENTRY(config_errors_name_file_and_line),
         TEST_ENTRY(config_missing_file),
