@@ -20,6 +20,14 @@ const char *format_time(char buf[static 64], uint64_t usec) {
         return buf;
 }
 
+const char *format_time_short(char buf[static 32], uint64_t usec) {
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                return "n/a";
+        return buf;
+}
+
 const char *format_bytes(char buf[static 32], uint64_t bytes) {
         static const char suffixes[] = "KMGTPE";
         if (bytes < 1024) {
