@@ -26,6 +26,9 @@
 #include "shared/strv.h"
 #include "shared/timestamp.h"
 
+/* Words the matches point into that are not argv's. */
+static char **owned_words;
+
 struct dumpctl_arguments arg = {
         .legend = true,
         .pager = true,
@@ -238,9 +241,10 @@ static int parse_arguments(int argc, char *argv[]) {
                                 return log_error_errno(ENOMEM, "%m");
                         break;
                 case ARG_SIGNATURE: {
-                        /* The same as the match COREDUMPD_SIGNATURE=SIG. */
-                        char *m = NULL;
-                        if (asprintf(&m, "COREDUMPD_SIGNATURE=%s", optarg) < 0 || add_match(m) < 0)
+                        /* The same as the match COREDUMPD_SIGNATURE=SIG (its text lives in owned_words). */
+                        _cleanup_free_ char *m = NULL;
+                        if (asprintf(&m, "COREDUMPD_SIGNATURE=%s", optarg) < 0 || strv_extend(&owned_words, m) < 0 ||
+                            add_match(owned_words[strv_length(owned_words) - 1]) < 0)
                                 return log_error_errno(ENOMEM, "%m");
                         break;
                 }
@@ -336,6 +340,7 @@ int main(int argc, char *argv[]) {
 
 finish:
         free(arg.matches);
+        strv_free(owned_words);
         strv_free(arg.files);
         strv_free(arg.config_dirs);
         strv_free(arg.policy_dirs);

@@ -492,10 +492,16 @@ TEST(config_print_round_trips) {
         CHECK_OK(write_text_file(root, "printed.conf", text));
         CHECK_OK(config_load(&b, path, true));
         CHECK_STR(a.storage, b.storage);
-        free(a.storage);
-        free(b.storage);
-        a.storage = b.storage = NULL;
-        CHECK(memcmp(&a, &b, sizeof a) == 0);
+#define SAME(field) CHECK_INT(a.field, ==, b.field)
+        SAME(max_use); SAME(max_use_per_user); SAME(keep_free); SAME(max_size); SAME(compress);
+        SAME(compress_level); SAME(max_concurrent); SAME(max_concurrent_per_user); SAME(reserved_concurrent);
+        SAME(max_queued); SAME(deadline_usec); SAME(queue_deadline_usec); SAME(unwind_timeout_usec);
+        SAME(rate_limit_interval_usec); SAME(rate_limit_burst); SAME(on_repeat); SAME(unwind_max_frames);
+        SAME(min_rate); SAME(idle_exit_usec);
+#undef SAME
+        CHECK_INT(a.on_repeat, ==, ACTION_REJECT);
+        config_done(&a);
+        config_done(&b);
         tmpdir_remove(root);
 }
 
