@@ -8,7 +8,8 @@
  * The crashes come from the journal (record.c's entries) merged with the store's files whose
  * entry the journal lost (dumps.c). Everything about a dump is read through the daemon's library;
  * dumpctl is only the command line (this file), the gathering of entries (entries.c), the output
- * formats (format.c) and one file per verb (verb-*.c).
+ * formats (format.c, json.c), the terminal: pager, colours, width (terminal.c) and one file per
+ * verb (verb-*.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,10 +22,16 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/parse.h"
 #include "shared/strv.h"
+#include "shared/timestamp.h"
+
+/* Words the matches point into that are not argv's. */
+static char **owned_words;
 
 struct dumpctl_arguments arg = {
         .legend = true,
+        .pager = true,
         .use_journal = true,
 };
 
@@ -33,7 +40,7 @@ static void help(void) {
                "List and retrieve the core dumps coredumpd recorded.\n\n"
                "Commands:\n"
                "  list [MATCH...]          List crashes (default)\n"
-               "  info [MATCH...]          Show everything recorded about crashes\n"
+               "  info [MATCH...]          Show everything recorded about crashes (without MATCH: the newest)\n"
                "  dump [MATCH]             Write the newest matching core, decompressed\n"
                "  debug [MATCH]            Run a debugger on the newest matching core\n"
                "  groups [MATCH]           Matching crashes by signature: count, first, last, top frame\n"
@@ -44,22 +51,28 @@ static void help(void) {
                "Options:\n"
                "  -h --help                      Show this help\n"
                "     --version                   Show the version\n"
+               "  -1                             Only the newest crash (the same as -n 1)\n"
+               "  -n N                           Only the newest N crashes\n"
                "  -r --reverse                   Newest crash first\n"
-               "  -S --since=TIME                Only crashes at or after TIME\n"
+               "  -S --since=TIME                Only crashes at or after TIME (systemd.time(7))\n"
                "  -U --until=TIME                Only crashes at or before TIME\n"
-               "     --json                      list: one JSON object per line\n"
-               "     --no-legend                 list: no header line\n"
-               "     --no-pager                  Accepted for coredumpctl compatibility\n"
+               "  -F --field=FIELD               list: the value of FIELD of each crash, one per line\n"
+               "  -q --quiet                     No notices (no match, no journal)\n"
+               "     --json=MODE                 list, groups: JSON, MODE short, pretty or off\n"
+               "     --no-legend                 list, groups: no header line\n"
+               "     --no-pager                  Do not pipe the output into a pager\n"
                "  -o --output=FILE               dump: write the core to FILE, not stdout\n"
                "  -D --directory=DIR             Read journal files from DIR\n"
+               "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --no-journal                Read only the store, not the journal\n"
                "     --store=DIR                 The store (default: Storage= of the configuration)\n"
                "     --config=PATH               Configuration file (default %s)\n"
-               "     --policy-dir=DIR            policy: policy directory, repeatable\n"
+               "     --config-dir=DIR            Configuration drop-in directory, repeatable\n"
+               "     --policy-dir=DIR            policy, info: policy directory, repeatable\n"
                "     --signature=SIG             Only crashes of this signature (COREDUMPD_SIGNATURE=)\n"
                "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER or gdb)\n"
                "  -A --debugger-arguments=ARGS   debug: extra arguments for the debugger\n\n"
-               "Exit status: 0 success, 1 error, 2 invalid usage, 3 no matching crash,\n"
+               "Exit status: 0 success, 1 no matching crash or an error, 2 invalid usage,\n"
                "4 core not present (not kept or vacuumed), 5 permission denied.\n",
                COREDUMPD_CONFIG_FILE);
 }
@@ -93,10 +106,22 @@ static int add_match(char *word) {
         return 0;
 }
 
+static int parse_json_mode(const char *s, enum json_mode *ret) {
+        if (strcmp(s, "short") == 0)
+                *ret = JSON_SHORT;
+        else if (strcmp(s, "pretty") == 0)
+                *ret = JSON_PRETTY;
+        else if (strcmp(s, "off") == 0)
+                *ret = JSON_OFF;
+        else
+                return -EINVAL;
+        return 0;
+}
+
 static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
-                ARG_CONFIG, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE,
+                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -104,14 +129,18 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "reverse", no_argument, NULL, 'r' },
                 { "since", required_argument, NULL, 'S' },
                 { "until", required_argument, NULL, 'U' },
-                { "json", no_argument, NULL, ARG_JSON },
+                { "field", required_argument, NULL, 'F' },
+                { "quiet", no_argument, NULL, 'q' },
+                { "json", optional_argument, NULL, ARG_JSON },
                 { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
                 { "no-pager", no_argument, NULL, ARG_NO_PAGER },
                 { "output", required_argument, NULL, 'o' },
                 { "directory", required_argument, NULL, 'D' },
+                { "file", required_argument, NULL, ARG_FILE },
                 { "no-journal", no_argument, NULL, ARG_NO_JOURNAL },
                 { "store", required_argument, NULL, ARG_STORE },
                 { "config", required_argument, NULL, ARG_CONFIG },
+                { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
                 { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
                 { "debugger", required_argument, NULL, ARG_DEBUGGER },
                 { "signature", required_argument, NULL, ARG_SIGNATURE },
@@ -119,8 +148,9 @@ static int parse_arguments(int argc, char *argv[]) {
                 {}
         };
         int c;
+        uint32_t n;
 
-        while ((c = getopt_long(argc, argv, "hrS:U:o:D:A:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "h1n:rS:U:F:qo:D:A:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -128,29 +158,70 @@ static int parse_arguments(int argc, char *argv[]) {
                 case ARG_VERSION:
                         printf("dumpctl (coredumpd) %s\n", COREDUMPD_VERSION);
                         return 0;
+                case '1':
+                        arg.lines = 1;
+                        arg.lines_given = true;
+                        break;
+                case 'n':
+                        if (parse_uint32(optarg, &n) < 0 || n == 0) {
+                                log_error("Invalid number of crashes '%s' for -n: a number of at least 1.", optarg);
+                                return -EINVAL;
+                        }
+                        arg.lines = n;
+                        arg.lines_given = true;
+                        break;
                 case 'r':
                         arg.reverse = true;
                         break;
                 case 'S':
                 case 'U':
-                        if (parse_time(optarg, c == 'S' ? &arg.since : &arg.until) < 0) {
-                                log_error("Invalid time '%s' for --%s=.", optarg, c == 'S' ? "since" : "until");
+                        if (parse_timestamp(optarg, now_usec(), c == 'S' ? &arg.since : &arg.until) < 0) {
+                                log_error("Invalid time '%s' for --%s=; see systemd.time(7): now, today, yesterday, "
+                                          "-1h, '2 hours ago', '2024-03-01 12:00', ...", optarg,
+                                          c == 'S' ? "since" : "until");
                                 return -EINVAL;
                         }
                         break;
+                case 'F':
+                        if (!*optarg) {
+                                log_error("-F needs a field name, such as COREDUMP_EXE.");
+                                return -EINVAL;
+                        }
+                        arg.field = optarg;
+                        break;
+                case 'q':
+                        arg.quiet = true;
+                        break;
                 case ARG_JSON:
-                        arg.json = true;
+                        if (!optarg && optind < argc && parse_json_mode(argv[optind], &arg.json) >= 0) {
+                                optind++; /* "--json short", as coredumpctl takes it */
+                                break;
+                        }
+                        if (!optarg) {
+                                /* Bare --json: the old form, one object per line (deprecated). */
+                                arg.json = JSON_LINES;
+                                break;
+                        }
+                        if (parse_json_mode(optarg, &arg.json) < 0) {
+                                log_error("Invalid --json= mode '%s': short, pretty or off.", optarg);
+                                return -EINVAL;
+                        }
                         break;
                 case ARG_NO_LEGEND:
                         arg.legend = false;
                         break;
                 case ARG_NO_PAGER:
+                        arg.pager = false;
                         break;
                 case 'o':
                         arg.output = optarg;
                         break;
                 case 'D':
                         arg.directory = optarg;
+                        break;
+                case ARG_FILE:
+                        if (strv_extend(&arg.files, optarg) < 0)
+                                return log_error_errno(ENOMEM, "%m");
                         break;
                 case ARG_NO_JOURNAL:
                         arg.use_journal = false;
@@ -161,14 +232,19 @@ static int parse_arguments(int argc, char *argv[]) {
                 case ARG_CONFIG:
                         arg.config = optarg;
                         break;
+                case ARG_CONFIG_DIR:
+                        if (strv_extend(&arg.config_dirs, optarg) < 0)
+                                return log_error_errno(ENOMEM, "%m");
+                        break;
                 case ARG_POLICY_DIR:
                         if (strv_extend(&arg.policy_dirs, optarg) < 0)
                                 return log_error_errno(ENOMEM, "%m");
                         break;
                 case ARG_SIGNATURE: {
-                        /* The same as the match COREDUMPD_SIGNATURE=SIG. */
-                        char *m = NULL;
-                        if (asprintf(&m, "COREDUMPD_SIGNATURE=%s", optarg) < 0 || add_match(m) < 0)
+                        /* The same as the match COREDUMPD_SIGNATURE=SIG (its text lives in owned_words). */
+                        _cleanup_free_ char *m = NULL;
+                        if (asprintf(&m, "COREDUMPD_SIGNATURE=%s", optarg) < 0 || strv_extend(&owned_words, m) < 0 ||
+                            add_match(owned_words[strv_length(owned_words) - 1]) < 0)
                                 return log_error_errno(ENOMEM, "%m");
                         break;
                 }
@@ -186,6 +262,14 @@ static int parse_arguments(int argc, char *argv[]) {
                 log_error("--since= is after --until=.");
                 return -EINVAL;
         }
+        if (arg.directory && arg.files) {
+                log_error("-D and --file= both name journal files; give one of them.");
+                return -EINVAL;
+        }
+        if (!arg.use_journal && (arg.directory || arg.files)) {
+                log_error("--no-journal and %s contradict each other.", arg.directory ? "-D" : "--file=");
+                return -EINVAL;
+        }
 
         arg.verb = optind < argc ? argv[optind++] : "list";
         if (strcmp(arg.verb, "gdb") == 0)
@@ -193,6 +277,11 @@ static int parse_arguments(int argc, char *argv[]) {
         for (; optind < argc; optind++)
                 if (add_match(argv[optind]) < 0)
                         return log_error_errno(ENOMEM, "%m");
+
+        if (arg.field && arg.json != JSON_OFF) {
+                log_error("-F and --json= are two outputs; give one of them.");
+                return -EINVAL;
+        }
         return 1;
 }
 
@@ -201,14 +290,15 @@ int main(int argc, char *argv[]) {
                 const char *name;
                 int (*run)(void);
                 bool takes_matches;
+                bool pages;
         } verbs[] = {
-                { "list", verb_list, true },
-                { "info", verb_info, true },
-                { "dump", verb_dump, true },
-                { "debug", verb_debug, true },
-                { "groups", verb_groups, true },
-                { "policy", verb_policy, false },
-                { "vacuum", verb_vacuum, false },
+                { "list", verb_list, true, true },
+                { "info", verb_info, true, true },
+                { "dump", verb_dump, true, false },
+                { "debug", verb_debug, true, false },
+                { "groups", verb_groups, true, true },
+                { "policy", verb_policy, false, true },
+                { "vacuum", verb_vacuum, false, false },
         };
         int status = EXIT_USAGE;
 
@@ -217,6 +307,7 @@ int main(int argc, char *argv[]) {
                 log_set_max_priority(LOG_DEBUG);
         else
                 log_set_max_priority(LOG_NOTICE);
+        terminal_init();
 
         int r = parse_arguments(argc, argv);
         if (r <= 0) {
@@ -231,13 +322,27 @@ int main(int argc, char *argv[]) {
                         log_error("'%s' takes no matches.", arg.verb);
                         goto finish;
                 }
+                if (arg.field && verbs[i].run != verb_list) {
+                        log_error("-F applies to list only.");
+                        goto finish;
+                }
+                if (arg.json != JSON_OFF && verbs[i].run != verb_list && verbs[i].run != verb_groups) {
+                        log_error("--json= applies to list and groups only.");
+                        goto finish;
+                }
+                if (verbs[i].pages)
+                        pager_open();
                 status = verbs[i].run();
+                pager_close();
                 goto finish;
         }
         log_error("Unknown command '%s'; see dumpctl --help.", arg.verb);
 
 finish:
         free(arg.matches);
+        strv_free(owned_words);
+        strv_free(arg.files);
+        strv_free(arg.config_dirs);
         strv_free(arg.policy_dirs);
         return status;
 }

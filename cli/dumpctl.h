@@ -8,16 +8,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/config.h"
 #include "reader/entries.h"
 
-/* Exit statuses, documented in dumpctl(1). */
+/* Exit statuses, documented in dumpctl(1). No matching crash is 1, as for coredumpctl. */
 enum {
         EXIT_OK = 0,
-        EXIT_ERROR = 1,         /* anything else: I/O error, bad configuration, debugger failed */
+        EXIT_ERROR = 1,         /* an error: I/O, bad configuration, -D, --file or --store, debugger failed */
+        EXIT_NO_DUMP = 1,       /* no recorded crash matches (in text and JSON alike) */
         EXIT_USAGE = 2,         /* invalid command line */
-        EXIT_NO_DUMP = 3,       /* no recorded crash matches */
         EXIT_NOT_PRESENT = 4,   /* the crash has no core: none was kept, or it was vacuumed */
         EXIT_PERMISSION = 5,    /* the crash or its core belongs to someone else */
+};
+
+enum json_mode {
+        JSON_OFF,
+        JSON_LINES,             /* bare --json (deprecated): one object per line */
+        JSON_SHORT,             /* one array, on one line, as coredumpctl --json=short */
+        JSON_PRETTY,            /* one array, indented */
 };
 
 struct match {
@@ -28,14 +36,21 @@ struct match {
 struct dumpctl_arguments {
         const char *verb;
         bool reverse;
-        bool json;
+        enum json_mode json;
         bool legend;
+        bool quiet;
+        bool pager;
         bool use_journal;
+        size_t lines;           /* -n: at most this many, the newest; 0: all */
+        bool lines_given;
+        const char *field;      /* -F */
         uint64_t since, until;  /* 0: unset */
         const char *output;
         const char *directory;
+        char **files;           /* --file= */
         const char *store;
         const char *config;
+        char **config_dirs;
         char **policy_dirs;
         const char *debugger;
         const char *debugger_arguments;
@@ -47,24 +62,70 @@ struct dumpctl_arguments {
 extern struct dumpctl_arguments arg;
 
 /* format.c */
-int parse_time(const char *s, uint64_t *ret);
 const char *format_time(char buf[static 64], uint64_t usec);
+/* "2024-03-01 12:34:56", local time: the list's TIME column. */
+const char *format_time_short(char buf[static 32], uint64_t usec);
 const char *format_bytes(char buf[static 32], uint64_t bytes);
 void json_string(FILE *f, const char *s);
 bool has_suffix(const char *s, const char *suffix);
 
+/* json.c: a list of flat objects, in the --json= mode. */
+struct json_writer {
+        FILE *f;
+        enum json_mode mode;
+        size_t n_objects, n_fields;
+};
+void json_list_begin(struct json_writer *w, FILE *f, enum json_mode mode);
+void json_list_end(struct json_writer *w);
+void json_object_begin(struct json_writer *w);
+void json_object_end(struct json_writer *w);
+void json_field_string(struct json_writer *w, const char *key, const char *value);   /* NULL: null */
+void json_field_number(struct json_writer *w, const char *key, long long value);     /* < 0: null */
+void json_field_unsigned(struct json_writer *w, const char *key, uint64_t value);
+void json_field_bool(struct json_writer *w, const char *key, bool value);
+/* A field whose value is digits, as a number; anything else (or NULL) is null. */
+void json_field_digits(struct json_writer *w, const char *key, const char *value);
+
+/* terminal.c: the pager, colours and the width, as systemd's tools have them. */
+/* Notes whether stdout is a terminal and its width; call before pager_open(). */
+void terminal_init(void);
+/* A pager on stdout (and stderr, if it is a terminal) unless --no-pager or stdout is not a terminal. */
+void pager_open(void);
+/* Waits for the pager to finish. */
+void pager_close(void);
+bool colors_enabled(void);
+/* $COLUMNS, else the terminal's width, else 80. */
+size_t terminal_columns(void);
+/* An ANSI sequence, or "" without colours. */
+const char *ansi(const char *sequence);
+#define ANSI_NORMAL "\x1b[0m"
+#define ANSI_BOLD "\x1b[1m"
+#define ANSI_UNDERLINE "\x1b[4m"
+#define ANSI_RED "\x1b[0;1;31m"
+#define ANSI_GREEN "\x1b[0;32m"
+#define ANSI_YELLOW "\x1b[0;33m"
+#define ANSI_GREY "\x1b[0;38;5;245m"
+/* Prints s in width columns: cut with an ellipsis at its end (or, keep_tail, its start), padded
+ * with blanks if pad. */
+void print_cell(const char *s, size_t width, bool keep_tail, bool pad);
+
 /* entries.c */
-int gather(struct entry_list *ret, size_t *ret_hidden);
-/* The store: --store=, else Storage= of coredumpd.conf. */
-char *store_path(void);
+/* The configuration (--config=, --config-dir=, or the defaults), loaded once; NULL after an error
+ * (logged). */
+const struct config *dumpctl_config(void);
+/* All recorded crashes the caller may see that match, oldest first (-r: newest first), at most the
+ * newest limit (0: all); *ret_hidden counts matching ones of others. */
+int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit);
+/* The store: --store=, else Storage= of the configuration. NULL after an error (logged). */
+const char *store_path(void);
 int no_dump_status(size_t hidden);
 const char *field_or(const struct entry *d, const char *field, const char *fallback);
 int select_dump(struct entry_list *l, const struct entry **ret);
+/* The colour of a presence, for list and info. */
+const char *presence_color(enum entry_presence p);
 
 /* verb-dump.c: writes the decompressed core of d to out_fd; returns an exit status. */
 int write_core(const struct entry *d, int out_fd);
-
-/* verb-policy.c */
 
 /* The verbs: each returns an exit status. */
 int verb_list(void);

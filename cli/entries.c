@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl's crashes: gathering the entries from journal and store, matching them, selecting one. */
+/* dumpctl's crashes: the configuration and the store, gathering the entries from journal and store,
+ * matching them, selecting one. */
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build-config.h"
@@ -11,6 +14,51 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/strv.h"
+
+static struct config config;
+static bool config_loaded;
+
+static void config_free(void) {
+        config_done(&config);
+}
+
+const struct config *dumpctl_config(void) {
+        if (config_loaded)
+                return &config;
+        config_init_defaults(&config);
+        atexit(config_free);
+        /* An explicit --config= must be there; every error of every file is reported. */
+        int r = config_load_with_dropins(&config, arg.config ?: COREDUMPD_CONFIG_FILE, arg.config != NULL,
+                                         config_dropin_dirs(arg.config_dirs, arg.config != NULL));
+        if (r < 0) {
+                log_error("Invalid configuration; see above.");
+                return NULL;
+        }
+        config_loaded = true;
+        return &config;
+}
+
+const char *store_path(void) {
+        static bool checked;
+
+        if (arg.store) {
+                /* Named on the command line: it must be a directory (others may search it, not list it). */
+                struct stat st;
+                if (!checked && stat(arg.store, &st) < 0) {
+                        log_error_errno(errno, "Cannot use the store --store=%s: %m", arg.store);
+                        return NULL;
+                }
+                if (!checked && !S_ISDIR(st.st_mode)) {
+                        log_error("Cannot use the store --store=%s: not a directory.", arg.store);
+                        return NULL;
+                }
+                checked = true;
+                return arg.store;
+        }
+        const struct config *c = dumpctl_config();
+        return c ? c->storage : NULL;
+}
 
 static bool entry_matches(const struct entry *d) {
         if (arg.since && d->time_usec < arg.since)
@@ -44,42 +92,101 @@ static bool entry_visible(const struct entry *d) {
         return uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid);
 }
 
-char *store_path(void) {
-        if (arg.store)
-                return strdup(arg.store);
+/* --file=: each a path or a glob, which must name at least one file. */
+static int expand_files(char ***ret) {
+        char **l = NULL;
 
-        struct config config;
-        config_init_defaults(&config);
-        (void) config_load(&config, arg.config ?: COREDUMPD_CONFIG_FILE, arg.config != NULL);
-        char *p = config.storage ? strdup(config.storage) : NULL;
-        config_done(&config);
-        return p;
+        for (char **f = arg.files; f && *f; f++) {
+                glob_t g = {};
+                int r = glob(*f, GLOB_NOCHECK, NULL, &g);
+                if (r != 0) {
+                        globfree(&g);
+                        strv_free(l);
+                        return log_error_errno(ENOMEM, "%m");
+                }
+                for (size_t i = 0; i < g.gl_pathc; i++) {
+                        struct stat st;
+                        int e = stat(g.gl_pathv[i], &st) < 0 ? errno
+                                : S_ISDIR(st.st_mode)       ? EISDIR
+                                : !S_ISREG(st.st_mode)      ? EINVAL
+                                                            : 0;
+                        if (e != 0) {
+                                log_error_errno(e, "Cannot read the journal file --file=%s: %m", g.gl_pathv[i]);
+                                globfree(&g);
+                                strv_free(l);
+                                return -e;
+                        }
+                        if (strv_extend(&l, g.gl_pathv[i]) < 0) {
+                                globfree(&g);
+                                strv_free(l);
+                                return log_error_errno(ENOMEM, "%m");
+                        }
+                }
+                globfree(&g);
+        }
+        *ret = l;
+        return 0;
 }
 
-/* All recorded crashes the caller may see that match; *ret_hidden counts matching ones of others. */
-int gather(struct entry_list *ret, size_t *ret_hidden) {
-        struct entry_list all = {};
+/* The journal: the system's (its trouble is a warning; the store may still be listed), or the
+ * files the user named (-D, --file=), whose trouble is an error. */
+static int load_journal(struct entry_list *all) {
+        sd_journal *j = NULL;
+        bool named = arg.directory || arg.files;
         int r;
 
-        if (arg.use_journal) {
-                sd_journal *j = NULL;
-                r = arg.directory ? sd_journal_open_directory(&j, arg.directory, 0)
-                                  : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+        if (arg.directory) {
+                struct stat st;
+                if (stat(arg.directory, &st) < 0)
+                        return log_error_errno(errno, "Cannot read the journal directory -D %s: %m", arg.directory);
+                if (!S_ISDIR(st.st_mode))
+                        return log_error_errno(ENOTDIR, "Cannot read the journal directory -D %s: %m", arg.directory);
+                r = sd_journal_open_directory(&j, arg.directory, 0);
                 if (r < 0)
-                        log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
-                else {
-                        r = entry_list_load_journal(&all, j, arg.directory != NULL);
-                        sd_journal_close(j);
-                        if (r < 0)
-                                log_warning_errno(r, "Reading the journal failed: %m");
+                        return log_error_errno(r, "Cannot open the journal directory -D %s: %m", arg.directory);
+        } else if (arg.files) {
+                _cleanup_(strv_freep) char **files = NULL;
+                r = expand_files(&files);
+                if (r < 0)
+                        return r;
+                r = sd_journal_open_files(&j, (const char **) files, 0);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot open the journal files: %m");
+        } else {
+                r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+                if (r < 0) {
+                        if (!arg.quiet)
+                                log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
+                        return 0;
                 }
         }
 
-        _cleanup_free_ char *store = store_path();
+        r = entry_list_load_journal(all, j, named);
+        sd_journal_close(j);
+        if (r < 0) {
+                if (named)
+                        return log_error_errno(r, "Reading the journal failed: %m");
+                if (!arg.quiet)
+                        log_warning_errno(r, "Reading the journal failed: %m");
+        }
+        return 0;
+}
+
+int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
+        _cleanup_(entry_list_done) struct entry_list all = {};
+        int r;
+
+        const char *store = store_path();
         if (!store)
-                return log_error_errno(ENOMEM, "%m");
+                return -EINVAL;
+        if (arg.use_journal) {
+                r = load_journal(&all);
+                if (r < 0)
+                        return r;
+        }
+
         r = entry_list_load_store(&all, store);
-        if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0))
+        if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0) && !arg.quiet)
                 log_warning_errno(r, "Cannot list the store %s: %m", store);
 
         entry_list_finish(&all);
@@ -97,15 +204,21 @@ int gather(struct entry_list *ret, size_t *ret_hidden) {
                 struct entry *grown = realloc(l.entries, (l.n + 1) * sizeof *grown);
                 if (!grown) {
                         entry_list_done(&l);
-                        entry_list_done(&all);
                         return log_error_errno(ENOMEM, "%m");
                 }
                 l.entries = grown;
                 l.entries[l.n++] = *d;
                 *d = (struct entry) {};
         }
-        entry_list_done(&all);
 
+        /* -n, -1: the newest only. */
+        if (limit > 0 && l.n > limit) {
+                size_t drop = l.n - limit;
+                for (size_t i = 0; i < drop; i++)
+                        fields_done(&l.entries[i].fields);
+                memmove(l.entries, l.entries + drop, limit * sizeof l.entries[0]);
+                l.n = limit;
+        }
         if (arg.reverse)
                 for (size_t i = 0; i < l.n / 2; i++) {
                         struct entry t = l.entries[i];
@@ -119,18 +232,32 @@ int gather(struct entry_list *ret, size_t *ret_hidden) {
 }
 
 int no_dump_status(size_t hidden) {
-        if (hidden > 0) {
+        /* Others' crashes matched by name (PID, FIELD=VALUE, ...): say so. Unnamed, they are not ours
+         * to mention. */
+        if (hidden > 0 && arg.n_matches > 0) {
                 log_error("Permission denied: the matching crash%s belong%s to another user.", hidden > 1 ? "es" : "",
                           hidden > 1 ? "" : "s");
                 return EXIT_PERMISSION;
         }
-        log_error("No matching crash recorded.");
+        if (!arg.quiet)
+                log_notice(arg.n_matches == 0 && !arg.since && !arg.until ? "No crash recorded."
+                                                                          : "No matching crash recorded.");
         return EXIT_NO_DUMP;
 }
 
 const char *field_or(const struct entry *d, const char *field, const char *fallback) {
         const char *v = fields_get_name(&d->fields, field);
         return v && *v ? v : fallback;
+}
+
+const char *presence_color(enum entry_presence p) {
+        switch (p) {
+        case ENTRY_PRESENT:      return ansi(ANSI_GREEN);
+        case ENTRY_MISSING:      return ansi(ANSI_YELLOW);
+        case ENTRY_INACCESSIBLE: return ansi(ANSI_RED);
+        case ENTRY_NONE:         return ansi(ANSI_GREY);
+        }
+        return "";
 }
 
 /* The newest matching crash with a core; a clear status when there is none. */
@@ -141,7 +268,7 @@ int select_dump(struct entry_list *l, const struct entry **ret) {
                 log_error("-r makes no sense here: the newest match is used.");
                 return EXIT_USAGE;
         }
-        if (gather(l, &hidden) < 0)
+        if (gather(l, &hidden, 0) < 0)
                 return EXIT_ERROR;
         if (l->n == 0)
                 return no_dump_status(hidden);

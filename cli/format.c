@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl's text helpers: parsing and formatting times, formatting sizes, JSON strings, suffixes. */
+/* dumpctl's text helpers: formatting times and sizes, JSON strings, suffixes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,77 +12,18 @@
 #include "shared/cleanup.h"
 #include "shared/parse.h"
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static uint64_t midnight_usec(int days_back) {
-        time_t t = time(NULL);
-        struct tm tm;
-        localtime_r(&t, &tm);
-        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-        tm.tm_mday -= days_back;
-        tm.tm_isdst = -1;
-        return (uint64_t) mktime(&tm) * USEC_PER_SEC;
-}
-
-/* "now", "today", "yesterday", "@EPOCH", "-1h", "2h ago", "YYYY-MM-DD[ HH:MM[:SS]]", "HH:MM[:SS]". */
-int parse_time(const char *s, uint64_t *ret) {
-        static const char *const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
-                                               "%Y-%m-%dT%H:%M:%S", "%H:%M:%S", "%H:%M" };
-        uint64_t u;
-
-        if (strcmp(s, "now") == 0) {
-                *ret = now_usec();
-                return 0;
-        }
-        if (strcmp(s, "today") == 0 || strcmp(s, "yesterday") == 0) {
-                *ret = midnight_usec(s[0] == 'y');
-                return 0;
-        }
-        if (s[0] == '@') {
-                char *end;
-                errno = 0;
-                unsigned long long sec = strtoull(s + 1, &end, 10);
-                if (errno || *end || end == s + 1)
-                        return -EINVAL;
-                *ret = (uint64_t) sec * USEC_PER_SEC;
-                return 0;
-        }
-        size_t n = strlen(s);
-        if (s[0] == '-' || (n > 4 && strcmp(s + n - 4, " ago") == 0)) {
-                _cleanup_free_ char *d = s[0] == '-' ? strdup(s + 1) : strndup(s, n - 4);
-                if (!d || parse_duration(d, &u) < 0 || u > now_usec())
-                        return -EINVAL;
-                *ret = now_usec() - u;
-                return 0;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(formats); i++) {
-                time_t t = time(NULL);
-                struct tm tm;
-                localtime_r(&t, &tm);
-                tm.tm_sec = 0;
-                if (i < 4)
-                        tm.tm_hour = tm.tm_min = 0;
-                const char *end = strptime(s, formats[i], &tm);
-                if (!end || *end)
-                        continue;
-                tm.tm_isdst = -1;
-                t = mktime(&tm);
-                if (t == (time_t) -1)
-                        return -EINVAL;
-                *ret = (uint64_t) t * USEC_PER_SEC;
-                return 0;
-        }
-        return -EINVAL;
-}
-
 const char *format_time(char buf[static 64], uint64_t usec) {
         time_t t = (time_t) (usec / USEC_PER_SEC);
         struct tm tm;
         if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 64, "%a %Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+                return "n/a";
+        return buf;
+}
+
+const char *format_time_short(char buf[static 32], uint64_t usec) {
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
                 return "n/a";
         return buf;
 }

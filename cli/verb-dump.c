@@ -34,7 +34,9 @@ int write_core(const struct entry *d, int out_fd) {
         const char *path = field_or(d, "COREDUMP_FILENAME", "");
         uint64_t size = 0;
 
-        _cleanup_free_ char *store = store_path();
+        const char *store = store_path();
+        if (!store)
+                return EXIT_ERROR;
         int r = entry_open_core(d, store, &in_fd);
         if (r < 0)
                 return open_status(d, r);

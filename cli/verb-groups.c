@@ -11,7 +11,7 @@
 
 struct group {
         const char *signature;
-        const struct entry *first, *last;       /* entries are oldest first */
+        const struct entry *first, *last;       /* by time */
         size_t count;
 };
 
@@ -32,48 +32,79 @@ int verb_groups(void) {
         _cleanup_free_ struct group *groups = NULL;
         size_t n = 0, hidden = 0;
 
-        if (gather(&l, &hidden) < 0)
+        if (gather(&l, &hidden, arg.lines) < 0)
                 return EXIT_ERROR;
         groups = calloc(MAX(l.n, 1), sizeof groups[0]);
         if (!groups)
                 return log_error_errno(ENOMEM, "%m"), EXIT_ERROR;
         for (size_t i = 0; i < l.n; i++) {
-                const char *sig = fields_get(&l.entries[i].fields, FIELD_SIGNATURE);
+                const struct entry *d = &l.entries[i];
+                const char *sig = fields_get(&d->fields, FIELD_SIGNATURE);
                 if (!sig)
                         continue;
                 size_t k = 0;
                 while (k < n && strcmp(groups[k].signature, sig) != 0)
                         k++;
                 if (k == n)
-                        groups[n++] = (struct group) { .signature = sig, .first = &l.entries[i] };
-                groups[k].last = &l.entries[i];
+                        groups[n++] = (struct group) { .signature = sig, .first = d, .last = d };
+                /* Oldest first, or newest first with -r: compare the times. */
+                if (d->time_usec < groups[k].first->time_usec)
+                        groups[k].first = d;
+                if (d->time_usec >= groups[k].last->time_usec)
+                        groups[k].last = d;
                 groups[k].count++;
         }
-        if (n == 0) {
-                fprintf(stderr, "No crash with a signature recorded.\n");
-                return arg.n_matches > 0 ? EXIT_NO_DUMP : EXIT_OK;
-        }
 
-        if (!arg.json && arg.legend)
-                printf("%-16s %6s %-28s %-28s %-30s %s\n", "SIGNATURE", "COUNT", "FIRST", "LAST", "EXE", "TOP FRAME");
+        if (arg.json != JSON_OFF) {
+                struct json_writer w;
+                json_list_begin(&w, stdout, arg.json);
+                for (size_t k = 0; k < n; k++) {
+                        const struct group *g = &groups[k];
+                        _cleanup_free_ char *frame = top_frame(g->last);
+                        json_object_begin(&w);
+                        json_field_string(&w, "signature", g->signature);
+                        json_field_unsigned(&w, "count", g->count);
+                        json_field_unsigned(&w, "first_usec", g->first->time_usec);
+                        json_field_unsigned(&w, "last_usec", g->last->time_usec);
+                        json_field_string(&w, "exe", field_or(g->last, "COREDUMP_EXE", field_or(g->last, "COREDUMP_COMM", NULL)));
+                        json_field_string(&w, "top_frame", frame);
+                        json_object_end(&w);
+                }
+                json_list_end(&w);
+        }
+        if (n == 0) {
+                if (!arg.quiet)
+                        log_notice("No matching crash with a signature recorded.");
+                return EXIT_NO_DUMP;
+        }
+        if (arg.json != JSON_OFF)
+                return EXIT_OK;
+
+        /* SIGNATURE COUNT FIRST LAST EXE TOP FRAME: EXE (cut at its start) and the frame share the width. */
+        size_t exe_w = 3, count_w = 5, columns = terminal_columns();
+        for (size_t k = 0; k < n; k++)
+                exe_w = MAX(exe_w, strlen(field_or(groups[k].last, "COREDUMP_EXE", field_or(groups[k].last, "COREDUMP_COMM", "n/a"))));
+        size_t fixed = 16 + 1 + count_w + 1 + 19 + 1 + 19 + 1;
+        size_t space = columns > fixed + 1 ? columns - fixed - 1 : 0;
+        if (exe_w > space / 2)
+                exe_w = MAX(MIN(exe_w, (size_t) 12), space / 2);
+        size_t frame_w = MAX(space > exe_w ? space - exe_w : 0, (size_t) 9);
+
+        if (arg.legend) {
+                printf("%s%-16s %*s %-19s %-19s ", ansi(ANSI_UNDERLINE), "SIGNATURE", (int) count_w, "COUNT", "FIRST", "LAST");
+                print_cell("EXE", exe_w, false, true);
+                printf(" %s%s\n", "TOP FRAME", ansi(ANSI_NORMAL));
+        }
         for (size_t k = 0; k < n; k++) {
                 const struct group *g = &groups[k];
-                char first[64], last[64];
+                char first[32], last[32];
                 _cleanup_free_ char *frame = top_frame(g->last);
-                const char *exe = field_or(g->last, "COREDUMP_EXE", field_or(g->last, "COREDUMP_COMM", "n/a"));
-                if (arg.json) {
-                        printf("{\"signature\":");
-                        json_string(stdout, g->signature);
-                        printf(",\"count\":%zu,\"first_usec\":%llu,\"last_usec\":%llu,\"exe\":", g->count,
-                               (unsigned long long) g->first->time_usec, (unsigned long long) g->last->time_usec);
-                        json_string(stdout, exe);
-                        printf(",\"top_frame\":");
-                        json_string(stdout, frame);
-                        printf("}\n");
-                } else
-                        printf("%-16s %6zu %-28s %-28s %-30s %s\n", g->signature, g->count,
-                               format_time(first, g->first->time_usec), format_time(last, g->last->time_usec), exe,
-                               frame ? frame : "-");
+                printf("%-16s %*zu %-19s %-19s ", g->signature, (int) count_w, g->count,
+                       format_time_short(first, g->first->time_usec), format_time_short(last, g->last->time_usec));
+                print_cell(field_or(g->last, "COREDUMP_EXE", field_or(g->last, "COREDUMP_COMM", "n/a")), exe_w, true, true);
+                putchar(' ');
+                print_cell(frame ? frame : "-", frame_w, false, false);
+                putchar('\n');
         }
         fflush(stdout);
         return EXIT_OK;

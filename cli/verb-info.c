@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl info: everything recorded about each matching crash. */
+/* dumpctl info: everything recorded about each matching crash (without a match: the newest). */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 
 static void print_rule_origin(const char *name) {
         _cleanup_(policy_unrefp) struct policy *p = NULL;
@@ -31,16 +32,21 @@ static void print_rule_origin(const char *name) {
 }
 
 static void info_one(const struct entry *d) {
-        char tbuf[64], sbuf[32];
+        char tbuf[64], rbuf[64], sbuf[32];
         const char *comm = field_or(d, "COREDUMP_COMM", "n/a");
         const char *v;
 
-        printf("           PID: %lld (%s)\n", d->pid, comm);
+        printf("           PID: %s%lld (%s)%s\n", ansi(ANSI_BOLD), d->pid, comm, ansi(ANSI_NORMAL));
         printf("           UID: %s\n", field_or(d, "COREDUMP_UID", "n/a"));
         printf("           GID: %s\n", field_or(d, "COREDUMP_GID", "n/a"));
         if (d->signal > 0)
-                printf("        Signal: %d (%s)\n", d->signal, field_or(d, "COREDUMP_SIGNAL_NAME", "?"));
-        printf("     Timestamp: %s\n", format_time(tbuf, d->time_usec));
+                printf("        Signal: %s%d (%s)%s\n", ansi(ANSI_RED), d->signal, field_or(d, "COREDUMP_SIGNAL_NAME", "?"),
+                       ansi(ANSI_NORMAL));
+        if (d->time_usec > 0)
+                printf("     Timestamp: %s (%s)\n", format_time(tbuf, d->time_usec),
+                       format_timestamp_relative(rbuf, d->time_usec, now_usec()));
+        else
+                printf("     Timestamp: n/a\n");
         if ((v = fields_get(&d->fields, FIELD_CMDLINE)))
                 printf("  Command Line: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_EXE)))
@@ -66,7 +72,8 @@ static void info_one(const struct entry *d) {
         if ((v = fields_get(&d->fields, FIELD_MARK)))
                 printf("   Kernel Mark: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_FILENAME)))
-                printf("       Storage: %s (%s)\n", v, entry_presence_to_string(d->presence));
+                printf("       Storage: %s (%s%s%s)\n", v, presence_color(d->presence), entry_presence_to_string(d->presence),
+                       ansi(ANSI_NORMAL));
         else
                 printf("       Storage: none\n");
         if ((v = fields_get(&d->fields, FIELD_CORE_SIZE)))
@@ -79,9 +86,9 @@ static void info_one(const struct entry *d) {
 
         const char *bt = fields_get_name(&d->fields, "COREDUMPD_BACKTRACE") ?: fields_get_name(&d->fields, "COREDUMP_BACKTRACE");
         if (bt)
-                printf("\n     Backtrace:\n%s\n", bt);
+                printf("\n     %sBacktrace:%s\n%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL), bt);
 
-        printf("\n        Fields:\n");
+        printf("\n        %sFields:%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL));
         for (size_t i = 0; i < d->fields.n; i++) {
                 const char *e = d->fields.v[i].iov_base;
                 if (strncmp(e, "COREDUMP", 8) == 0)
@@ -93,7 +100,9 @@ int verb_info(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
         size_t hidden = 0;
 
-        if (gather(&l, &hidden) < 0)
+        /* Without a match, as coredumpctl: the newest crash only (unless -n says how many). */
+        size_t limit = arg.lines_given ? arg.lines : arg.n_matches == 0 ? 1 : 0;
+        if (gather(&l, &hidden, limit) < 0)
                 return EXIT_ERROR;
         if (l.n == 0)
                 return no_dump_status(hidden);

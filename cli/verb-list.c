@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl list: one line per crash, as a table or as JSON. */
+/* dumpctl list: one line per crash, as a table that fits the terminal, as JSON, or one field. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,31 +9,20 @@
 #include "shared/cleanup.h"
 #include "shared/parse.h"
 
-static void json_number_field(FILE *f, const struct entry *d, const char *key, const char *field) {
-        const char *v = fields_get_name(&d->fields, field);
-        fprintf(f, ",\"%s\":", key);
-        if (v && *v && strspn(v, "0123456789") == strlen(v))
-                fputs(v, f);
-        else
-                fputs("null", f);
-}
-
-static void list_json_one(const struct entry *d) {
+static void list_json_one(struct json_writer *w, const struct entry *d) {
         char iso[64] = "";
         time_t t = (time_t) (d->time_usec / USEC_PER_SEC);
         struct tm tm;
         if (gmtime_r(&t, &tm))
                 strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-        printf("{\"time\":%" PRIu64 ",\"timestamp\":", d->time_usec);
-        json_string(stdout, iso);
-        printf(",\"pid\":");
-        d->pid >= 0 ? printf("%lld", d->pid) : printf("null");
-        printf(",\"uid\":");
-        d->uid >= 0 ? printf("%lld", d->uid) : printf("null");
-        json_number_field(stdout, d, "gid", "COREDUMP_GID");
-        printf(",\"signal\":");
-        d->signal > 0 ? printf("%d", d->signal) : printf("null");
+        json_object_begin(w);
+        json_field_unsigned(w, "time", d->time_usec);
+        json_field_string(w, "timestamp", iso);
+        json_field_number(w, "pid", d->pid);
+        json_field_number(w, "uid", d->uid);
+        json_field_digits(w, "gid", fields_get_name(&d->fields, "COREDUMP_GID"));
+        json_field_number(w, "signal", d->signal > 0 ? d->signal : -1);
         static const struct { const char *key, *field; } strings[] = {
                 { "signal_name", "COREDUMP_SIGNAL_NAME" },
                 { "comm", "COREDUMP_COMM" },
@@ -45,76 +34,153 @@ static void list_json_one(const struct entry *d) {
                 { "filename", "COREDUMP_FILENAME" },
                 { "boot_id", "COREDUMPD_BOOT_ID" },
         };
-        for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
-                printf(",\"%s\":", strings[i].key);
-                json_string(stdout, fields_get_name(&d->fields, strings[i].field));
-        }
-        json_number_field(stdout, d, "core_size", "COREDUMPD_CORE_SIZE");
-        printf(",\"disk_size\":");
-        d->presence == ENTRY_PRESENT ? printf("%" PRIu64, d->disk_size) : printf("null");
-        printf(",\"truncated\":%s", fields_get(&d->fields, FIELD_TRUNCATED) ? "true" : "false");
-        printf(",\"present\":\"%s\",\"source\":\"%s\"}\n", entry_presence_to_string(d->presence),
-               entry_source_to_string(d->source));
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++)
+                json_field_string(w, strings[i].key, fields_get_name(&d->fields, strings[i].field));
+        json_field_digits(w, "core_size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
+        json_field_number(w, "disk_size", d->presence == ENTRY_PRESENT ? (long long) d->disk_size : -1);
+        json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
+        json_field_string(w, "present", entry_presence_to_string(d->presence));
+        json_field_string(w, "source", entry_source_to_string(d->source));
+        json_object_end(w);
 }
 
+/* SIZE has one meaning: the core's size, uncompressed, as recorded ("-" if unknown). What it takes
+ * on disk is info's "Disk Size" and JSON's disk_size. */
 static const char *entry_size_text(const struct entry *d, char buf[static 32]) {
         const char *core = fields_get(&d->fields, FIELD_CORE_SIZE);
         uint64_t u;
         if (core && parse_size(core, &u) >= 0)
                 return format_bytes(buf, u);
-        if (d->presence == ENTRY_PRESENT)
-                return format_bytes(buf, d->disk_size);
         return "-";
+}
+
+enum { COL_TIME, COL_PID, COL_UID, COL_SIG, COL_ACTION, COL_RULE, COL_SIZE, COL_COREFILE, COL_EXE, _COL_MAX };
+
+struct row {
+        char time[32], pid[24], uid[24], sig[16], size[32];
+        const char *cell[_COL_MAX];
+};
+
+static void row_fill(struct row *r, const struct entry *d) {
+        *r = (struct row) {};
+        strcpy(r->pid, "-");
+        strcpy(r->uid, "-");
+        strcpy(r->sig, "-");
+        if (d->pid >= 0)
+                snprintf(r->pid, sizeof r->pid, "%lld", d->pid);
+        if (d->uid >= 0)
+                snprintf(r->uid, sizeof r->uid, "%lld", d->uid);
+        const char *signame = fields_get(&d->fields, FIELD_SIGNAL_NAME);
+        if (signame && strncmp(signame, "SIG", 3) == 0)
+                snprintf(r->sig, sizeof r->sig, "%s", signame + 3);
+        else if (d->signal > 0)
+                snprintf(r->sig, sizeof r->sig, "%d", d->signal);
+        r->cell[COL_TIME] = format_time_short(r->time, d->time_usec);
+        r->cell[COL_PID] = r->pid;
+        r->cell[COL_UID] = r->uid;
+        r->cell[COL_SIG] = r->sig;
+        r->cell[COL_ACTION] = field_or(d, "COREDUMPD_ACTION", "-");
+        r->cell[COL_RULE] = field_or(d, "COREDUMPD_RULE", "-");
+        r->cell[COL_SIZE] = entry_size_text(d, r->size);
+        r->cell[COL_COREFILE] = entry_presence_to_string(d->presence);
+        r->cell[COL_EXE] = field_or(d, "COREDUMP_EXE", field_or(d, "COREDUMP_COMM", "n/a"));
+}
+
+static const char *const headers[_COL_MAX] = {
+        "TIME", "PID", "UID", "SIG", "ACTION", "RULE", "SIZE", "COREFILE", "EXE",
+};
+static const bool right_aligned[_COL_MAX] = { [COL_PID] = true, [COL_UID] = true, [COL_SIZE] = true };
+
+/* Every column as wide as its widest cell; RULE and EXE share what the width leaves, EXE (cut at
+ * its start, the file name stays) down to 12 columns before RULE (cut at its end) goes below 8. */
+static void column_widths(struct row *rows, size_t n, size_t w[_COL_MAX]) {
+        for (size_t c = 0; c < _COL_MAX; c++) {
+                w[c] = arg.legend ? strlen(headers[c]) : 1;
+                for (size_t i = 0; i < n; i++)
+                        w[c] = MAX(w[c], strlen(rows[i].cell[c]));
+        }
+        size_t fixed = _COL_MAX - 1; /* the blanks between columns */
+        for (size_t c = 0; c < _COL_MAX; c++)
+                if (c != COL_RULE && c != COL_EXE)
+                        fixed += w[c];
+        size_t columns = terminal_columns();
+        size_t space = columns > fixed ? columns - fixed : 0;
+        size_t rule = w[COL_RULE], exe = w[COL_EXE];
+        if (rule + exe <= space)
+                return;
+        size_t exe_w = MIN(exe, MAX(MIN(exe, (size_t) 12), space > rule ? space - rule : 0));
+        size_t rule_w = MIN(rule, MAX(MIN(rule, (size_t) 8), space > exe_w ? space - exe_w : 0));
+        exe_w = MAX(space > rule_w ? space - rule_w : 0, MIN(exe, (size_t) 12));
+        w[COL_RULE] = rule_w;
+        w[COL_EXE] = MIN(exe_w, exe);
+}
+
+static void print_row(const char *const cell[_COL_MAX], const size_t w[_COL_MAX], const char *const color[_COL_MAX],
+                      const char *end) {
+        for (size_t c = 0; c < _COL_MAX; c++) {
+                bool last = c == _COL_MAX - 1;
+                if (c > 0)
+                        putchar(' ');
+                if (color && color[c] && *color[c])
+                        fputs(color[c], stdout);
+                if (right_aligned[c] && strlen(cell[c]) < w[c])
+                        printf("%*s", (int) (w[c] - strlen(cell[c])), "");
+                print_cell(cell[c], w[c], c == COL_EXE, !last && !right_aligned[c]);
+                if (color && color[c] && *color[c])
+                        fputs(ansi(ANSI_NORMAL), stdout);
+        }
+        fputs(end, stdout);
+        putchar('\n');
+}
+
+static int list_table(const struct entry_list *l) {
+        _cleanup_free_ struct row *rows = calloc(MAX(l->n, (size_t) 1), sizeof *rows);
+        size_t w[_COL_MAX];
+
+        if (!rows)
+                return EXIT_ERROR;
+        for (size_t i = 0; i < l->n; i++)
+                row_fill(&rows[i], &l->entries[i]);
+        column_widths(rows, l->n, w);
+
+        if (arg.legend) {
+                /* The header underlined as one line, as systemd's tables have it. */
+                fputs(ansi(ANSI_UNDERLINE), stdout);
+                print_row(headers, w, NULL, ansi(ANSI_NORMAL));
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                const char *color[_COL_MAX] = { [COL_COREFILE] = presence_color(l->entries[i].presence) };
+                print_row(rows[i].cell, w, color, "");
+        }
+        return EXIT_OK;
 }
 
 int verb_list(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
         size_t hidden = 0;
 
-        if (gather(&l, &hidden) < 0)
+        if (gather(&l, &hidden, arg.lines) < 0)
                 return EXIT_ERROR;
-        if (arg.json) {
-                for (size_t i = 0; i < l.n; i++)
-                        list_json_one(&l.entries[i]);
-                fflush(stdout);
-                return l.n > 0 || arg.n_matches == 0 ? EXIT_OK : EXIT_NO_DUMP;
-        }
-        if (l.n == 0) {
-                if (arg.n_matches == 0 && !arg.since && !arg.until) {
-                        if (arg.legend)
-                                fprintf(stderr, "No crashes recorded.\n");
-                        return EXIT_OK;
-                }
-                fprintf(stderr, "No matching crash recorded.\n");
-                return EXIT_NO_DUMP;
-        }
 
-        size_t rule_w = 4, action_w = 6;
-        for (size_t i = 0; i < l.n; i++) {
-                rule_w = MAX(rule_w, strlen(field_or(&l.entries[i], "COREDUMPD_RULE", "-")));
-                action_w = MAX(action_w, strlen(field_or(&l.entries[i], "COREDUMPD_ACTION", "-")));
+        if (arg.json != JSON_OFF) {
+                struct json_writer w;
+                json_list_begin(&w, stdout, arg.json);
+                for (size_t i = 0; i < l.n; i++)
+                        list_json_one(&w, &l.entries[i]);
+                json_list_end(&w);
+                return l.n > 0 ? EXIT_OK : no_dump_status(hidden);
         }
-        rule_w = MIN(rule_w, (size_t) 32);
-        if (arg.legend)
-                printf("%-28s %7s %5s %-7s %-*s %-*s %7s %-12s %s\n", "TIME", "PID", "UID", "SIG", (int) action_w,
-                       "ACTION", (int) rule_w, "RULE", "SIZE", "PRESENT", "EXE");
-        for (size_t i = 0; i < l.n; i++) {
-                const struct entry *d = &l.entries[i];
-                char tbuf[64], sbuf[32], pid[24] = "-", uid[24] = "-", sig[16] = "-";
-                if (d->pid >= 0)
-                        snprintf(pid, sizeof pid, "%lld", d->pid);
-                if (d->uid >= 0)
-                        snprintf(uid, sizeof uid, "%lld", d->uid);
-                const char *signame = fields_get(&d->fields, FIELD_SIGNAL_NAME);
-                if (signame && strncmp(signame, "SIG", 3) == 0)
-                        snprintf(sig, sizeof sig, "%s", signame + 3);
-                else if (d->signal > 0)
-                        snprintf(sig, sizeof sig, "%d", d->signal);
-                printf("%-28s %7s %5s %-7s %-*s %-*.*s %7s %-12s %s\n", format_time(tbuf, d->time_usec), pid, uid, sig,
-                       (int) action_w, field_or(d, "COREDUMPD_ACTION", "-"), (int) rule_w, (int) rule_w,
-                       field_or(d, "COREDUMPD_RULE", "-"), entry_size_text(d, sbuf),
-                       entry_presence_to_string(d->presence),
-                       field_or(d, "COREDUMP_EXE", field_or(d, "COREDUMP_COMM", "n/a")));
+        if (l.n == 0)
+                return no_dump_status(hidden);
+
+        if (arg.field) {
+                /* -F: the field of each crash that has it, one per line. */
+                for (size_t i = 0; i < l.n; i++) {
+                        const char *v = fields_get_name(&l.entries[i].fields, arg.field);
+                        if (v)
+                                puts(v);
+                }
+                return EXIT_OK;
         }
-        return EXIT_OK;
+        return list_table(&l);
 }

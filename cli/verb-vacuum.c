@@ -3,15 +3,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "build-config.h"
-#include "config/config.h"
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "store/store.h"
 
 int verb_vacuum(void) {
-        struct config config;
         struct store *s = NULL;
         int r;
 
@@ -19,14 +16,11 @@ int verb_vacuum(void) {
                 log_error("Permission denied: only root may vacuum the store.");
                 return EXIT_PERMISSION;
         }
-        config_init_defaults(&config);
-        r = config_load(&config, arg.config ?: COREDUMPD_CONFIG_FILE, arg.config != NULL);
-        if (r < 0) {
-                config_done(&config);
+        const struct config *config = dumpctl_config();
+        const char *store = store_path();
+        if (!config || !store)
                 return EXIT_ERROR;
-        }
-        r = store_open(arg.store ?: config.storage, &config, &s);
-        config_done(&config);
+        r = store_open(store, config, &s);
         if (r < 0)
                 return EXIT_ERROR;
         log_set_max_priority(MAX(log_get_max_priority(), LOG_INFO));

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "build-config.h"
+#include "config/conf-files.h"
 #include "config/config.h"
 #include "config/policy.h"
 #include "crash/record.h"
@@ -26,7 +28,9 @@ struct arguments {
         const char *config_path;
         bool config_explicit;
         const char *listen_path;
+        char **config_dirs;
         char **policy_dirs;
+        bool check_config;
         bool check_policy;
         bool probe;
 };
@@ -36,23 +40,33 @@ static void help(void) {
                "Coredump server for the kernel's coredump socket protocol (core_pattern=@@SOCKET).\n\n"
                "  -h --help              Show this help\n"
                "     --version           Show the version\n"
-               "     --config=PATH       Configuration file (default %s)\n"
+               "     --config=PATH       Configuration file (default %s, with drop-ins)\n"
+               "     --config-dir=DIR    Drop-in directory, repeatable, first wins for equal names\n"
+               "                         (default: %s\n"
+               "                         %s\n"
+               "                         %s; none with --config=)\n"
                "     --listen=PATH       Bind the socket ourselves instead of socket activation\n"
                "     --policy-dir=DIR    Policy directory, repeatable, first wins for equal names\n"
                "                         (default: $COREDUMPD_POLICY_PATH or %s:%s:%s)\n"
+               "     --check-config      Validate configuration and policy, print the effective configuration\n"
                "     --check-policy      Validate configuration and policy, print the effective rules\n"
                "     --no-probe          Do not attach the crash-context probe (BPF kprobes)\n"
                "  -v --verbose           Log debug messages\n",
-               COREDUMPD_CONFIG_FILE, COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN,
-               COREDUMPD_POLICY_DIR_VENDOR);
+               COREDUMPD_CONFIG_FILE, COREDUMPD_DROPIN_DIR_ETC, COREDUMPD_DROPIN_DIR_RUN, COREDUMPD_DROPIN_DIR_VENDOR,
+               COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN, COREDUMPD_POLICY_DIR_VENDOR);
 }
 
 static int parse_arguments(int argc, char *argv[], struct arguments *a) {
-        enum { ARG_VERSION = 0x100, ARG_CONFIG, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_POLICY, ARG_NO_PROBE };
+        enum {
+                ARG_VERSION = 0x100, ARG_CONFIG, ARG_CONFIG_DIR, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_CONFIG,
+                ARG_CHECK_POLICY, ARG_NO_PROBE,
+        };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "config", required_argument, NULL, ARG_CONFIG },
+                { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
                 { "listen", required_argument, NULL, ARG_LISTEN },
                 { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
                 { "check-policy", no_argument, NULL, ARG_CHECK_POLICY },
@@ -75,6 +89,13 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
                 case ARG_CONFIG:
                         a->config_path = optarg;
                         a->config_explicit = true;
+                        break;
+                case ARG_CONFIG_DIR:
+                        if (strv_extend(&a->config_dirs, optarg) < 0)
+                                return log_error_errno(ENOMEM, "%m");
+                        break;
+                case ARG_CHECK_CONFIG:
+                        a->check_config = true;
                         break;
                 case ARG_LISTEN:
                         a->listen_path = optarg;
@@ -101,12 +122,34 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
         return 1;
 }
 
-static int check_policy(const struct arguments *a) {
+/* --check-config, --check-policy: every error of every file, the warnings, then what is in force. */
+static int check(const struct arguments *a, const struct config *config, int config_result) {
         _cleanup_(policy_unrefp) struct policy *p = NULL;
+        bool failed = config_result < 0;
 
-        if (policy_load(policy_dirs_or_default(a->policy_dirs), &p) < 0)
+        if (policy_load_partial(policy_dirs_or_default(a->policy_dirs), &p) < 0)
+                failed = true;
+        if (p)
+                (void) policy_lint(p, read_suid_dumpable());
+        if (failed) {
+                log_error("The configuration or the policy has errors; see above.");
                 return EXIT_FAILURE;
-        policy_print(p, stdout);
+        }
+
+        if (a->check_config) {
+                _cleanup_(conf_file_list_done) struct conf_file_list dropins = {};
+                if (access(a->config_path, F_OK) == 0)
+                        printf("# %s\n", a->config_path);
+                if (conf_files_list(config_dropin_dirs(a->config_dirs, a->config_explicit), &dropins) >= 0)
+                        for (size_t i = 0; i < dropins.n; i++)
+                                printf("# %s%s\n", dropins.files[i].path, dropins.files[i].masked ? " (masked)" : "");
+                config_print(config, stdout);
+        }
+        if (a->check_policy) {
+                if (a->check_config)
+                        putchar('\n');
+                policy_print(p, stdout);
+        }
         return EXIT_SUCCESS;
 }
 
@@ -227,20 +270,21 @@ int main(int argc, char *argv[]) {
 
         r = parse_arguments(argc, argv, &a);
         if (r <= 0) {
+                strv_free(a.config_dirs);
                 strv_free(a.policy_dirs);
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
 
         config_init_defaults(&config);
-        r = config_load(&config, a.config_path, a.config_explicit);
-        if (r >= 0) {
-                if (a.check_policy)
-                        r = check_policy(&a) == EXIT_SUCCESS ? 0 : -EBADMSG;
-                else
-                        r = run(&a, &config);
-        }
+        r = config_load_with_dropins(&config, a.config_path, a.config_explicit,
+                                     config_dropin_dirs(a.config_dirs, a.config_explicit));
+        if (a.check_config || a.check_policy)
+                r = check(&a, &config, r) == EXIT_SUCCESS ? 0 : -EBADMSG;
+        else if (r >= 0)
+                r = run(&a, &config);
 
         config_done(&config);
+        strv_free(a.config_dirs);
         strv_free(a.policy_dirs);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

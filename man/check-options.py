@@ -67,6 +67,14 @@ def code_keys(source):
         return set(re.findall(r'strcmp\(key, "(\w+)"\)', f.read()))
 
 
+def hint_keys(source, array):
+    """The keys listed in a parser's array for the hint on a misspelt key."""
+    with open(f"{srcdir}/daemon/{source}") as f:
+        text = f.read()
+    m = re.search(array + r'\[\] = \{(.*?)\};', text, re.S)
+    return set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
+
+
 def page_keys(name, sections):
     keys = set()
     for s in sections:
@@ -92,6 +100,11 @@ compare("dumpctl.1 commands", documented, implemented)
 # Configuration and policy keys.
 compare("coredumpd.conf.5 keys", page_keys('coredumpd.conf.5', ['OPTIONS']), code_keys('config/config.c'))
 compare("coredumpd.policy.5 keys", page_keys('coredumpd.policy.5', ['MATCHES', 'SETTINGS']),
+        code_keys('config/policy-parse.c'))
+
+# The keys the parsers suggest for a misspelt one are the keys they take.
+compare("config.c config_keys[]", hint_keys('config/config.c', 'config_keys'), code_keys('config/config.c'))
+compare("policy-parse.c policy_keys[]", hint_keys('config/policy-parse.c', 'policy_keys'),
         code_keys('config/policy-parse.c'))
 
 # The documented exit statuses are the ones dumpctl defines.

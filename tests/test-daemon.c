@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The coredumpd executable itself: --check-policy, and --listen with the real authenticator
+/* The coredumpd executable itself: --check-policy, --check-config, and --listen with the real authenticator
  * refusing a client that is not a crashing task, then a clean exit on SIGTERM. */
 
 #include <fcntl.h>
@@ -75,6 +75,61 @@ TEST(check_policy_prints_effective_rules) {
         CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 1);
         _cleanup_free_ char *err = read_output(dir, "stderr");
         CHECK(strstr(err, "/policy.d/20-bad.conf:3: invalid Action= 'maybe'"));
+        tmpdir_remove(dir);
+}
+
+/* --check-config: the main file and its drop-ins, every error of every file (config and policy)
+ * at file:line with a hint, warnings for contradicting rules, the effective configuration. */
+TEST(check_config_reports_every_error_and_the_effective_configuration) {
+        _cleanup_free_ char *dir = tmpdir_new(), *pdir = NULL, *cdir = NULL, *conf = NULL;
+        CHECK(asprintf(&pdir, "%s/policy.d", dir) > 0 && mkdir(pdir, 0755) == 0);
+        CHECK(asprintf(&cdir, "%s/coredumpd.conf.d", dir) > 0 && mkdir(cdir, 0755) == 0);
+        CHECK(asprintf(&conf, "%s/coredumpd.conf", dir) > 0);
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", "[Coredump]\nMaxUse=1G\nMaxSize=1G\n"));
+        CHECK_OK(write_text_file(cdir, "10-size.conf", "[Coredump]\nMaxSize=2G\n"));
+        CHECK_OK(write_text_file(pdir, "10-p.conf", "[Rule]\nName=u\nMatchComm=x\nAction=userspace\nWait=no\n"));
+
+        char *args[] = { (char *) "coredumpd", (char *) "--check-config", (char *) "--config", conf,
+                         (char *) "--config-dir", cdir, (char *) "--policy-dir", pdir, NULL };
+        CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 0);
+        _cleanup_free_ char *out = read_output(dir, "stdout"), *err = read_output(dir, "stderr");
+        _cleanup_free_ char *files = NULL;
+        CHECK(asprintf(&files, "# %s\n# %s/10-size.conf\n[Coredump]\n", conf, cdir) > 0);
+        CHECK(strstr(out, files));
+        CHECK(strstr(out, "\nMaxUse=1G\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nIdleExit=30s\n"));
+        CHECK(!strstr(out, "[Rule]"));
+        CHECK(strstr(err, "/policy.d/10-p.conf:1: rule 'u': Action=userspace with Wait=no writes no core"));
+
+        /* --config= alone: no drop-ins. Both checks at once: configuration, then rules. */
+        char *alone[] = { (char *) "coredumpd", (char *) "--check-config", (char *) "--check-policy", (char *) "--config",
+                          conf, (char *) "--policy-dir", pdir, NULL };
+        CHECK_INT(wait_exit(spawn_daemon(dir, alone)), ==, 0);
+        free(out);
+        out = read_output(dir, "stdout");
+        CHECK(strstr(out, "\nMaxSize=1G\n") && !strstr(out, "10-size.conf"));
+        CHECK(strstr(out, "IdleExit=30s\n\n# ") && strstr(out, "[Rule]\nName=u\n"));
+
+        /* Errors in the main file, a drop-in and the policy: all of them, and exit 1. */
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", "[Coredump]\nMaxUze=1G\nDeadline=soon\n"));
+        CHECK_OK(write_text_file(cdir, "20-bad.conf", "[Coredump]\nCompress=lz4\n"));
+        CHECK_OK(write_text_file(pdir, "20-bad.conf", "[Rule]\nAction=maybe\n[Rule]\nName=n\n"));
+        CHECK_INT(wait_exit(spawn_daemon(dir, args)), ==, 1);
+        free(err);
+        err = read_output(dir, "stderr");
+        static const char *const needles[] = {
+                "/coredumpd.conf:2: unknown key 'MaxUze' in [Coredump] (hint: did you mean MaxUse=?)",
+                "/coredumpd.conf:3: invalid Deadline= 'soon' (hint: ",
+                "/coredumpd.conf.d/20-bad.conf:2: invalid Compress= 'lz4', expected zstd or none (hint: ",
+                "/policy.d/20-bad.conf:2: invalid Action= 'maybe'",
+                "/policy.d/20-bad.conf:3: rule 'n' has no Action= (hint: ",
+                "/policy.d/10-p.conf:1: rule 'u': Action=userspace with Wait=no", /* warned all the same */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(needles); i++)
+                if (!strstr(err, needles[i]))
+                        test_fail(__FILE__, __LINE__, "stderr lacks '%s':\n%s", needles[i], err);
+        free(out);
+        out = read_output(dir, "stdout");
+        CHECK_STR(out, "");
         tmpdir_remove(dir);
 }
 
@@ -214,6 +269,7 @@ TEST(no_socket_is_an_error) {
 static const struct test_case tests[] = {
         TEST_ENTRY(fatal_signal_exits_without_core),
         TEST_ENTRY(check_policy_prints_effective_rules),
+        TEST_ENTRY(check_config_reports_every_error_and_the_effective_configuration),
         TEST_ENTRY(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm),
         TEST_ENTRY(no_socket_is_an_error),
 };

@@ -109,8 +109,8 @@ TEST(store_fallback_list_info_dump) {
         CHECK(strstr(json, "\"present\":\"present\""));
         CHECK(strstr(json, "\"source\":\"store\""));
 
-        CHECK_INT(run(&table, "%s --no-journal --store=%s list", dumpctl(), e.store_dir), ==, 0);
-        CHECK(strstr(table, "TIME") && strstr(table, "PRESENT") && strstr(table, "SEGV") && strstr(table, "builtin:keep"));
+        CHECK_INT(run(&table, "COLUMNS=200 %s --no-journal --store=%s list", dumpctl(), e.store_dir), ==, 0);
+        CHECK(strstr(table, "TIME") && strstr(table, "COREFILE") && strstr(table, "SEGV") && strstr(table, "builtin:keep"));
 
         CHECK_INT(run(&info, "%s --no-journal --store=%s --policy-dir=%s info %d", dumpctl(), e.store_dir,
                       e.policy_dir, (int) e.sleeper), ==, 0);
@@ -129,9 +129,9 @@ TEST(store_fallback_list_info_dump) {
         CHECK_INT(run(NULL, "%s --no-journal --store=%s dump %d | cmp - %s", dumpctl(), e.store_dir, (int) e.sleeper,
                       out), ==, 0);
 
-        /* no such crash */
-        CHECK_INT(run(NULL, "%s --no-journal --store=%s info 999999999", dumpctl(), e.store_dir), ==, 3);
-        CHECK_INT(run(NULL, "%s --no-journal --store=%s list --json nosuchcomm", dumpctl(), e.store_dir), ==, 3);
+        /* no such crash: 1, as coredumpctl */
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s info 999999999", dumpctl(), e.store_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s list --json nosuchcomm", dumpctl(), e.store_dir), ==, 1);
         test_env_done(&e);
 }
 
@@ -236,7 +236,7 @@ TEST(journal_directory_list_info_and_errors) {
         CHECK_INT(run(&one, "%s -D %s --store=%s --since=-1h --until=now list --json", dumpctl(), jdir, e.store_dir), ==, 0);
         CHECK_INT(count_lines(one), ==, 2);
         free(one);
-        CHECK_INT(run(&one, "%s -D %s --store=%s --until=@1000 list --json", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK_INT(run(&one, "%s -D %s --store=%s --until=@1000 list --json", dumpctl(), jdir, e.store_dir), ==, 1);
         CHECK_INT(count_lines(one), ==, 0);
 
         CHECK_INT(run(&info, "%s -D %s --store=%s --policy-dir=%s info %d", dumpctl(), jdir, e.store_dir,
@@ -244,7 +244,7 @@ TEST(journal_directory_list_info_and_errors) {
         CHECK(strstr(info, "Action: reject") && strstr(info, "Rule: no-cores") && strstr(info, "Storage: none"));
         CHECK(strstr(info, "Rule Source: ") && strstr(info, "50-test.conf:1"));
 
-        /* a rejected crash has no core: 4; a vacuumed one: 4; no such crash: 3 */
+        /* a rejected crash has no core: 4; a vacuumed one: 4; no such crash: 1 */
         CHECK_INT(run(NULL, "%s -D %s --store=%s -o /dev/null dump %d", dumpctl(), jdir, e.store_dir, (int) rej.sleeper), ==, 4);
         CHECK_INT(run(NULL, "%s -D %s --store=%s -o /dev/null dump %d", dumpctl(), jdir, e.store_dir, (int) e.sleeper), ==, 0);
         filename = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
@@ -253,7 +253,7 @@ TEST(journal_directory_list_info_and_errors) {
         CHECK_INT(run(&json, "%s -D %s --store=%s list --json %d", dumpctl(), jdir, e.store_dir, (int) e.sleeper), ==, 0);
         CHECK(strstr(json, "\"present\":\"missing\""));
         CHECK_INT(run(NULL, "%s -D %s --store=%s -o /dev/null dump %d", dumpctl(), jdir, e.store_dir, (int) e.sleeper), ==, 4);
-        CHECK_INT(run(NULL, "%s -D %s --store=%s -o /dev/null dump 999999999", dumpctl(), jdir, e.store_dir), ==, 3);
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -o /dev/null dump 999999999", dumpctl(), jdir, e.store_dir), ==, 1);
 
         test_env_done(&rej);
         test_env_done(&e);
@@ -436,8 +436,403 @@ TEST(groups_and_signature_filter) {
         CHECK_INT(run(&list, "%s --no-journal --store=%s --signature=%s list --json", dumpctl(), e.store_dir, sig), ==, 0);
         CHECK_INT(count_lines(list), ==, 3);
         CHECK_INT(run(NULL, "%s --no-journal --store=%s --signature=0000000000000000 list --json", dumpctl(),
-                      e.store_dir), ==, 3);
+                      e.store_dir), ==, 1);
         test_env_done(&e);
+}
+
+/* ---- coredumpctl's hands: a journal of three crashes ---------------------------------------- */
+
+/* Two stored crashes of one process (kernel, builtin:keep), then a rejected one of another (rule
+ * no-cores), in a journal directory, oldest first. */
+struct jfixture {
+        struct test_env e, rej;
+        char *jdir, *journal;
+        int e_pid, rej_pid;
+        char *t_e1;             /* COREDUMP_TIMESTAMP of the second crash */
+};
+
+static bool have_journal_remote(void) {
+        if (access(JOURNAL_REMOTE, X_OK) == 0)
+                return true;
+        printf("skipping: needs " JOURNAL_REMOTE "\n");
+        return false;
+}
+
+static void jfixture_init(struct jfixture *f, const char *rule_name) {
+        _cleanup_free_ char *policy = NULL;
+        CHECK(asprintf(&policy, "[Rule]\nName=%s\nAction=reject\nWait=no\n", rule_name) > 0);
+        test_env_init(&f->e, NULL, NULL);
+        test_env_init(&f->rej, policy, NULL);
+        free(store_crash(&f->e, 65536, true));
+        usleep(2000);
+        free(store_crash(&f->e, 65536, true));
+        usleep(2000);
+        free(store_crash(&f->rej, 65536, false));
+        CHECK_INT(record_capture_count(&f->e.records), ==, 2);
+        struct fields three[3] = { f->e.records.records[0], f->e.records.records[1], f->rej.records.records[0] };
+        struct record_capture all = { .records = three, .n = 3 };
+        CHECK(asprintf(&f->jdir, "%s/journal", f->e.dir) > 0 && mkdir(f->jdir, 0755) == 0);
+        CHECK(asprintf(&f->journal, "%s/system.journal", f->jdir) > 0);
+        write_journal(&all, f->jdir);
+        f->e_pid = (int) f->e.sleeper;
+        f->rej_pid = (int) f->rej.sleeper;
+        f->t_e1 = record_capture_field(&f->e.records, 1, "COREDUMP_TIMESTAMP");
+        CHECK(f->t_e1);
+}
+
+static void jfixture_done(struct jfixture *f) {
+        free(f->jdir);
+        free(f->journal);
+        free(f->t_e1);
+        test_env_done(&f->rej);
+        test_env_done(&f->e);
+}
+
+/* "dumpctl -D JOURNAL --store=STORE" */
+#define DCTL "%s -D %s --store=%s --no-pager"
+#define DCTL_ARGS(f) dumpctl(), (f)->jdir, (f)->e.store_dir
+
+static size_t count_of(const char *s, const char *needle) {
+        size_t n = 0;
+        for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+/* The widest line, in columns (UTF-8 continuation bytes take none). */
+static size_t widest_line(const char *s) {
+        size_t widest = 0, w = 0;
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                if (*p == '\n') {
+                        widest = MAX(widest, w);
+                        w = 0;
+                } else if ((*p & 0xC0) != 0x80)
+                        w++;
+        }
+        return MAX(widest, w);
+}
+
+/* -1, -n N, -r: the newest crashes, in either order. */
+TEST(newest_only_and_count) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *one = NULL, *two = NULL, *rev = NULL, *rej = NULL, *e = NULL;
+        CHECK(asprintf(&rej, "\"pid\":%d,", f.rej_pid) > 0 && asprintf(&e, "\"pid\":%d,", f.e_pid) > 0);
+
+        CHECK_INT(run(&one, DCTL " -1 list --json", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(one), ==, 1);
+        CHECK(strstr(one, rej));
+        CHECK_INT(run(&two, DCTL " -n 2 list --json", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(two), ==, 2);
+        CHECK(strstr(two, e) && strstr(two, rej) && strstr(two, e) < strstr(two, rej)); /* oldest first */
+        CHECK_INT(run(&rev, DCTL " -n 2 -r list --json", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(rev), ==, 2);
+        CHECK(strstr(rev, rej) < strstr(rev, e));                                       /* newest first */
+        free(two);
+        CHECK_INT(run(&two, DCTL " -n 10 list --json", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(two), ==, 3);
+        free(two);
+        CHECK_INT(run(&two, DCTL " -n 1 list --json %d", DCTL_ARGS(&f), f.e_pid), ==, 0); /* after matching */
+        CHECK_INT(count_lines(two), ==, 1);
+        CHECK(strstr(two, e));
+        CHECK_INT(run(NULL, DCTL " -n 0 list", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " -n many list", DCTL_ARGS(&f)), ==, 2);
+        jfixture_done(&f);
+}
+
+/* -F FIELD: the field's value of each matching crash, one per line. */
+TEST(field_values_one_per_line) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *actions = NULL, *pids = NULL, *want = NULL, *rule = NULL, *none = NULL, *lng = NULL;
+        CHECK_INT(run(&actions, DCTL " -F COREDUMPD_ACTION", DCTL_ARGS(&f)), ==, 0); /* list is the default */
+        CHECK_STR(actions, "kernel\nkernel\nreject\n");
+        CHECK_INT(run(&pids, DCTL " -r --field=COREDUMP_PID list", DCTL_ARGS(&f)), ==, 0);
+        CHECK(asprintf(&want, "%d\n%d\n%d\n", f.rej_pid, f.e_pid, f.e_pid) > 0);
+        CHECK_STR(pids, want);
+        CHECK_INT(run(&rule, DCTL " -1 -F COREDUMPD_RULE list", DCTL_ARGS(&f)), ==, 0);
+        CHECK_STR(rule, "no-cores\n");
+        CHECK_INT(run(&lng, DCTL " -F COREDUMPD_RULE list COREDUMPD_ACTION=kernel", DCTL_ARGS(&f)), ==, 0);
+        CHECK_STR(lng, "builtin:keep\nbuiltin:keep\n");
+        CHECK_INT(run(&none, DCTL " -F NO_SUCH_FIELD list", DCTL_ARGS(&f)), ==, 0);   /* crashes, no values */
+        CHECK_STR(none, "");
+        CHECK_INT(run(NULL, DCTL " -F COREDUMP_PID list nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_INT(run(NULL, DCTL " -F COREDUMP_PID info", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " -F COREDUMP_PID --json=short list", DCTL_ARGS(&f)), ==, 2);
+        jfixture_done(&f);
+}
+
+#define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
+                  "'result','filename','boot_id','core_size','disk_size','truncated','present','source'"
+
+/* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
+ * --json: the old object per line; no match: [] and 1, as in text. */
+TEST(json_modes_array_shape_and_exit_codes) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        CHECK_OK(write_text_file(f.e.dir, "check.py",
+                                 "import json, sys\n"
+                                 "d = json.load(sys.stdin)\n"
+                                 "assert isinstance(d, list), d\n"
+                                 "assert len(d) == int(sys.argv[1]), d\n"
+                                 "keys = {" JSON_KEYS "}\n"
+                                 "assert all(isinstance(x, dict) and set(x) == keys for x in d), d\n"
+                                 "if d:\n"
+                                 "    assert [x['action'] for x in d][-1] == 'reject', d\n"
+                                 "    assert all(isinstance(x['time'], int) and isinstance(x['pid'], int) for x in d), d\n"
+                                 "    assert all(isinstance(x['truncated'], bool) for x in d), d\n"
+                                 "    assert d[-1]['present'] == 'none' and d[-1]['rule'] == 'no-cores', d\n"));
+        _cleanup_free_ char *s = NULL, *p = NULL, *sp = NULL, *lines = NULL, *empty = NULL, *empty_p = NULL,
+                            *none = NULL, *table = NULL;
+
+        CHECK_INT(run(&s, DCTL " --json=short list", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(s), ==, 1);
+        CHECK(strncmp(s, "[{\"time\":", 9) == 0 && strcmp(s + strlen(s) - 3, "}]\n") == 0);
+        CHECK_INT(count_of(s, "},{"), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --json=short list | python3 %s/check.py 3", DCTL_ARGS(&f), f.e.dir), ==, 0);
+
+        CHECK_INT(run(&p, DCTL " --json=pretty list", DCTL_ARGS(&f)), ==, 0);
+        static const char pretty_start[] = "[\n        {\n                \"time\" : ";
+        CHECK(strncmp(p, pretty_start, strlen(pretty_start)) == 0);
+        CHECK(strcmp(p + strlen(p) - strlen("\n        }\n]\n"), "\n        }\n]\n") == 0);
+        CHECK_INT(run(NULL, DCTL " --json=pretty list | python3 %s/check.py 3", DCTL_ARGS(&f), f.e.dir), ==, 0);
+        CHECK_INT(run(NULL, DCTL " --json=pretty -1 list | python3 %s/check.py 1", DCTL_ARGS(&f), f.e.dir), ==, 0);
+        CHECK_INT(run(&sp, DCTL " --json short list", DCTL_ARGS(&f)), ==, 0);      /* as coredumpctl takes it */
+        CHECK_STR(sp, s);
+
+        /* The deprecated bare --json: one object per line, each valid JSON. */
+        CHECK_INT(run(&lines, DCTL " --json list", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(lines), ==, 3);
+        CHECK_INT(run(NULL, DCTL " --json list | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]'",
+                      DCTL_ARGS(&f)), ==, 0);
+
+        /* No match: 1 in every form; an empty array where there is an array. */
+        CHECK_INT(run(&empty, DCTL " --json=short list nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(empty, "[]\n");
+        CHECK_INT(run(&empty_p, DCTL " --json=pretty list nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(empty_p, "[]\n");
+        CHECK_INT(run(NULL, DCTL " --json=pretty list nosuchcomm | python3 %s/check.py 0", DCTL_ARGS(&f), f.e.dir), ==, 0);
+        CHECK_INT(run(&none, DCTL " --json list nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(none, "");
+        CHECK_INT(run(NULL, DCTL " list nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_INT(run(NULL, DCTL " --until=@1000 list", DCTL_ARGS(&f)), ==, 1);
+        CHECK_INT(run(NULL, DCTL " --json=short --since=tomorrow list", DCTL_ARGS(&f)), ==, 1);
+
+        /* off is the table; other modes and verbs are usage errors. */
+        CHECK_INT(run(&table, DCTL " --json=off list", DCTL_ARGS(&f)), ==, 0);
+        CHECK(strncmp(table, "TIME ", 5) == 0);
+        CHECK_INT(run(NULL, DCTL " --json=long list", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --json=short info", DCTL_ARGS(&f)), ==, 2);
+
+        /* groups speaks the same JSON. */
+        _cleanup_free_ char *g = NULL;
+        CHECK_INT(run(&g, DCTL " --json=short groups", DCTL_ARGS(&f)), ==, 0);
+        CHECK(g[0] == '[' && strstr(g, "\"count\":"));
+        CHECK_INT(run(NULL, DCTL " --json=pretty groups | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                            "assert isinstance(d, list) and d and all(\"signature\" in x for x in d)'",
+                      DCTL_ARGS(&f)), ==, 0);
+        jfixture_done(&f);
+}
+
+/* --since/--until take systemd.time(7) specs. */
+TEST(since_until_time_specs) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        static const struct {
+                const char *spec;
+                int status;
+                size_t n;
+        } cases[] = {
+                { "--since=-1h", 0, 3 },
+                { "--since='2 hours ago' --until=now", 0, 3 },
+                { "--since='1h 30min ago'", 0, 3 },
+                { "--since=yesterday", 0, 3 },
+                { "-S today", 0, 3 },
+                { "--since=+1h", 1, 0 },
+                { "--since=tomorrow", 1, 0 },
+                { "--until=yesterday", 1, 0 },
+                { "--until='2 days ago'", 1, 0 },
+                { "--until='1970-01-02 00:00 UTC'", 1, 0 },
+                { "--since='1970-01-02 00:00:00 UTC'", 0, 3 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *out = NULL;
+                CHECK_INT(run(&out, DCTL " %s -F COREDUMP_PID list", DCTL_ARGS(&f), cases[i].spec), ==, cases[i].status);
+                CHECK_INT(count_lines(out), ==, cases[i].n);
+        }
+        /* To the microsecond, from the second crash on. */
+        _cleanup_free_ char *out = NULL, *at = NULL, *before = NULL;
+        unsigned long long t = strtoull(f.t_e1, NULL, 10);
+        CHECK(asprintf(&at, "@%llu.%06llu", t / 1000000, t % 1000000) > 0);
+        CHECK_INT(run(&out, DCTL " --since=%s -F COREDUMPD_ACTION", DCTL_ARGS(&f), at), ==, 0);
+        CHECK_STR(out, "kernel\nreject\n");
+        free(out);
+        CHECK_INT(run(&out, DCTL " --until=%s -F COREDUMPD_ACTION", DCTL_ARGS(&f), at), ==, 0);
+        CHECK_STR(out, "kernel\nkernel\n");
+        CHECK_INT(run(NULL, DCTL " --since='yesterday-ish' list", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --since='2024-02-30' list", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --since=now --until=yesterday list", DCTL_ARGS(&f)), ==, 2);
+        jfixture_done(&f);
+}
+
+/* info without a match: the newest crash only, as coredumpctl; its time relative to now. */
+TEST(info_newest_and_relative_time) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *one = NULL, *two = NULL, *all = NULL, *pid = NULL;
+        CHECK_INT(run(&one, DCTL " --policy-dir=%s info", DCTL_ARGS(&f), f.rej.policy_dir), ==, 0);
+        CHECK_INT(count_of(one, "           PID: "), ==, 1);
+        CHECK(asprintf(&pid, "PID: %d (crasher)", f.rej_pid) > 0);
+        CHECK(strstr(one, pid) && strstr(one, "Rule: no-cores"));
+        CHECK(strstr(one, " ago)\n") || strstr(one, " (now)\n"));
+        CHECK(!strstr(one, "\x1b["));                           /* no colours into a pipe */
+        CHECK_INT(run(&two, DCTL " -n 2 info", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_of(two, "           PID: "), ==, 2);
+        CHECK_INT(run(&all, DCTL " info %d", DCTL_ARGS(&f), f.e_pid), ==, 0); /* a match: every matching one */
+        CHECK_INT(count_of(all, "           PID: "), ==, 2);
+        CHECK_INT(run(NULL, DCTL " info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        jfixture_done(&f);
+}
+
+/* list fits 80 columns (EXE and RULE cut with an ellipsis), or $COLUMNS; SIZE is the core's size. */
+TEST(list_fits_the_width) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "a-rather-long-rule-name-that-would-not-fit-in-any-table");
+        _cleanup_free_ char *narrow = NULL, *wide = NULL, *ascii = NULL;
+        CHECK_INT(run(&narrow, "env -u COLUMNS LC_ALL=C.UTF-8 " DCTL " list", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(narrow), ==, 4);
+        CHECK_INT(widest_line(narrow), <=, 80);
+        CHECK(strncmp(narrow, "TIME ", 5) == 0 && strstr(narrow, " SIZE COREFILE EXE\n"));
+        CHECK(strstr(narrow, "\u2026") && strstr(narrow, "a-rather"));   /* cut, with an ellipsis */
+        CHECK(strstr(narrow, "\u2026") && !strstr(narrow, "build-tests/tests/test-dumpctl\n"));
+        CHECK(strstr(narrow, " 64.0K present "));                      /* the core's size, uncompressed */
+        CHECK(strstr(narrow, " - none "));                             /* none kept, no size */
+        CHECK_INT(run(&ascii, "env -u COLUMNS LC_ALL=C LANG=C " DCTL " list", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(widest_line(ascii), <=, 80);
+        CHECK(strstr(ascii, "...") && !strstr(ascii, "\u2026"));
+        CHECK_INT(run(&wide, "COLUMNS=250 " DCTL " list", DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(wide, "a-rather-long-rule-name-that-would-not-fit-in-any-table"));
+        CHECK(strstr(wide, "/test-dumpctl\n"));
+        CHECK_INT(widest_line(wide), >, 80);
+        jfixture_done(&f);
+}
+
+/* Exit statuses of the sources: a bad -D, --file=, --config= or --store= is an error (1) with a
+ * message; --file= reads one journal file, globs allowed. -q silences the notices. */
+TEST(sources_errors_and_quiet) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *out = NULL, *err = NULL, *quiet = NULL, *glob = NULL, *d = NULL, *conf = NULL;
+
+        CHECK_INT(run(&out, "%s --file=%s --store=%s -F COREDUMPD_ACTION", dumpctl(), f.journal, f.e.store_dir), ==, 0);
+        CHECK_STR(out, "kernel\nkernel\nreject\n");
+        CHECK_INT(run(&glob, "%s --file='%s/*.journal' --store=%s -1 -F COREDUMPD_ACTION", dumpctl(), f.jdir,
+                      f.e.store_dir), ==, 0);
+        CHECK_STR(glob, "reject\n");
+
+        CHECK_INT(run(&err, "%s -D %s/nonexistent --store=%s list 2>&1", dumpctl(), f.e.dir, f.e.store_dir), ==, 1);
+        CHECK(strstr(err, "Cannot read the journal directory -D"));
+        CHECK_INT(run(NULL, "%s -D %s --store=%s list", dumpctl(), f.journal, f.e.store_dir), ==, 1); /* a file */
+        CHECK_INT(run(NULL, "%s --file=%s/nonexistent.journal --store=%s list", dumpctl(), f.jdir, f.e.store_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --file=%s --store=%s list", dumpctl(), f.jdir, f.e.store_dir), ==, 1);  /* a directory */
+        CHECK_INT(run(NULL, "%s --file='%s/*.nothing' --store=%s list", dumpctl(), f.jdir, f.e.store_dir), ==, 1);
+        CHECK_INT(run(NULL, DCTL " --file=%s list", DCTL_ARGS(&f), f.journal), ==, 2);       /* -D and --file */
+        CHECK_INT(run(NULL, "%s --no-journal --file=%s list", dumpctl(), f.journal), ==, 2);
+
+        free(err);
+        CHECK_INT(run(&err, "%s -D %s --store=%s/nonexistent list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 1);
+        CHECK(strstr(err, "Cannot use the store --store="));
+        CHECK_INT(run(NULL, "%s -D %s --store=%s list", dumpctl(), f.jdir, f.journal), ==, 1);      /* a file */
+        free(err);
+        CHECK_INT(run(&err, "%s -D %s --config=%s/nonexistent.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 1);
+        CHECK(strstr(err, "nonexistent.conf: cannot open"));
+        CHECK_OK(write_text_file(f.e.dir, "bad.conf", "[Coredump]\nMaxUze=1G\nCompress=lz4\n"));
+        free(err);
+        CHECK_INT(run(&err, "%s -D %s --config=%s/bad.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 1);
+        CHECK(strstr(err, "bad.conf:2: unknown key 'MaxUze'") && strstr(err, "bad.conf:3: invalid Compress="));
+
+        /* The store from a drop-in (--config-dir=) over the main file. */
+        CHECK(asprintf(&d, "%s/conf.d", f.e.dir) > 0 && mkdir(d, 0755) == 0);
+        CHECK(asprintf(&conf, "[Coredump]\nStorage=%s\n", f.e.store_dir) > 0);
+        CHECK_OK(write_text_file(d, "50-store.conf", conf));
+        CHECK_OK(write_text_file(f.e.dir, "main.conf", "[Coredump]\nStorage=/nonexistent\n"));
+        free(out);
+        CHECK_INT(run(&out, "%s -D %s --config=%s/main.conf --config-dir=%s -1 -F COREDUMPD_RESULT list %d", dumpctl(), f.jdir,
+                      f.e.dir, d, f.e_pid), ==, 0);
+        CHECK_STR(out, "stored\n");
+        free(out);
+        CHECK_INT(run(&out, "%s -D %s --config=%s/main.conf --config-dir=%s -o /dev/null dump %d", dumpctl(), f.jdir,
+                      f.e.dir, d, f.e_pid), ==, 0);
+
+        /* -q: no notice for no match; the status stays. */
+        free(err);
+        CHECK_INT(run(&err, DCTL " list nosuchcomm 2>&1", DCTL_ARGS(&f)), ==, 1);
+        CHECK(strstr(err, "No matching crash"));
+        CHECK_INT(run(&quiet, DCTL " -q list nosuchcomm 2>&1", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(quiet, "");
+        free(quiet);
+        CHECK_INT(run(&quiet, DCTL " --quiet info nosuchcomm 2>&1", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(quiet, "");
+        jfixture_done(&f);
+}
+
+/* On a terminal (a pty from script(1)): a pager as systemd's tools use one, colours; neither into a
+ * pipe, nor with --no-pager, $SYSTEMD_COLORS=0 or $NO_COLOR. */
+TEST(pager_and_colours_on_a_terminal) {
+        if (!have_journal_remote())
+                exit(77);
+        if (access("/usr/bin/script", X_OK) < 0) {
+                printf("skipping: needs script(1)\n");
+                exit(77);
+        }
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *pager = NULL, *out = NULL;
+        CHECK_OK(write_text_file(f.e.dir, "pager", "#!/bin/sh\necho \"PAGER LESS=$LESS LESSSECURE=$LESSSECURE\"\nsed 's/^/paged: /'\n"));
+        CHECK(asprintf(&pager, "%s/pager", f.e.dir) > 0 && chmod(pager, 0755) == 0);
+#define ON_TTY(env, opts) "env -u SYSTEMD_COLORS -u NO_COLOR -u SYSTEMD_PAGER -u SYSTEMD_LESS -u SYSTEMD_PAGERSECURE -u SUDO_UID " \
+                          env " script -qec \"%s -D %s --store=%s " opts " list\" /dev/null"
+        CHECK_INT(run(&out, ON_TTY("PAGER=%s", ""), pager, DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(out, "PAGER LESS=FRSXMK LESSSECURE="));
+        CHECK(strstr(out, "paged: ") && strstr(out, "\x1b[4mTIME "));          /* paged, with colours */
+        free(out);
+        CHECK_INT(run(&out, ON_TTY("PAGER=/bin/false SYSTEMD_PAGER=%s SYSTEMD_LESS=XR SYSTEMD_PAGERSECURE=1", ""), pager,
+                      DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(out, "PAGER LESS=XR LESSSECURE=1") && strstr(out, "paged: "));
+        free(out);
+        CHECK_INT(run(&out, ON_TTY("PAGER=%s", "--no-pager"), pager, DCTL_ARGS(&f)), ==, 0);
+        CHECK(!strstr(out, "paged: ") && strstr(out, "\x1b[4mTIME "));
+        free(out);
+        CHECK_INT(run(&out, ON_TTY("PAGER=cat NO_COLOR=1", ""), DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(out, "TIME") && !strstr(out, "\x1b[") && !strstr(out, "paged: "));
+        free(out);
+        CHECK_INT(run(&out, ON_TTY("PAGER= SYSTEMD_COLORS=0", ""), DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(out, "TIME") && !strstr(out, "\x1b["));
+        free(out);
+        CHECK_INT(run(&out, ON_TTY("PAGER=cat TERM=dumb", ""), DCTL_ARGS(&f)), ==, 0);
+        CHECK(!strstr(out, "\x1b["));
+        free(out);
+        /* A pipe: no pager, no colours, unless $SYSTEMD_COLORS asks for them. */
+        CHECK_INT(run(&out, "PAGER=%s " DCTL " list", pager, DCTL_ARGS(&f)), ==, 0);
+        CHECK(!strstr(out, "paged: ") && !strstr(out, "\x1b["));
+        free(out);
+        CHECK_INT(run(&out, "SYSTEMD_COLORS=1 NO_COLOR=1 " DCTL " list", DCTL_ARGS(&f)), ==, 0);
+        CHECK(strstr(out, "\x1b[4mTIME ") && strstr(out, " EXE\x1b[0m\n") && strstr(out, "\x1b[0;32mpresent"));
+        jfixture_done(&f);
 }
 
 static const struct test_case tests[] = {
@@ -450,6 +845,14 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_applies_max_use_now),
         TEST_ENTRY(policy_is_check_policy),
         TEST_ENTRY(usage_and_version),
+        TEST_ENTRY(newest_only_and_count),
+        TEST_ENTRY(field_values_one_per_line),
+        TEST_ENTRY(json_modes_array_shape_and_exit_codes),
+        TEST_ENTRY(since_until_time_specs),
+        TEST_ENTRY(info_newest_and_relative_time),
+        TEST_ENTRY(list_fits_the_width),
+        TEST_ENTRY(sources_errors_and_quiet),
+        TEST_ENTRY(pager_and_colours_on_a_terminal),
 };
 
 int main(int argc, char *argv[]) {

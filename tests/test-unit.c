@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config/conf-files.h"
 #include "config/config.h"
 #include "config/policy.h"
 #include "crash/context.h"
@@ -27,6 +28,7 @@
 #include "shared/names.h"
 #include "shared/parse.h"
 #include "shared/strv.h"
+#include "shared/timestamp.h"
 #include "store/core-extent.h"
 #include "store/store.h"
 
@@ -159,12 +161,128 @@ TEST(value_parsers) {
         CHECK(parse_duration("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
         CHECK(parse_duration("2min", &u) == 0 && u == 120 * USEC_PER_SEC);
         CHECK(parse_duration("1 s", &u) == -EINVAL);
+        CHECK_STR(format_duration(buf, 0), "0");
+        CHECK_STR(format_duration(buf, 3600 * USEC_PER_SEC), "1h");
+        CHECK_STR(format_duration(buf, 90 * USEC_PER_SEC), "90s");
+        CHECK_STR(format_duration(buf, 300 * USEC_PER_SEC), "5min");
+        CHECK_STR(format_duration(buf, 1500 * USEC_PER_MSEC), "1500ms");
 
         CHECK(parse_id_range("1000", &lo, &hi) == 0 && lo == 1000 && hi == 1000);
         CHECK(parse_id_range("1000-1999", &lo, &hi) == 0 && lo == 1000 && hi == 1999);
         CHECK(parse_id_range("2-1", &lo, &hi) == -EINVAL);
         CHECK(parse_id_range("-1", &lo, &hi) == -EINVAL);
         CHECK(parse_id_range("4294967296", &lo, &hi) == -ERANGE);
+}
+
+/* ---- time specs (systemd.time(7)) ---- */
+
+#define T_NOW (UINT64_C(1710504000) * USEC_PER_SEC) /* Fri 2024-03-15 12:00:00 UTC */
+
+static uint64_t ts(const char *s) {
+        uint64_t u = 0;
+        int r = parse_timestamp(s, T_NOW, &u);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "parse_timestamp(\"%s\"): %s", s, strerror(-r));
+        return u / USEC_PER_SEC;
+}
+
+static void use_tz(const char *tz) {
+        CHECK(setenv("TZ", tz, 1) == 0);
+        tzset();
+}
+
+TEST(timestamp_parser) {
+        uint64_t u;
+        use_tz("UTC");
+
+        CHECK_INT(ts("now"), ==, 1710504000);
+        CHECK_INT(ts("  now "), ==, 1710504000);
+        CHECK_INT(ts("today"), ==, 1710460800);
+        CHECK_INT(ts("yesterday"), ==, 1710374400);
+        CHECK_INT(ts("tomorrow"), ==, 1710547200);
+        CHECK_INT(ts("@1000"), ==, 1000);
+        CHECK(parse_timestamp("@1000.5", T_NOW, &u) == 0 && u == 1000500000);
+
+        /* relative */
+        CHECK_INT(ts("-1h"), ==, 1710504000 - 3600);
+        CHECK_INT(ts("+30min"), ==, 1710504000 + 1800);
+        CHECK_INT(ts("2 hours ago"), ==, 1710504000 - 7200);
+        CHECK_INT(ts("1h 30min ago"), ==, 1710504000 - 5400);
+        CHECK_INT(ts("1h30min ago"), ==, 1710504000 - 5400);
+        CHECK_INT(ts("3 days ago"), ==, 1710504000 - 3 * 86400);
+        CHECK_INT(ts("1 week left"), ==, 1710504000 + 7 * 86400);
+        CHECK_INT(ts("-90"), ==, 1710504000 - 90);
+        CHECK_INT(ts("-1.5h"), ==, 1710504000 - 5400);
+
+        /* absolute */
+        CHECK_INT(ts("2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29T10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("Thu 2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("thursday 2024-02-29 10:20:30"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 10:20"), ==, 1709202000);
+        CHECK_INT(ts("2024-02-29"), ==, 1709164800);
+        CHECK_INT(ts("2024-02-29 10:20:30 UTC"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 10:20:30Z"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 11:20:30+01:00"), ==, 1709202030);
+        CHECK_INT(ts("2024-02-29 05:20:30 -0500"), ==, 1709202030);
+        CHECK(parse_timestamp("2024-02-29 10:20:30.25", T_NOW, &u) == 0 && u == UINT64_C(1709202030250000));
+        CHECK_INT(ts("10:00"), ==, 1710496800);            /* today */
+        CHECK_INT(ts("10:00:05"), ==, 1710496805);
+
+        /* local time: Berlin is UTC+1 in March before the switch */
+        use_tz("Europe/Berlin");
+        if (ts("2024-03-15 12:00") == 1710500400) {        /* skip if tzdata is missing */
+                CHECK_INT(ts("2024-03-15 12:00 UTC"), ==, 1710504000);
+                CHECK_INT(ts("2024-07-01 12:00"), ==, 1719828000); /* summer time */
+                CHECK_INT(ts("today"), ==, 1710457200);
+        }
+        use_tz("UTC");
+
+        static const char *const bad[] = {
+                "", "   ", "yesterday-ish", "soon", "-", "-1 fortnight", "1h", "2 hours", "ago", "@", "@-5", "@1h",
+                "2024-02-30", "2023-02-29", "2024-13-01", "2024-00-10", "2024-1-1x", "24:00", "12:60",
+                "12:3", "Fri 2024-02-29", "Fry 2024-03-15", "2024-02-29 10:20:30 Mars", "12:00 +25:00",
+                "1969-12-31", "2024-02-29 10:20:", "10:20:30.", "99999999999999999999h ago",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (parse_timestamp(bad[i], T_NOW, &u) >= 0)
+                        test_fail(__FILE__, __LINE__, "parse_timestamp(\"%s\") accepted", bad[i]);
+        CHECK_INT(parse_timestamp("2 days ago", UINT64_C(1000), &u), ==, -ERANGE);
+}
+
+TEST(timespan_parser) {
+        uint64_t u;
+        CHECK(parse_timespan("90", &u) == 0 && u == 90 * USEC_PER_SEC);
+        CHECK(parse_timespan("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
+        CHECK(parse_timespan("2 minutes 3s", &u) == 0 && u == 123 * USEC_PER_SEC);
+        CHECK(parse_timespan("1d", &u) == 0 && u == 86400 * USEC_PER_SEC);
+        CHECK(parse_timespan("1w", &u) == 0 && u == 7 * 86400 * USEC_PER_SEC);
+        CHECK(parse_timespan("1M", &u) == 0 && u == UINT64_C(2629800) * USEC_PER_SEC);
+        CHECK(parse_timespan("1m", &u) == 0 && u == 60 * USEC_PER_SEC);
+        CHECK(parse_timespan("1y", &u) == 0 && u == UINT64_C(31557600) * USEC_PER_SEC);
+        CHECK(parse_timespan("5us", &u) == 0 && u == 5);
+        CHECK(parse_timespan("", &u) == -EINVAL);
+        CHECK(parse_timespan("h", &u) == -EINVAL);
+        CHECK(parse_timespan("1 parsec", &u) == -EINVAL);
+        CHECK(parse_timespan("-1s", &u) == -EINVAL);
+}
+
+TEST(timestamp_relative) {
+        char buf[64];
+        const uint64_t now = T_NOW, s = USEC_PER_SEC;
+        CHECK_STR(format_timestamp_relative(buf, now, now), "now");
+        CHECK_STR(format_timestamp_relative(buf, now - 42 * s, now), "42s ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 150 * s, now), "2min 30s ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 180 * s, now), "3min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3 * 60 * s - 20 * s - 6 * 60 * s, now), "9min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3900 * s, now), "1h 5min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 7 * 3600 * s, now), "7h ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 27 * 3600 * s, now), "1 day 3h ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 3 * 86400 * s, now), "3 days ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 9 * 86400 * s, now), "1 week 2 days ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 61 * 86400 * s, now), "2 months ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 400 * 86400 * s, now), "1 year 1 month ago");
+        CHECK_STR(format_timestamp_relative(buf, now + 300 * s, now), "in 5min");
 }
 
 /* ---- configuration ---- */
@@ -224,7 +342,7 @@ static void check_bad_config(const char *text, const char *message) {
 TEST(config_errors_name_file_and_line) {
         check_bad_config("[Coredump]\nStorage=/x\nBogus=1\n", "3: unknown key 'Bogus'");
         check_bad_config("[Coredump]\nMaxConcurrent=0\n", "2: invalid MaxConcurrent=");
-        check_bad_config("[Other]\nMaxUse=1G\n", "2: unknown section [Other]");
+        check_bad_config("[Other]\nMaxUse=1G\n", "1: unknown section [Other]");
         check_bad_config("[Coredump]\nStorage=relative\n", "2: Storage= must be an absolute path");
         check_bad_config("[Coredump]\nStorage=/a\nthis is not ini\n", "3: syntax error");
         check_bad_config("[Coredump]\nDeadline=soon\n", "2: invalid Deadline=");
@@ -239,6 +357,152 @@ TEST(config_missing_file) {
         CHECK(config_load(&c, "/nonexistent/coredumpd.conf", true) < 0);
         log_capture_stop(&logs);
         config_done(&c);
+}
+
+/* Drop-ins: coredumpd.conf, then coredumpd.conf.d's *.conf sorted by name across /etc, /run and
+ * /usr/lib, a name in /etc masking the same name in /run and /usr/lib, /dev/null masking it all. */
+TEST(config_dropins_precedence) {
+        _cleanup_free_ char *root = tmpdir_new();
+        _cleanup_free_ char *etc = NULL, *run = NULL, *lib = NULL, *main_path = NULL, *masked = NULL;
+        CHECK(asprintf(&etc, "%s/etc", root) > 0 && asprintf(&run, "%s/run", root) > 0 &&
+              asprintf(&lib, "%s/lib", root) > 0 && asprintf(&main_path, "%s/coredumpd.conf", root) > 0);
+        CHECK(mkdir(etc, 0755) == 0 && mkdir(run, 0755) == 0 && mkdir(lib, 0755) == 0);
+
+        CHECK_OK(write_text_file(root, "coredumpd.conf", "[Coredump]\nMaxSize=1G\nMaxUse=1G\nCompress=none\n"));
+        CHECK_OK(write_text_file(lib, "10-a.conf", "[Coredump]\nMaxSize=5G\nCompressLevel=5\n")); /* masked by etc */
+        CHECK_OK(write_text_file(run, "10-a.conf", "[Coredump]\nCompressLevel=9\n"));               /* masked by etc */
+        CHECK_OK(write_text_file(etc, "10-a.conf", "[Coredump]\nMaxSize=2G\n"));
+        CHECK_OK(write_text_file(lib, "05-c.conf", "[Coredump]\nMaxUse=4G\nIdleExit=0\n"));          /* before 20-b */
+        CHECK_OK(write_text_file(run, "20-b.conf", "[Coredump]\nMaxUse=3G\n"));
+        CHECK_OK(write_text_file(lib, "30-masked.conf", "[Coredump]\nCompress=zstd\n"));
+        CHECK_OK(write_text_file(lib, "40-not-a-dropin.txt", "[Coredump]\nMaxQueued=1\n"));
+        CHECK(asprintf(&masked, "%s/30-masked.conf", etc) > 0 && symlink("/dev/null", masked) == 0);
+
+        const char *dirs[] = { etc, run, lib, NULL };
+        struct conf_file_list files = {};
+        CHECK_OK(conf_files_list(dirs, &files));
+        CHECK_INT(files.n, ==, 4);
+        CHECK_STR(files.files[0].name, "05-c.conf");
+        CHECK(strncmp(files.files[1].path, etc, strlen(etc)) == 0 && !files.files[1].masked);
+        CHECK_STR(files.files[2].name, "20-b.conf");
+        CHECK(files.files[3].masked);
+        conf_file_list_done(&files);
+
+        struct config c;
+        config_init_defaults(&c);
+        CHECK_OK(config_load_with_dropins(&c, main_path, true, dirs));
+        CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);   /* /etc's 10-a, not /usr/lib's nor /run's */
+        CHECK_INT(c.compress_level, ==, 3);
+        CHECK_INT(c.max_use, ==, UINT64_C(3) << 30);    /* 20-b after 05-c, across directories */
+        CHECK_INT(c.idle_exit_usec, ==, 0);
+        CHECK_INT(c.compress, ==, COMPRESSION_NONE);    /* 30-masked masked */
+        CHECK_INT(c.max_queued, ==, 256);
+        config_done(&c);
+
+        /* Without drop-in directories: the main file alone; a missing main file with drop-ins. */
+        config_init_defaults(&c);
+        CHECK_OK(config_load_with_dropins(&c, main_path, true, NULL));
+        CHECK_INT(c.max_size, ==, UINT64_C(1) << 30);
+        config_done(&c);
+        config_init_defaults(&c);
+        CHECK_OK(config_load_with_dropins(&c, "/nonexistent/coredumpd.conf", false, dirs));
+        CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);
+        config_done(&c);
+
+        /* Which directories: given ones, none for an explicit --config=, else the defaults. */
+        char *given[] = { etc, NULL };
+        CHECK(config_dropin_dirs(given, true) == (const char *const *) given);
+        CHECK(config_dropin_dirs(NULL, true) == NULL);
+        const char *const *def = config_dropin_dirs(NULL, false);
+        CHECK_STR(def[0], "/etc/coredumpd/coredumpd.conf.d");
+        CHECK_STR(def[1], "/run/coredumpd/coredumpd.conf.d");
+        CHECK_STR(def[2], "/usr/lib/coredumpd/coredumpd.conf.d");
+        CHECK(def[3] == NULL);
+        CHECK_STR(policy_default_dirs()[0], "/etc/coredumpd/policy.d"); /* the same lookup */
+        tmpdir_remove(root);
+}
+
+/* Every error of every file, each at its line with a hint; nothing is applied. */
+TEST(config_every_error_reported_with_hint) {
+        _cleanup_free_ char *root = tmpdir_new(), *main_path = NULL, *d = NULL;
+        CHECK(asprintf(&main_path, "%s/coredumpd.conf", root) > 0 && asprintf(&d, "%s/conf.d", root) > 0);
+        CHECK(mkdir(d, 0755) == 0);
+        CHECK_OK(write_text_file(root, "coredumpd.conf",
+                                 "[Coredump]\nMaxUze=1G\nCompress=lz4\nStorage=/ok\nDeadline=soon\njunk line\n"
+                                 "[Other]\nA=1\nB=2\nBogusThing=1\n"));
+        CHECK_OK(write_text_file(d, "50-x.conf", "[Coredump]\nMaxConcurrent=0\nMaxsize=1G\n"));
+        struct log_capture logs;
+        log_capture_start(&logs);
+        struct config c;
+        config_init_defaults(&c);
+        const char *dirs[] = { d, NULL };
+        CHECK_INT(config_load_with_dropins(&c, main_path, true, dirs), ==, -EBADMSG);
+        CHECK_STR(c.storage, "/var/lib/coredumpd"); /* untouched */
+
+        static const char *const main_errors[] = {
+                ":2: unknown key 'MaxUze' in [Coredump] (hint: did you mean MaxUse=?)",
+                ":3: invalid Compress= 'lz4', expected zstd or none (hint: ",
+                ":5: invalid Deadline= 'soon' (hint: a duration such as",
+                ":6: syntax error (expected [Section] or Key=Value) (hint: ",
+                ":7: unknown section [Other], expected [Coredump] (hint: ",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(main_errors); i++) {
+                _cleanup_free_ char *needle = NULL;
+                CHECK(asprintf(&needle, "%s%s", main_path, main_errors[i]) > 0);
+                if (!log_capture_contains(&logs, needle))
+                        test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
+        }
+        _cleanup_free_ char *n1 = NULL, *n2 = NULL, *n3 = NULL;
+        CHECK(asprintf(&n1, "%s/50-x.conf:2: invalid MaxConcurrent= '0', expected 1..1024 (hint: ", d) > 0);
+        CHECK(asprintf(&n2, "%s/50-x.conf:3: unknown key 'Maxsize' in [Coredump] (hint: did you mean MaxSize=?)", d) > 0);
+        CHECK(log_capture_contains(&logs, n1) && log_capture_contains(&logs, n2));
+        /* One error per unknown section, not per key in it; a key far from any: the manual. */
+        CHECK(!log_capture_contains(&logs, ":8: unknown section"));
+        CHECK(asprintf(&n3, "%s:1: unknown key 'Zzz' in [Coredump] (hint: the keys of [Coredump] are listed in "
+                            "coredumpd.conf(5))", main_path) > 0);
+        CHECK_OK(write_text_file(root, "coredumpd.conf", "[Coredump]\nZzz=1\n"));
+        n3[strlen(main_path) + 1] = '2';
+        CHECK_INT(config_load(&c, main_path, true), ==, -EBADMSG);
+        if (!log_capture_contains(&logs, n3))
+                test_fail(__FILE__, __LINE__, "no log line containing '%s'", n3);
+        config_done(&c);
+        log_capture_stop(&logs);
+        tmpdir_remove(root);
+}
+
+/* The effective configuration printed back reads back as the same configuration. */
+TEST(config_print_round_trips) {
+        _cleanup_free_ char *root = tmpdir_new(), *path = NULL, *text = NULL;
+        size_t size;
+        struct config a, b;
+        config_init_defaults(&a);
+        config_init_defaults(&b);
+        CHECK(asprintf(&path, "%s/printed.conf", root) > 0);
+        CHECK_OK(write_text_file(root, "in.conf", "[Coredump]\nStorage=/srv/c\nMaxUse=3G\nKeepFree=512M\n"
+                                                  "Deadline=90s\nUnwindTimeout=0\nOnRepeat=reject\nMinRate=2M\n"));
+        _cleanup_free_ char *in = NULL;
+        CHECK(asprintf(&in, "%s/in.conf", root) > 0);
+        CHECK_OK(config_load(&a, in, true));
+        FILE *f = open_memstream(&text, &size);
+        CHECK(f);
+        config_print(&a, f);
+        fclose(f);
+        CHECK(strstr(text, "[Coredump]\nStorage=/srv/c\nMaxUse=3G\n"));
+        CHECK(strstr(text, "\nDeadline=90s\n") && strstr(text, "\nUnwindTimeout=0\n") && strstr(text, "\nOnRepeat=reject\n"));
+        CHECK_OK(write_text_file(root, "printed.conf", text));
+        CHECK_OK(config_load(&b, path, true));
+        CHECK_STR(a.storage, b.storage);
+#define SAME(field) CHECK_INT(a.field, ==, b.field)
+        SAME(max_use); SAME(max_use_per_user); SAME(keep_free); SAME(max_size); SAME(compress);
+        SAME(compress_level); SAME(max_concurrent); SAME(max_concurrent_per_user); SAME(reserved_concurrent);
+        SAME(max_queued); SAME(deadline_usec); SAME(queue_deadline_usec); SAME(unwind_timeout_usec);
+        SAME(rate_limit_interval_usec); SAME(rate_limit_burst); SAME(on_repeat); SAME(unwind_max_frames);
+        SAME(min_rate); SAME(idle_exit_usec);
+#undef SAME
+        CHECK_INT(a.on_repeat, ==, ACTION_REJECT);
+        config_done(&a);
+        config_done(&b);
+        tmpdir_remove(root);
 }
 
 /* ---- policy ---- */
@@ -471,7 +735,7 @@ TEST(policy_malformed_names_file_and_line) {
         check_bad_policy("[Rule]\nAction=kernel\nCompress=lz4\n", "3: invalid Compress=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
         check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
-        check_bad_policy("[Rules]\nAction=kernel\n", "2: unknown section [Rules]");
+        check_bad_policy("[Rules]\nAction=kernel\n", "1: unknown section [Rules]");
         check_bad_policy("[Rule]\nAction=kernel\nbroken line\n", "3: syntax error");
         check_bad_policy("[Rule]\nAction=kernel\nName=", "3: Name= must not be empty");
 
@@ -482,6 +746,67 @@ TEST(policy_malformed_names_file_and_line) {
         _cleanup_free_ char *text = NULL;
         CHECK(asprintf(&text, "[Rule]\nAction=kernel\n%s\n", long_line) > 0);
         check_bad_policy(text, "3: line too long");
+}
+
+/* Every file is read and every error reported, not just the first file's first. */
+TEST(policy_every_error_reported_with_hint) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        CHECK_OK(write_text_file(dir, "10-a.conf", "[Rule]\nName=a\nAction=explode\nMatchColour=red\n\n[Rule]\nName=b\n"));
+        CHECK_OK(write_text_file(dir, "20-b.conf", "Action=kernel\n[Rule]\nAction=kernel\nMatchUID=root\nWait=later\nMatchExr=/x\n"));
+        struct log_capture logs;
+        log_capture_start(&logs);
+        _cleanup_(policy_unrefp) struct policy *p = NULL;
+        const char *dirs[] = { dir, NULL };
+        CHECK_INT(policy_load(dirs, &p), ==, -EBADMSG);
+        CHECK(!p);
+        static const char *const errors[] = {
+                "/10-a.conf:3: invalid Action= 'explode', expected kernel, userspace or reject (hint: ",
+                "/10-a.conf:4: unknown key 'MatchColour' in [Rule] (hint: the keys of [Rule] are listed in coredumpd.policy(5))",
+                "/10-a.conf:6: rule 'b' has no Action= (hint: add Action=",
+                "/20-b.conf:1: 'Action=' outside of a [Rule] section (hint: ",
+                "/20-b.conf:4: invalid MatchUID= id or range 'root' (hint: ",
+                "/20-b.conf:5: invalid Wait= 'later', expected yes or no (hint: ",
+                "/20-b.conf:6: unknown key 'MatchExr' in [Rule] (hint: did you mean MatchExe=?)",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(errors); i++) {
+                _cleanup_free_ char *needle = NULL;
+                CHECK(asprintf(&needle, "%s%s", dir, errors[i]) > 0);
+                if (!log_capture_contains(&logs, needle))
+                        test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
+        }
+        /* ... and what parsed is there for linting. */
+        CHECK_INT(policy_load_partial(dirs, &p), ==, -EBADMSG);
+        CHECK(p && p->n_rules >= 3);
+        log_capture_stop(&logs);
+        tmpdir_remove(dir);
+}
+
+/* Rules that parse but cannot do what they say: warnings at file:line with a hint. */
+TEST(policy_lint_contradictions) {
+        static const char text[] =
+                "[Rule]\nName=held-not\nMatchComm=a\nAction=userspace\nWait=no\n\n"             /* 1 */
+                "[Rule]\nName=ack-only\nMatchComm=b\nAction=userspace\nWait=no\nUserspaceDump=none\n\n" /* 7: fine */
+                "[Rule]\nName=suid\nMatchDumpable=no\nAction=reject\n\n"                          /* 14 */
+                "[Rule]\nName=pointless\nMatchComm=c\nAction=kernel\nUserspaceDump=stacks\n\n"    /* 19 */
+                "[Rule]\nName=all\nAction=kernel\n\n"                                              /* 25 */
+                "[Rule]\nName=shadowed\nMatchComm=d\nAction=reject\n";                              /* 29 */
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        struct log_capture logs;
+        log_capture_start(&logs);
+        CHECK_INT(policy_lint(p, 0), ==, 4);
+        CHECK(log_capture_contains(&logs, "test.conf:1: rule 'held-not': Action=userspace with Wait=no writes no core"));
+        CHECK(log_capture_contains(&logs, "(hint: set Wait=yes"));
+        CHECK(!log_capture_contains(&logs, "rule 'ack-only'"));
+        CHECK(log_capture_contains(&logs, "test.conf:14: rule 'suid': MatchDumpable=no never matches while fs.suid_dumpable=0"));
+        CHECK(log_capture_contains(&logs, "test.conf:19: rule 'pointless': UserspaceDump= has no effect with Action=kernel"));
+        CHECK(log_capture_contains(&logs, "test.conf:29: rule 'shadowed': never matches: rule 'all' at "));
+        log_capture_stop(&logs);
+        log_capture_start(&logs);
+        CHECK_INT(policy_lint(p, 2), ==, 3);     /* with fs.suid_dumpable=2 the suid rule is fine */
+        CHECK_INT(policy_lint(p, -1), ==, 3);    /* unknown: not flagged */
+        log_capture_stop(&logs);
+        int v = read_suid_dumpable();
+        CHECK(v >= 0 && v <= 2);
 }
 
 /* ---- request and ack ---- */
@@ -746,9 +1071,15 @@ static const struct test_case tests[] = {
         TEST_ENTRY(mark_names),
         TEST_ENTRY(action_names),
         TEST_ENTRY(value_parsers),
+        TEST_ENTRY(timestamp_parser),
+        TEST_ENTRY(timespan_parser),
+        TEST_ENTRY(timestamp_relative),
         TEST_ENTRY(config_parsing),
         TEST_ENTRY(config_errors_name_file_and_line),
         TEST_ENTRY(config_missing_file),
+        TEST_ENTRY(config_dropins_precedence),
+        TEST_ENTRY(config_every_error_reported_with_hint),
+        TEST_ENTRY(config_print_round_trips),
         TEST_ENTRY(policy_every_key_round_trips),
         TEST_ENTRY(policy_each_match_key),
         TEST_ENTRY(policy_exe_match_sees_through_deleted),
@@ -756,6 +1087,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_builtin_default),
         TEST_ENTRY(policy_same_name_overrides_and_lexical_order),
         TEST_ENTRY(policy_malformed_names_file_and_line),
+        TEST_ENTRY(policy_every_error_reported_with_hint),
+        TEST_ENTRY(policy_lint_contradictions),
         TEST_ENTRY(request_parse_sizes),
         TEST_ENTRY(ack_build_rules),
         TEST_ENTRY(proc_limits_parser),

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "build-config.h"
+#include "config/conf-files.h"
 #include "config/config.h"
 #include "shared/cleanup.h"
 #include "shared/ini-file.h"
@@ -75,18 +76,39 @@ static int parse_size_or_auto(const char *value, uint64_t *ret) {
         return parse_size(value, ret);
 }
 
+/* Every key config_entry() takes, for the hint on a misspelt one (man/check-options.py checks that
+ * this list and the parser agree). */
+static const char *const config_keys[] = {
+        "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
+        "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
+        "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate",
+        "IdleExit", NULL,
+};
+
+#define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
+#define HINT_SIZE_AUTO HINT_SIZE ", or auto"
+#define HINT_DURATION "a duration such as 500ms, 30s, 5min or 1h"
+
+/* "invalid Key= 'value'[, what]" with a hint. */
+#define INVALID(ini, key, value, what, ...)                                                           \
+        (ini_file_error((ini), "invalid %s= '%s'%s", (key), (value), (what)), ini_file_hint((ini), __VA_ARGS__))
+
 static int config_entry(struct ini_file *ini, const char *section, const char *key, const char *value,
                         void *userdata) {
         struct config *c = userdata;
         uint64_t u64;
         uint32_t u32;
 
+        if (!*section)
+                return ini_file_error(ini, "'%s=' outside of a section", key),
+                       ini_file_hint(ini, "put a [%s] line before the first key", CONFIG_SECTION);
         if (strcmp(section, CONFIG_SECTION) != 0)
-                return ini_file_error(ini, "unknown section [%s], expected [%s]", section, CONFIG_SECTION);
+                return ini_file_section_error(ini, section, CONFIG_SECTION);
 
         if (strcmp(key, "Storage") == 0) {
                 if (value[0] != '/')
-                        return ini_file_error(ini, "Storage= must be an absolute path, got '%s'", value);
+                        return ini_file_error(ini, "Storage= must be an absolute path, got '%s'", value),
+                               ini_file_hint(ini, "such as /var/lib/coredumpd");
                 char *s = strdup(value);
                 if (!s)
                         return ini_file_error(ini, "out of memory");
@@ -94,112 +116,179 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 c->storage = s;
         } else if (strcmp(key, "MaxUse") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return ini_file_error(ini, "invalid MaxUse= size '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
                 c->max_use = u64;
         } else if (strcmp(key, "MaxUsePerUser") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return ini_file_error(ini, "invalid MaxUsePerUser= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
                 c->max_use_per_user = u64;
         } else if (strcmp(key, "KeepFree") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return ini_file_error(ini, "invalid KeepFree= size '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
                 c->keep_free = u64;
         } else if (strcmp(key, "MaxSize") == 0) {
                 if (parse_size(value, &u64) < 0 || u64 == 0)
-                        return ini_file_error(ini, "invalid MaxSize= size '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_SIZE ", not 0");
                 c->max_size = u64;
         } else if (strcmp(key, "Compress") == 0) {
                 if (compression_from_string(value, &c->compress) < 0)
-                        return ini_file_error(ini, "invalid Compress= '%s', expected zstd or none", value);
+                        return INVALID(ini, key, value, ", expected zstd or none", "yes and no are taken too");
         } else if (strcmp(key, "CompressLevel") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 19)
-                        return ini_file_error(ini, "invalid CompressLevel= '%s', expected 1..19", value);
+                        return INVALID(ini, key, value, ", expected 1..19", "3 is fast, 19 is small");
                 c->compress_level = (int) u32;
         } else if (strcmp(key, "MaxConcurrent") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
-                        return ini_file_error(ini, "invalid MaxConcurrent= '%s', expected 1..1024", value);
+                        return INVALID(ini, key, value, ", expected 1..1024", "crashes handled at once, default 16");
                 c->max_concurrent = u32;
         } else if (strcmp(key, "MaxConcurrentPerUser") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
-                        return ini_file_error(ini, "invalid MaxConcurrentPerUser= '%s', expected 1..1024", value);
+                        return INVALID(ini, key, value, ", expected 1..1024", "crashes of one user at once, default 8");
                 c->max_concurrent_per_user = u32;
         } else if (strcmp(key, "ReservedConcurrent") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 1024)
-                        return ini_file_error(ini, "invalid ReservedConcurrent= '%s', expected 0..1024", value);
+                        return INVALID(ini, key, value, ", expected 0..1024", "slots kept for system users, default 2");
                 c->reserved_concurrent = u32;
         } else if (strcmp(key, "MaxQueued") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 65536)
-                        return ini_file_error(ini, "invalid MaxQueued= '%s', expected 0..65536", value);
+                        return INVALID(ini, key, value, ", expected 0..65536", "crashes waiting for a slot, default 256");
                 c->max_queued = u32;
         } else if (strcmp(key, "Deadline") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
-                        return ini_file_error(ini, "invalid Deadline= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1ms");
                 c->deadline_usec = u64;
         } else if (strcmp(key, "QueueDeadline") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
-                        return ini_file_error(ini, "invalid QueueDeadline= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1ms");
                 c->queue_deadline_usec = u64;
         } else if (strcmp(key, "RateLimitIntervalSec") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 == 0)
-                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_DURATION ", not 0 (RateLimitBurst=0 turns the limit off)");
                 c->rate_limit_interval_usec = u64;
         } else if (strcmp(key, "RateLimitBurst") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 1000000)
-                        return ini_file_error(ini, "invalid RateLimitBurst= '%s'", value);
+                        return INVALID(ini, key, value, "", "a number of crashes from 0 (no rate limit) to 1000000");
                 c->rate_limit_burst = u32;
         } else if (strcmp(key, "OnRepeat") == 0) {
                 enum action a = action_from_string(value);
                 if (a != ACTION_REJECT && a != ACTION_USERSPACE)
-                        return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value);
+                        return INVALID(ini, key, value, ", expected userspace or reject",
+                                       "repeats get a stacks core of our own (userspace) or nothing (reject)");
                 c->on_repeat = (int) a;
         } else if (strcmp(key, "UnwindTimeout") == 0) {
                 if (parse_duration(value, &u64) < 0)
-                        return ini_file_error(ini, "invalid UnwindTimeout= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for no unwinding");
                 c->unwind_timeout_usec = u64;
         } else if (strcmp(key, "UnwindMaxFrames") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 64)
-                        return ini_file_error(ini, "invalid UnwindMaxFrames= '%s', expected 1..64", value);
+                        return INVALID(ini, key, value, ", expected 1..64", "frames per thread, default 64");
                 c->unwind_max_frames = u32;
         } else if (strcmp(key, "MinRate") == 0) {
                 if (parse_size(value, &u64) < 0 || u64 < 1024)
-                        return ini_file_error(ini, "invalid MinRate= '%s', expected a size per second of at least 1K", value);
+                        return INVALID(ini, key, value, ", expected a size per second of at least 1K",
+                                       "such as 512K or 1M");
                 c->min_rate = u64;
         } else if (strcmp(key, "IdleExit") == 0) {
                 if (parse_duration(value, &u64) < 0)
-                        return ini_file_error(ini, "invalid IdleExit= '%s'", value);
+                        return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for never");
                 c->idle_exit_usec = u64;
         } else
-                return ini_file_error(ini, "unknown key '%s' in [%s]", key, CONFIG_SECTION);
+                return ini_file_unknown_key(ini, key, CONFIG_SECTION, config_keys);
 
         return 0;
 }
 
-int config_load(struct config *c, const char *path, int must_exist) {
-        _cleanup_fclose_ FILE *f = NULL;
-        struct config parsed = *c;
-        int r;
+static int config_parse_file(struct config *c, FILE *f, const char *path) {
+        struct ini_file ini = { .path = path, .manual = "coredumpd.conf(5)" };
+        int r = ini_file_parse(&ini, f, config_entry, c);
+        if (r >= 0)
+                r = ini_file_report(&ini);
+        ini_file_done(&ini);
+        return r;
+}
 
-        f = fopen(path, "re");
+/* One file over *c: 0 (also if it is missing and need not exist), or -errno (logged). */
+static int config_load_one(struct config *c, const char *path, bool must_exist) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f) {
                 if (errno == ENOENT && !must_exist)
                         return 0;
                 return log_error_errno(errno, "%s: cannot open: %m", path);
         }
+        return config_parse_file(c, f, path);
+}
+
+int config_load_with_dropins(struct config *c, const char *path, bool must_exist, const char *const *dropin_dirs) {
+        _cleanup_(conf_file_list_done) struct conf_file_list dropins = {};
+        struct config parsed = *c;
+        int r, failed = 0;
 
         parsed.storage = strdup(c->storage ? c->storage : COREDUMPD_STORAGE_DIR);
         if (!parsed.storage)
                 return log_error_errno(ENOMEM, "%s: %m", path);
 
-        struct ini_file ini = { .path = path };
-        r = ini_file_parse(&ini, f, config_entry, &parsed);
-        if (r >= 0)
-                r = ini_file_report(&ini);
-        if (r < 0) {
+        /* Every file is read, so that every error in every file is reported at once. */
+        r = config_load_one(&parsed, path, must_exist);
+        if (r < 0)
+                failed = r;
+        if (dropin_dirs) {
+                r = conf_files_list(dropin_dirs, &dropins);
+                if (r < 0 && failed == 0)
+                        failed = r;
+        }
+        for (size_t i = 0; i < dropins.n; i++) {
+                if (dropins.files[i].masked)
+                        continue;
+                r = config_load_one(&parsed, dropins.files[i].path, true);
+                if (r < 0 && failed == 0)
+                        failed = r;
+        }
+        if (failed < 0) {
                 config_done(&parsed);
-                return r;
+                return failed;
         }
 
         config_done(c);
         *c = parsed;
         return 0;
+}
+
+int config_load(struct config *c, const char *path, int must_exist) {
+        return config_load_with_dropins(c, path, must_exist, NULL);
+}
+
+const char *const *config_dropin_dirs(char *const *given, bool config_explicit) {
+        if (given)
+                return (const char *const *) given;
+        return config_explicit ? NULL : conf_dirs_default(CONF_DROPIN);
+}
+
+static const char *format_size_or_auto(char buf[static 32], uint64_t size) {
+        return size == SIZE_AUTO ? strcpy(buf, "auto") : format_size(buf, size);
+}
+
+void config_print(const struct config *c, FILE *out) {
+        char b[32];
+
+        fprintf(out, "[%s]\n", CONFIG_SECTION);
+        fprintf(out, "Storage=%s\n", c->storage);
+        fprintf(out, "MaxUse=%s\n", format_size_or_auto(b, c->max_use));
+        fprintf(out, "MaxUsePerUser=%s\n", format_size_or_auto(b, c->max_use_per_user));
+        fprintf(out, "KeepFree=%s\n", format_size_or_auto(b, c->keep_free));
+        fprintf(out, "MaxSize=%s\n", format_size(b, c->max_size));
+        fprintf(out, "Compress=%s\n", compression_to_string(c->compress));
+        fprintf(out, "CompressLevel=%d\n", c->compress_level);
+        fprintf(out, "MaxConcurrent=%u\n", c->max_concurrent);
+        fprintf(out, "MaxConcurrentPerUser=%u\n", c->max_concurrent_per_user);
+        fprintf(out, "ReservedConcurrent=%u\n", c->reserved_concurrent);
+        fprintf(out, "MaxQueued=%u\n", c->max_queued);
+        fprintf(out, "Deadline=%s\n", format_duration(b, c->deadline_usec));
+        fprintf(out, "QueueDeadline=%s\n", format_duration(b, c->queue_deadline_usec));
+        fprintf(out, "MinRate=%s\n", format_size(b, c->min_rate));
+        fprintf(out, "UnwindTimeout=%s\n", format_duration(b, c->unwind_timeout_usec));
+        fprintf(out, "UnwindMaxFrames=%u\n", c->unwind_max_frames);
+        fprintf(out, "RateLimitIntervalSec=%s\n", format_duration(b, c->rate_limit_interval_usec));
+        fprintf(out, "RateLimitBurst=%u\n", c->rate_limit_burst);
+        fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
+        fprintf(out, "IdleExit=%s\n", format_duration(b, c->idle_exit_usec));
 }

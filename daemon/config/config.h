@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * /etc/coredumpd/coredumpd.conf:
+ * /etc/coredumpd/coredumpd.conf, then the drop-ins coredumpd.conf.d/\*.conf (config/conf-files.h):
  *
  *   [Coredump]
  *   Storage=/var/lib/coredumpd    directory the dumps go to
@@ -28,7 +28,9 @@
  *   IdleExit=30s                  exit when idle this long (0: never)
  */
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SIZE_AUTO (UINT64_MAX - 1)
 
@@ -63,9 +65,21 @@ struct config {
 void config_init_defaults(struct config *c);
 void config_done(struct config *c);
 
-/* Loads path over the defaults. A missing file is fine unless must_exist. A malformed file is
- * logged as "path:line: what is wrong" and yields -EBADMSG with *c left at its previous values. */
+/* Loads path over *c, then the drop-ins: the *.conf files of dropin_dirs (NULL: none), in the order
+ * of their names, whichever directory they are in (config/conf-files.h). A missing main file is
+ * fine unless must_exist. Every file is read and every error logged as "path:line: what is wrong
+ * (hint: ...)"; then -EBADMSG (or the -errno of a file that cannot be read), *c left as it was. */
+int config_load_with_dropins(struct config *c, const char *path, bool must_exist, const char *const *dropin_dirs);
+/* The main file alone. */
 int config_load(struct config *c, const char *path, int must_exist);
+
+/* The drop-in directories: those given (--config-dir=, NULL-terminated), else none if the main file
+ * was given explicitly (--config=), else the defaults: coredumpd.conf.d in /etc/coredumpd,
+ * /run/coredumpd and /usr/lib/coredumpd, or $COREDUMPD_CONFIG_DROPIN_PATH. */
+const char *const *config_dropin_dirs(char *const *given, bool config_explicit);
+
+/* The effective configuration, in the file format. */
+void config_print(const struct config *c, FILE *out);
 
 const char *compression_to_string(enum compression c);
 int compression_from_string(const char *s, enum compression *ret);

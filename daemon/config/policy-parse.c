@@ -16,6 +16,17 @@
 #define RULE_SECTION "Rule"
 #define LIST_SEPARATORS " \t,"
 
+/* Every key policy_rule_entry() takes, for the hint on a misspelt one (man/check-options.py checks
+ * that this list and the parser agree). */
+static const char *const policy_keys[] = {
+        "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchUID", "MatchGID",
+        "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
+        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", NULL,
+};
+
+#define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
+#define HINT_DURATION "a duration such as 500ms, 30s, 5min or 1h"
+
 struct policy_parse {
         struct policy *policy;
         const char *path;
@@ -51,7 +62,8 @@ static int parse_id_list(struct ini_file *ini, struct id_range **list, size_t *n
         for (char **w = words; *w; w++) {
                 struct id_range range;
                 if (parse_id_range(*w, &range.low, &range.high) < 0)
-                        return ini_file_error(ini, "invalid %s= id or range '%s'", key, *w);
+                        return ini_file_error(ini, "invalid %s= id or range '%s'", key, *w),
+                               ini_file_hint(ini, "numeric ids or ranges such as 0 1000-1999, separated by spaces");
 
                 struct id_range *grown = realloc(*list, (*n + 1) * sizeof *grown);
                 if (!grown)
@@ -78,7 +90,8 @@ static int parse_signal_list(struct ini_file *ini, struct policy_rule *rule, con
         for (char **w = words; *w; w++) {
                 int sig = signal_from_string(*w);
                 if (sig < 0)
-                        return ini_file_error(ini, "invalid MatchSignal= signal '%s'", *w);
+                        return ini_file_error(ini, "invalid MatchSignal= signal '%s'", *w),
+                               ini_file_hint(ini, "signal names such as SIGSEGV or ABRT, or numbers");
 
                 int *grown = realloc(rule->match_signal, (rule->n_match_signal + 1) * sizeof *grown);
                 if (!grown)
@@ -188,7 +201,8 @@ int parse_fault_match(const char *word, struct fault_match *ret) {
                 for (char **w = words; *w; w++) {                                                    \
                         type item;                                                                   \
                         if (parse_word(*w, &item) < 0)                                               \
-                                return ini_file_error(ini, "invalid %s= value '%s'", key, *w);       \
+                                return ini_file_error(ini, "invalid %s= value '%s'", key, *w),       \
+                                       ini_file_hint(ini, "see %s= in coredumpd.policy(5)", key);    \
                         type *grown = realloc(*list, (*n + 1) * sizeof *grown);                      \
                         if (!grown)                                                                  \
                                 return ini_file_error(ini, "out of memory");                         \
@@ -203,7 +217,8 @@ DEFINE_PARSE_LIST(parse_fault_list, struct fault_match, parse_fault_match)
 static int parse_tristate(struct ini_file *ini, int *ret, const char *key, const char *value) {
         int b = parse_boolean(value);
         if (b < 0)
-                return ini_file_error(ini, "invalid %s= '%s', expected yes or no", key, value);
+                return ini_file_error(ini, "invalid %s= '%s', expected yes or no", key, value),
+                       ini_file_hint(ini, "yes, no, true, false, on, off, 1 or 0");
         *ret = b;
         return 0;
 }
@@ -211,7 +226,8 @@ static int parse_tristate(struct ini_file *ini, int *ret, const char *key, const
 static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, const char *key, const char *value) {
         if (strcmp(key, "Name") == 0) {
                 if (!*value)
-                        return ini_file_error(ini, "Name= must not be empty");
+                        return ini_file_error(ini, "Name= must not be empty"),
+                               ini_file_hint(ini, "leave Name= out to have the rule named file:line");
                 char *s = strdup(value);
                 if (!s)
                         return ini_file_error(ini, "out of memory");
@@ -232,21 +248,24 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
         if (strcmp(key, "RateLimitIntervalSec") == 0) {
                 uint64_t usec;
                 if (parse_duration(value, &usec) < 0)
-                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value);
+                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value),
+                               ini_file_hint(ini, HINT_DURATION);
                 rule->rate_limit_interval_usec = usec;
                 return 0;
         }
         if (strcmp(key, "RateLimitBurst") == 0) {
                 uint32_t n;
                 if (parse_uint32(value, &n) < 0 || n > 1000000)
-                        return ini_file_error(ini, "invalid RateLimitBurst= '%s'", value);
+                        return ini_file_error(ini, "invalid RateLimitBurst= '%s'", value),
+                               ini_file_hint(ini, "a number of crashes from 0 (no rate limit) to 1000000");
                 rule->rate_limit_burst = (int) n;
                 return 0;
         }
         if (strcmp(key, "OnRepeat") == 0) {
                 enum action a = action_from_string(value);
                 if (a != ACTION_REJECT && a != ACTION_USERSPACE)
-                        return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value);
+                        return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value),
+                               ini_file_hint(ini, "repeats get a stacks core of our own (userspace) or nothing (reject)");
                 rule->on_repeat = (int) a;
                 return 0;
         }
@@ -267,14 +286,17 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
         if (strcmp(key, "UserspaceDump") == 0) {
                 enum userspace_mode m = userspace_mode_from_string(value);
                 if (m == _USERSPACE_MODE_INVALID)
-                        return ini_file_error(ini, "invalid UserspaceDump= '%s', expected stacks, stacks+heap-refs, all-writable or none", value);
+                        return ini_file_error(ini, "invalid UserspaceDump= '%s', expected stacks, stacks+heap-refs, all-writable or none", value),
+                               ini_file_hint(ini, "the words are lower case");
                 rule->userspace_mode = (int) m;
                 return 0;
         }
         if (strcmp(key, "Action") == 0) {
                 enum action a = action_from_string(value);
+                rule->action_line = ini->line;
                 if (a == _ACTION_INVALID)
-                        return ini_file_error(ini, "invalid Action= '%s', expected kernel, userspace or reject", value);
+                        return ini_file_error(ini, "invalid Action= '%s', expected kernel, userspace or reject", value),
+                               ini_file_hint(ini, "kernel keeps the kernel's core, userspace makes our own, reject keeps none");
                 rule->action = a;
                 return 0;
         }
@@ -283,18 +305,19 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
         if (strcmp(key, "MaxSize") == 0) {
                 uint64_t size;
                 if (parse_size(value, &size) < 0 || size == 0)
-                        return ini_file_error(ini, "invalid MaxSize= size '%s'", value);
+                        return ini_file_error(ini, "invalid MaxSize= size '%s'", value), ini_file_hint(ini, HINT_SIZE);
                 rule->max_size = size;
                 return 0;
         }
         if (strcmp(key, "Compress") == 0) {
                 enum compression c;
                 if (compression_from_string(value, &c) < 0)
-                        return ini_file_error(ini, "invalid Compress= '%s', expected zstd or none", value);
+                        return ini_file_error(ini, "invalid Compress= '%s', expected zstd or none", value),
+                               ini_file_hint(ini, "zstd or none (yes and no are taken too)");
                 rule->compress = (int) c;
                 return 0;
         }
-        return ini_file_error(ini, "unknown key '%s' in [%s]", key, RULE_SECTION);
+        return ini_file_unknown_key(ini, key, RULE_SECTION, policy_keys);
 }
 
 static int policy_entry(struct ini_file *ini, const char *section, const char *key, const char *value,
@@ -302,9 +325,10 @@ static int policy_entry(struct ini_file *ini, const char *section, const char *k
         struct policy_parse *pp = userdata;
 
         if (!*section)
-                return ini_file_error(ini, "'%s=' outside of a [%s] section", key, RULE_SECTION);
+                return ini_file_error(ini, "'%s=' outside of a [%s] section", key, RULE_SECTION),
+                       ini_file_hint(ini, "each rule starts with a [%s] line", RULE_SECTION);
         if (strcmp(section, RULE_SECTION) != 0)
-                return ini_file_error(ini, "unknown section [%s], expected [%s]", section, RULE_SECTION);
+                return ini_file_section_error(ini, section, RULE_SECTION);
 
         if (!pp->rule || pp->rule_seq != ini->section_seq) {
                 pp->rule = policy_add_rule(pp->policy, pp->path, ini->section_line);
@@ -323,8 +347,10 @@ static int policy_check_new_rules(struct ini_file *ini, struct policy_parse *pp)
                 struct policy_rule *r = &pp->policy->rules[i];
 
                 /* An invalid Action= was reported already, at its own line. */
-                if (r->action == _ACTION_INVALID && ini->error_line == 0)
+                if (r->action == _ACTION_INVALID && r->action_line == 0) {
                         ini_file_error_at(ini, r->line, "rule '%s' has no Action=", r->name ? r->name : "(unnamed)");
+                        ini_file_hint(ini, "add Action=kernel, Action=userspace or Action=reject");
+                }
                 if (!r->name && asprintf(&r->name, "%s:%u", base, r->line) < 0) {
                         r->name = NULL;
                         return ini_file_error_at(ini, r->line, "out of memory");
@@ -334,7 +360,7 @@ static int policy_check_new_rules(struct ini_file *ini, struct policy_parse *pp)
 }
 
 int policy_parse_file(struct policy *p, FILE *f, const char *path) {
-        struct ini_file ini = { .path = path };
+        struct ini_file ini = { .path = path, .manual = "coredumpd.policy(5)" };
         struct policy_parse pp = {
                 .policy = p,
                 .path = path,
@@ -342,8 +368,10 @@ int policy_parse_file(struct policy *p, FILE *f, const char *path) {
         };
 
         int r = ini_file_parse(&ini, f, policy_entry, &pp);
-        if (r < 0)
-                return r;
-        (void) policy_check_new_rules(&ini, &pp);
-        return ini_file_report(&ini);
+        if (r >= 0) {
+                (void) policy_check_new_rules(&ini, &pp);
+                r = ini_file_report(&ini);
+        }
+        ini_file_done(&ini);
+        return r;
 }

@@ -83,6 +83,7 @@ struct policy_rule {
         char *name;
         char *source;           /* file the rule came from, NULL for built-ins */
         unsigned line;          /* line of its [Rule] header */
+        unsigned action_line;   /* line of its Action=, 0 if it has none */
 
         char **match_exe;       /* NULL-terminated lists of globs */
         char **match_comm;
@@ -132,13 +133,17 @@ int policy_add_builtin_rules(struct policy *p);
  * unwound before the policy can decide. */
 bool policy_uses_signature(const struct policy *p);
 
-/* Parses one policy file's text into p (rules are appended). Errors are logged as
- * "path:line: what is wrong"; returns -EBADMSG then, and p must be discarded. */
+/* Parses one policy file's text into p (rules are appended). Every error is logged as
+ * "path:line: what is wrong (hint: ...)"; returns -EBADMSG then, and p must be discarded. */
 int policy_parse_file(struct policy *p, FILE *f, const char *path);
 
-/* Loads every *.conf of dirs (earlier directories win for the same file name; files are taken in
- * lexical order of their names), then appends the built-ins. On error nothing is returned. */
+/* Loads every *.conf of dirs (config/conf-files.h: earlier directories win for the same file name;
+ * files are taken in lexical order of their names), then appends the built-ins. Every file is
+ * read and every error logged; on any, nothing is returned. */
 int policy_load(const char *const *dirs, struct policy **ret);
+/* The same for checking: whatever parsed is returned in *ret (unless out of memory) even if a file
+ * had errors, so that it can be linted; the result says whether there were errors. */
+int policy_load_partial(const char *const *dirs, struct policy **ret);
 
 /* The default directories, or the ':'-separated $COREDUMPD_POLICY_PATH. */
 const char *const *policy_default_dirs(void);
@@ -151,6 +156,14 @@ int parse_si_code_match(const char *word, struct si_code_match *ret);
 const char *si_code_match_name(const struct si_code_match *m);
 /* MatchFaultAddress= words: "null", "kernel", "user", "0x1000", "0x1000-0x1fff" → *ret. */
 int parse_fault_match(const char *word, struct fault_match *ret);
+
+/* Logs a warning, "file:line: rule 'name': what (hint: ...)", for every rule that parses but cannot
+ * do what it says: Action=userspace with Wait=no, UserspaceDump= without Action=userspace,
+ * MatchDumpable=no while fs.suid_dumpable (given; negative: unknown) is not 2, a rule behind one
+ * that takes every crash. Returns the number of warnings. */
+int policy_lint(const struct policy *p, int suid_dumpable);
+/* /proc/sys/fs/suid_dumpable: 0, 1, 2 or -errno. */
+int read_suid_dumpable(void);
 
 /* Prints the effective rules in the file format, each preceded by "# source:line". */
 void policy_print(const struct policy *p, FILE *out);

@@ -4,36 +4,55 @@
 /*
  * INI files through libinih, with what inih alone does not give: the line number of every entry,
  * a counter that changes at each section header (so repeated [Rule] sections stay apart), a
- * limit on line length that is reported instead of silently splitting the line, and one
- * "file:line: what is wrong" message for the first error in the file.
+ * limit on line length that is reported instead of silently splitting the line, and every error
+ * in the file kept, each reported as "file:line: what is wrong (hint: what would be right)".
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+
+struct ini_error {
+        unsigned line;
+        char *message;
+        char *hint;             /* may be NULL */
+};
 
 struct ini_file {
         const char *path;
+        const char *manual;     /* "coredumpd.conf(5)": the hint of errors without one of their own */
         unsigned line;          /* line being parsed */
         unsigned section_line;  /* line of the current section header */
         unsigned section_seq;   /* incremented at every section header */
-        unsigned error_line;    /* first error, 0 if none */
-        char error[256];
+        unsigned bad_section_seq; /* the last section reported as unknown */
+        struct ini_error *errors;
+        size_t n_errors;
+        bool oom;
 };
 
 /* Called for every key=value. Returns 0, or calls ini_file_error() and returns its result. */
 typedef int (*ini_entry_fn)(struct ini_file *ini, const char *section, const char *key,
                             const char *value, void *userdata);
 
-/* Records an error at the current line (only the first error in a file is kept). Returns -EINVAL. */
+/* Records an error at the current line. Returns -EINVAL. */
 int ini_file_error(struct ini_file *ini, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* The same at a given line. */
 int ini_file_error_at(struct ini_file *ini, unsigned line, const char *format, ...)
         __attribute__((format(printf, 3, 4)));
+/* Sets the hint of the error recorded last. Returns -EINVAL, so that
+ * "return ini_file_error(...), ini_file_hint(...);" reads as one. */
+int ini_file_hint(struct ini_file *ini, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* An unknown section, recorded once per section at its header's line. Returns -EINVAL. */
+int ini_file_section_error(struct ini_file *ini, const char *section, const char *expected);
+/* An unknown key: the hint names the closest of known[] (NULL-terminated) if one is close. */
+int ini_file_unknown_key(struct ini_file *ini, const char *key, const char *section, const char *const *known);
 
 /* Parses f into ini (whose path must be set). Errors are recorded in ini, not logged: the caller may
  * add its own checks with ini_file_error_at(), then calls ini_file_report(). Returns -ENOMEM or 0. */
 int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *userdata);
 
-/* Logs the earliest recorded error as "path:line: message" at LOG_ERR and returns -EBADMSG, or
- * returns 0 when the file was fine. */
+/* Logs every recorded error, in line order, as "path:line: message (hint: ...)" at LOG_ERR and
+ * returns -EBADMSG, or returns 0 when the file was fine. */
 int ini_file_report(struct ini_file *ini);
+/* Frees the recorded errors. */
+void ini_file_done(struct ini_file *ini);

@@ -164,3 +164,20 @@ const char *format_size(char buf[static 32], uint64_t size) {
         snprintf(buf, 32, "%" PRIu64, size);
         return buf;
 }
+
+const char *format_duration(char buf[static 32], uint64_t usec) {
+        static const struct unit units[] = {
+                { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC }, { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC },
+        };
+
+        if (usec == 0)
+                return strcpy(buf, "0");
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (usec % units[i].factor == 0) {
+                        snprintf(buf, 32, "%" PRIu64 "%s", usec / units[i].factor, units[i].suffix);
+                        return buf;
+                }
+        /* Finer than parse_duration() reads: rounded to milliseconds. */
+        snprintf(buf, 32, "%" PRIu64 "ms", (usec + USEC_PER_MSEC / 2) / USEC_PER_MSEC);
+        return buf;
+}

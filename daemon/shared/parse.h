@@ -23,3 +23,5 @@ int parse_id_range(const char *s, uint32_t *ret_low, uint32_t *ret_high);
 
 /* Formats a size as "4096", "2M", "1G" when exact, "infinity" for SIZE_INFINITY. */
 const char *format_size(char buf[static 32], uint64_t size);
+/* Formats a duration as parse_duration() reads it: "1h", "5min", "30s", "500ms", "0". */
+const char *format_duration(char buf[static 32], uint64_t usec);

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Times as an operator writes and reads them, in the syntax of systemd.time(7):
+ *
+ *   now, today, yesterday, tomorrow          (the last three: midnight, local time)
+ *   @1700000000[.5]                          seconds since the epoch
+ *   -1h, +30min, 2 hours ago, 1h 30min left  relative to now
+ *   [Wkd] 2024-03-01[ |T]12:34[:56[.789]] [UTC|Z|+01:00]   absolute, local time unless a zone is given;
+ *   2024-03-01                                a date alone is its midnight;
+ *   12:34[:56]                                a time alone is today's
+ *
+ * Timespans ("1h 30min", "2 hours", "90s", "1.5d") take us, ms, s, min, h, d, w, M (months of
+ * 30.44 days) and y (365.25 days), long forms (second(s), minute(s), hour(s), day(s), week(s),
+ * month(s), year(s)) included; a bare number is seconds.
+ *
+ * Everything takes "now" as an argument, so tests pin it.
+ */
+
+#include <stdint.h>
+
+/* Microseconds since the epoch, now. */
+uint64_t now_usec(void);
+
+/* "1h 30min", "2 hours", "90" → microseconds. -EINVAL, -ERANGE. */
+int parse_timespan(const char *s, uint64_t *ret_usec);
+
+/* A time spec (above) → microseconds since the epoch. -EINVAL if it is none, -ERANGE if it lies
+ * before the epoch or out of range. */
+int parse_timestamp(const char *s, uint64_t now, uint64_t *ret_usec);
+
+/* "3min ago", "1h 5min ago", "2 days ago", "4 weeks 2 days ago", "1 year 2 months ago"; "in 5min"
+ * for the future, "now" within a second. */
+const char *format_timestamp_relative(char buf[static 64], uint64_t usec, uint64_t now);
