@@ -7,7 +7,8 @@ dpkg -L coredumpd > "$WORK/files"
 for f in /usr/libexec/coredumpd /usr/libexec/coredumpd-register /usr/bin/dumpctl coredumpd.service \
 	coredumpd.socket coredumpd-register.service \
 	/usr/lib/tmpfiles.d/coredumpd.conf /etc/coredumpd/coredumpd.conf \
-	man8/coredumpd.8 man5/coredumpd.conf.5 man5/coredumpd.policy.5 man1/dumpctl.1; do
+	man8/coredumpd.8 man8/coredumpd-register.8 man5/coredumpd.conf.5 man5/coredumpd.policy.5 man1/dumpctl.1 \
+	bash-completion/completions/dumpctl zsh/vendor-completions/_dumpctl; do
 	grep -q -- "$f" "$WORK/files" || die "dpkg -L coredumpd lacks $f"
 done
 systemctl is-enabled -q coredumpd.socket || die "the package did not enable coredumpd.socket"
