@@ -23,6 +23,7 @@
 #include "server/privileges.h"
 #include "harness.h"
 #include "shared/cleanup.h"
+#include "shared/crash-id.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
 #include "shared/names.h"
@@ -532,6 +533,12 @@ static struct crash_context sample_context(void) {
                 .rlimit_core = RLIMIT_UNLIMITED,
                 .dumpable = true,
                 .at_secure = 0,
+                .container = {
+                        .kind = (char *) "nspawn",
+                        .name = (char *) "web-1",
+                        .ns = { 11, 12, 13 },
+                        .own_ns = { 1, 2, 3 },
+                },
         };
 }
 
@@ -549,6 +556,8 @@ TEST(policy_every_key_round_trips) {
                 "MatchComm=py*\n"
                 "MatchUnit=*.service\n"
                 "MatchSlice=system.slice\n"
+                "MatchContainer=web*\n"
+                "MatchContainer=yes\n"
                 "MatchUID=0 1000-1999\n"
                 "MatchGID=100,200\n"
                 "MatchSignal=SIGSEGV abrt 7\n"
@@ -568,7 +577,8 @@ TEST(policy_every_key_round_trips) {
         fclose(out);
         CHECK(strstr(printed, "# /etc/coredumpd/policy.d/test.conf:1\n[Rule]\nName=everything\n"
                               "MatchExe=/usr/bin/*\nMatchExe=/opt/*\nMatchComm=py*\nMatchUnit=*.service\n"
-                              "MatchSlice=system.slice\nMatchUID=0 1000-1999\nMatchGID=100 200\n"
+                              "MatchSlice=system.slice\nMatchContainer=web*\nMatchContainer=yes\n"
+                              "MatchUID=0 1000-1999\nMatchGID=100 200\n"
                               "MatchSignal=SIGSEGV SIGABRT SIGBUS\nMatchDumpable=yes\nMatchRlimitZero=no\n"
                               "Action=userspace\nWait=no\nMaxSize=2G\nCompress=none\n"));
         CHECK(strstr(printed, "Name=builtin:rlimit-zero\nMatchRlimitZero=yes\nAction=reject\n"));
@@ -605,6 +615,7 @@ static const char *const match_lines[] = {
         "MatchSignal=SIGSEGV SIGBUS",
         "MatchDumpable=yes",
         "MatchRlimitZero=no",
+        "MatchContainer=web-?",
 };
 
 static void spoil_context(struct crash_context *c, size_t key) {
@@ -618,6 +629,7 @@ static void spoil_context(struct crash_context *c, size_t key) {
         case 6: c->signal = SIGABRT; break;
         case 7: c->dumpable = false; break;
         case 8: c->rlimit_core = 0; break;
+        case 9: c->container.name = (char *) "db-1"; break;
         }
 }
 
@@ -634,6 +646,36 @@ TEST(policy_each_match_key) {
                 else
                         CHECK_STR(decide_rule(p, &ctx), "builtin:keep");
         }
+}
+
+/* MatchContainer=: yes is any container (named, or a pid namespace of its own), no is the host. */
+TEST(policy_match_container_yes_no_and_globs) {
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
+                "[Rule]\nName=host\nMatchContainer=no\nAction=kernel\n"
+                "[Rule]\nName=db\nMatchContainer=db*\nMatchContainer=cache\nAction=reject\n"
+                "[Rule]\nName=any\nMatchContainer=yes\nAction=userspace\n");
+        struct crash_context ctx = sample_context();
+        CHECK_STR(decide_rule(p, &ctx), "any");         /* web-1 */
+        ctx.container.name = (char *) "db-7";
+        CHECK_STR(decide_rule(p, &ctx), "db");
+        ctx.container.name = (char *) "cache";
+        CHECK_STR(decide_rule(p, &ctx), "db");
+
+        /* No name, but a pid namespace of its own: a container all the same. */
+        ctx.container.name = ctx.container.kind = NULL;
+        CHECK_STR(decide_rule(p, &ctx), "any");
+        /* A mount or user namespace alone (a sandboxed service) is the host. */
+        ctx.container.ns[NAMESPACE_PID] = ctx.container.own_ns[NAMESPACE_PID];
+        CHECK_STR(decide_rule(p, &ctx), "host");
+        /* Namespaces unknown and no name: the host. */
+        memset(ctx.container.ns, 0, sizeof ctx.container.ns);
+        CHECK_STR(decide_rule(p, &ctx), "host");
+
+        /* A glob never matches a crash without a container name. */
+        _cleanup_(policy_unrefp) struct policy *g = policy_from_text("[Rule]\nName=g\nMatchContainer=*\nAction=reject\n");
+        CHECK_STR(decide_rule(g, &ctx), "builtin:keep");
+        ctx.container.name = (char *) "x";
+        CHECK_STR(decide_rule(g, &ctx), "g");
 }
 
 TEST(policy_exe_match_sees_through_deleted) {
@@ -926,6 +968,141 @@ TEST(proc_cgroup_to_units) {
         check_units("/machine.slice/libpod-abc.scope/container", "libpod-abc.scope", NULL, "machine.slice");
 }
 
+static void check_container(const char *path, const char *kind, const char *name) {
+        _cleanup_free_ char *k = NULL, *n = NULL;
+        int r = cgroup_path_to_container(path, &k, &n);
+        if (!kind) {
+                if (r != -ENOENT || k || n)
+                        test_fail(__FILE__, __LINE__, "%s: expected no container, got %d %s %s", path, r,
+                                  k ? k : "-", n ? n : "-");
+                return;
+        }
+        if (r != 0 || !k || !n || strcmp(k, kind) != 0 || strcmp(n, name) != 0)
+                test_fail(__FILE__, __LINE__, "%s: expected %s %s, got %d %s %s", path, kind, name, r, k ? k : "-",
+                          n ? n : "-");
+}
+
+TEST(cgroup_path_to_container_name) {
+        static const char id[] = "4f1c0ffee0ddba11deadbeefcafef00d4f1c0ffee0ddba11deadbeefcafef00d";
+        char path[256];
+
+        /* systemd-nspawn: as a machined scope, or as the systemd-nspawn@ template service. */
+        check_container("/machine.slice/machine-web.scope/payload/system.slice/nginx.service", "machine", "web");
+        check_container("/machine.slice/machine-my\\x2dbox.scope/payload", "machine", "my-box");
+        check_container("/machine.slice/systemd-nspawn@db\\x2d1.service/payload/init.scope", "nspawn", "db-1");
+        check_container("/machine.slice/systemd-nspawn@db.service", "nspawn", "db");
+        /* podman: systemd and cgroupfs managers, rootful and rootless; conmon is beside it, not in it. */
+        snprintf(path, sizeof path, "/machine.slice/libpod-%s.scope/container", id);
+        check_container(path, "podman", id);
+        snprintf(path, sizeof path, "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-%s.scope", id);
+        check_container(path, "podman", id);
+        snprintf(path, sizeof path, "/libpod_parent/libpod-%s", id);
+        check_container(path, "podman", id);
+        snprintf(path, sizeof path, "/machine.slice/libpod-conmon-%s.scope", id);
+        check_container(path, NULL, NULL);
+        /* docker: systemd and cgroupfs drivers. */
+        snprintf(path, sizeof path, "/system.slice/docker-%s.scope", id);
+        check_container(path, "docker", id);
+        snprintf(path, sizeof path, "/docker/%s", id);
+        check_container(path, "docker", id);
+        check_container("/system.slice/docker.service", NULL, NULL);
+        /* containerd, CRI-O, LXC. */
+        check_container("/kubepods.slice/kubepods-pod1.slice/cri-containerd-abc.scope", "containerd", "abc");
+        check_container("/kubepods.slice/kubepods-pod1.slice/crio-abc.scope", "cri-o", "abc");
+        check_container("/kubepods.slice/kubepods-pod1.slice/crio-conmon-abc.scope", NULL, NULL);
+        check_container("/lxc.payload.c1/init.scope", "lxc", "c1");
+        check_container("/lxc.monitor.c1", NULL, NULL);
+        /* The outermost container names it: docker inside an nspawn machine is the machine's. */
+        check_container("/machine.slice/machine-vm1.scope/payload/system.slice/docker-abc.scope", "machine", "vm1");
+        /* The host: services, user sessions and user services, the root; empty names are none. */
+        check_container("/system.slice/sshd.service", NULL, NULL);
+        check_container("/user.slice/user-1000.slice/session-3.scope", NULL, NULL);
+        check_container("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service", NULL, NULL);
+        check_container("/init.scope", NULL, NULL);
+        check_container("/", NULL, NULL);
+        check_container("", NULL, NULL);
+        check_container("/machine.slice/machine-.scope", NULL, NULL);
+        check_container("/machine.slice/libpod-.scope", NULL, NULL);
+        check_container("/machine.slice/machine-bad\\x00.scope", "machine", "bad\\x00"); /* no NUL made */
+}
+
+TEST(proc_status_nspid_and_id_maps) {
+        pid_t pid = 0;
+        CHECK_OK(parse_status_nspid("Name:\tsh\nNSpid:\t4242\n", &pid));
+        CHECK_INT(pid, ==, 4242);
+        CHECK_OK(parse_status_nspid("Tgid:\t9\nNSpid:\t4242\t17\t1\nPPid:\t1\n", &pid));
+        CHECK_INT(pid, ==, 1);
+        CHECK_INT(parse_status_nspid("Name:\tsh\n", &pid), ==, -ENOENT);
+        CHECK_INT(parse_status_nspid("NSpid:\t\n", &pid), ==, -EINVAL);
+        CHECK_INT(parse_status_nspid("NSpid:\t12x\n", &pid), ==, -EINVAL);
+        CHECK_INT(parse_status_nspid("NSpid:\t-3\n", &pid), ==, -EINVAL);
+
+        uint32_t inside = 7;
+        CHECK_OK(id_map_to_inside("         0          0 4294967295\n", 1000, &inside));
+        CHECK_INT(inside, ==, 1000);
+        CHECK_OK(id_map_to_inside("         0       1000          1\n", 1000, &inside));
+        CHECK_INT(inside, ==, 0);
+        CHECK_INT(id_map_to_inside("         0       1000          1\n", 1001, &inside), ==, -ENOENT);
+        CHECK_OK(id_map_to_inside("0 1000 1\n1 100000 65536\n", 100041, &inside));
+        CHECK_INT(inside, ==, 42);
+        CHECK_INT(id_map_to_inside("", 0, &inside), ==, -ENOENT);
+        CHECK_INT(id_map_to_inside("garbage\n", 0, &inside), ==, -ENOENT);
+}
+
+TEST(crash_id_forms) {
+        static const char boot[] = "0123456789abcdef0123456789abcdef";
+        char id[CRASH_ID_MAX];
+
+        CHECK_OK(crash_id_from_pidfs(id, boot, 123456789012ULL));
+        CHECK_STR(id, "0123456789abcdef0123456789abcdef-i123456789012");
+        CHECK(crash_id_is_valid(id));
+        CHECK_OK(crash_id_from_pidfs(id, boot, UINT64_MAX));
+        CHECK(crash_id_is_valid(id));
+        CHECK_OK(crash_id_from_start_time(id, boot, 4242, 987654));
+        CHECK_STR(id, "0123456789abcdef0123456789abcdef-p4242-s987654");
+        CHECK(crash_id_is_valid(id));
+        CHECK_OK(crash_id_from_start_time(id, boot, INT32_MAX, UINT64_MAX));
+        CHECK(crash_id_is_valid(id));
+
+        CHECK_INT(crash_id_from_pidfs(id, "unknown", 1), ==, -EINVAL);
+        CHECK_STR(id, "");
+        CHECK_INT(crash_id_from_start_time(id, boot, 0, 1), ==, -EINVAL);
+        static const char *const bad[] = {
+                "", "1234", "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef-",
+                "0123456789abcdef0123456789abcdef-i", "0123456789abcdef0123456789abcdef-i01",
+                "0123456789abcdef0123456789abcdef-i1x", "0123456789ABCDEF0123456789abcdef-i1",
+                "0123456789abcdef0123456789abcde-i1", "0123456789abcdef0123456789abcdef-p1",
+                "0123456789abcdef0123456789abcdef-p1-s", "0123456789abcdef0123456789abcdef-p1-i2",
+                "0123456789abcdef0123456789abcdef-p1-s2-", "0123456789abcdef0123456789abcdef-i123456789012345678901",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (crash_id_is_valid(bad[i]))
+                        test_fail(__FILE__, __LINE__, "'%s' taken as a crash id", bad[i]);
+}
+
+/* Nothing is read from a /proc that is not procfs, or not its root. */
+TEST(proc_root_check_refuses_what_is_not_procfs) {
+        char reason[160] = "";
+        _cleanup_close_ int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc >= 0);
+        CHECK_OK(proc_root_check(proc, reason, sizeof reason));
+
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_close_ int tmp = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(tmp >= 0);
+        CHECK_INT(proc_root_check(tmp, reason, sizeof reason), ==, -EXDEV);
+        CHECK(strstr(reason, "is not procfs"));
+        tmpdir_remove(dir);
+
+        /* procfs, but not its root: /proc/self bind-mounted over /proc would look like this. */
+        _cleanup_close_ int self = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(self >= 0);
+        CHECK_INT(proc_root_check(self, reason, sizeof reason), ==, -EXDEV);
+        CHECK(strstr(reason, "not the root of a procfs mount"));
+
+        CHECK_INT(proc_root_check(-1, reason, sizeof reason), ==, -EBADF);
+}
+
 TEST(context_user_may_read_matrix) {
         struct crash_context c = sample_context();
         CHECK(context_user_may_read(&c));
@@ -1082,6 +1259,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(config_print_round_trips),
         TEST_ENTRY(policy_every_key_round_trips),
         TEST_ENTRY(policy_each_match_key),
+        TEST_ENTRY(policy_match_container_yes_no_and_globs),
         TEST_ENTRY(policy_exe_match_sees_through_deleted),
         TEST_ENTRY(policy_first_match_wins_and_lists_reset),
         TEST_ENTRY(policy_builtin_default),
@@ -1094,6 +1272,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_limits_parser),
         TEST_ENTRY(proc_auxv_parser),
         TEST_ENTRY(proc_cgroup_to_units),
+        TEST_ENTRY(cgroup_path_to_container_name),
+        TEST_ENTRY(proc_status_nspid_and_id_maps),
+        TEST_ENTRY(crash_id_forms),
+        TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),

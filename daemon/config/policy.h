@@ -12,6 +12,8 @@
  *   MatchUnit=*.service           glob on the systemd unit                 (repeatable)
  *   MatchSlice=user.slice         glob on the innermost slice              (repeatable)
  *   MatchSignature=3f2a*          glob on the crash signature (crash/backtrace.c)  (repeatable)
+ *   MatchContainer=web*           glob on the container's name (crash/container.c); yes: in any
+ *                                 container, no: not in one (the host)    (repeatable)
  *   MatchUID=0 1000-1999          uids or ranges, space separated          (any of)
  *   MatchGID=...                  likewise for the gid
  *   MatchSignal=SIGABRT 11        signal names or numbers                  (any of)
@@ -90,6 +92,7 @@ struct policy_rule {
         char **match_unit;
         char **match_slice;
         char **match_signature; /* globs on the crash signature */
+        char **match_container; /* globs on the container name, or "yes" / "no" */
         struct id_range *match_uid;
         size_t n_match_uid;
         struct id_range *match_gid;

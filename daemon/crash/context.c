@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,29 +193,82 @@ static bool pidfd_has_exited(int pidfd) {
         return poll(&p, 1, 0) != 0; /* readable, or an error: either way not provably alive */
 }
 
-/* Opens /proc/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd still
- * names that pid and the process is still alive after the open, so the pid cannot have been
+int proc_root_check(int fd, char *reason, size_t size) {
+        struct statfs sfs;
+        struct stat st;
+
+        if (fstatfs(fd, &sfs) < 0) {
+                int r = negative_errno();
+                snprintf(reason, size, "cannot statfs /proc: %s", strerror(-r));
+                return r;
+        }
+        if ((uint64_t) sfs.f_type != PROC_SUPER_MAGIC) {
+                snprintf(reason, size, "/proc is not procfs (file system type 0x%llx), refusing to trust it",
+                         (unsigned long long) sfs.f_type);
+                return -EXDEV;
+        }
+        if (fstat(fd, &st) < 0) {
+                int r = negative_errno();
+                snprintf(reason, size, "cannot stat /proc: %s", strerror(-r));
+                return r;
+        }
+        if (st.st_ino != PROCFS_ROOT_INODE) {
+                snprintf(reason, size, "/proc is not the root of a procfs mount (inode %llu), refusing to trust it",
+                         (unsigned long long) st.st_ino);
+                return -EXDEV;
+        }
+        return 0;
+}
+
+/* Opens the /proc root and checks that it is procfs (proc_root_check()). */
+static int context_open_proc_root(const char *proc_path, struct crash_context *c, const char *tag) {
+        _cleanup_close_ int fd = open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                int r = negative_errno();
+                snprintf(c->refused, sizeof c->refused, "cannot open %s: %s", proc_path, strerror(-r));
+                return log_crash_errno(tag, LOG_ERR, r, "Cannot open %s: %m", proc_path);
+        }
+        int r = proc_root_check(fd, c->refused, sizeof c->refused);
+        if (r < 0)
+                return log_crash_errno(tag, LOG_ERR, r, "%s: %s", proc_path, c->refused);
+        return TAKE_FD(fd);
+}
+
+/* Opens <proc root>/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd
+ * still names that pid and the process is still alive after the open, so the pid cannot have been
  * recycled in between. */
-static int context_open_proc_dir(const struct peer *peer, pid_t pid, const char *tag) {
+static int context_open_proc_dir(const struct peer *peer, int proc_root_fd, pid_t pid, const char *tag) {
         char path[32];
         struct pidfd_info now;
         int r;
 
-        snprintf(path, sizeof path, "/proc/%" PRIi32, (int32_t) pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        snprintf(path, sizeof path, "%" PRIi32, (int32_t) pid);
+        _cleanup_close_ int fd = openat(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
-                return log_crash_errno(tag, LOG_ERR, errno, "Cannot open %s: %m", path);
+                return log_crash_errno(tag, LOG_ERR, errno, "Cannot open /proc/%s: %m", path);
 
         r = pidfd_query_info(peer->pidfd, PIDFD_INFO_PID, &now);
         if (r < 0)
-                return log_crash_errno(tag, LOG_ERR, r, "Cannot re-query the pidfd after opening %s: %m", path);
+                return log_crash_errno(tag, LOG_ERR, r, "Cannot re-query the pidfd after opening /proc/%s: %m", path);
         if ((pid_t) now.tgid != pid && (pid_t) now.pid != pid)
                 return log_crash_errno(tag, LOG_ERR, ESTALE, "pidfd names pid %u, not %" PRIi32 ": %m",
                                        now.tgid, (int32_t) pid);
         if (pidfd_has_exited(peer->pidfd))
-                return log_crash_errno(tag, LOG_ERR, ESRCH, "Process exited while opening %s: %m", path);
+                return log_crash_errno(tag, LOG_ERR, ESRCH, "Process exited while opening /proc/%s: %m", path);
 
         return TAKE_FD(fd);
+}
+
+/* COREDUMPD_CRASH_ID: the pidfd's inode where pidfds live on pidfs (unique in a boot), else the
+ * pid and its start time. */
+static void gather_crash_id(const struct peer *peer, struct crash_context *c) {
+        struct statfs sfs;
+        struct stat st;
+
+        if (fstatfs(peer->pidfd, &sfs) == 0 && (uint64_t) sfs.f_type == PID_FS_MAGIC && fstat(peer->pidfd, &st) == 0)
+                (void) crash_id_from_pidfs(c->crash_id, c->boot_id, (uint64_t) st.st_ino);
+        else if (c->start_time_known)
+                (void) crash_id_from_start_time(c->crash_id, c->boot_id, c->pid, c->start_time);
 }
 
 static void gather_comm(int proc_fd, struct crash_context *c, const char *tag) {
@@ -335,7 +390,7 @@ static void gather_host(struct crash_context *c) {
         c->hostname[sizeof c->hostname - 1] = 0;
 }
 
-int context_gather(const struct peer *peer, const char *tag, struct crash_context *c) {
+int context_gather(const struct peer *peer, const char *proc_path, const char *tag, struct crash_context *c) {
         const struct pidfd_info *info = &peer->info;
 
         *c = (struct crash_context) {
@@ -349,10 +404,14 @@ int context_gather(const struct peer *peer, const char *tag, struct crash_contex
                 .proc_fd = -1,
                 .at_secure = -1,
                 .timestamp_usec = now_realtime_usec(),
+                .container = { .ns_uid = -1, .ns_gid = -1 },
         };
         gather_host(c);
 
-        int proc_fd = context_open_proc_dir(peer, c->pid, tag);
+        _cleanup_close_ int proc_root_fd = context_open_proc_root(proc_path ?: "/proc", c, tag);
+        if (proc_root_fd < 0)
+                return proc_root_fd;
+        int proc_fd = context_open_proc_dir(peer, proc_root_fd, c->pid, tag);
         if (proc_fd < 0)
                 return proc_fd;
         c->proc_fd = proc_fd;
@@ -364,6 +423,8 @@ int context_gather(const struct peer *peer, const char *tag, struct crash_contex
         gather_rlimit(proc_fd, c, tag);
         gather_at_secure(proc_fd, c, tag);
         gather_crash_details(proc_fd, info, c);
+        gather_crash_id(peer, c);
+        container_info_gather(proc_fd, proc_root_fd, c->uid, c->gid, c->cgroup, tag, &c->container);
         return 0;
 }
 
@@ -376,8 +437,9 @@ void context_done(struct crash_context *c) {
         free(c->user_unit);
         free(c->slice);
         unwind_result_done(&c->unwind);
+        container_info_done(&c->container);
         safe_close(c->proc_fd);
-        *c = (struct crash_context) { .proc_fd = -1, .at_secure = -1 };
+        *c = (struct crash_context) { .proc_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1 } };
 }
 
 bool context_user_may_read(const struct crash_context *c) {

@@ -15,8 +15,10 @@
 #include <sys/types.h>
 
 #include "crash/authenticate.h"
+#include "crash/container.h"
 #include "selfdump/probe.h"
 #include "selfdump/unwind.h"
+#include "shared/crash-id.h"
 
 #define RLIMIT_UNLIMITED UINT64_MAX
 
@@ -43,6 +45,9 @@ struct crash_context {
         uint64_t timestamp_usec;
         char boot_id[33];
         char hostname[65];
+        char crash_id[CRASH_ID_MAX];    /* COREDUMPD_CRASH_ID (shared/crash-id.h); "" if unknown */
+        struct container_info container;/* namespaces and container (crash/container.h) */
+        char refused[160];              /* why the context could not be gathered, if it could not */
 
         /* Crash details for policy (MatchSiCode=, MatchFaultAddress=) and the self-generated core. */
         bool si_code_known;
@@ -61,10 +66,17 @@ struct crash_context {
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
 };
 
-/* Fills *ret for the peer. The /proc directory is verified against the pidfd once and kept open in
- * ret->proc_fd for the later steps (unwinding, a core of our own); failing that, or a vanished
- * process, yields an error (logged, with tag). Fields that cannot be read stay empty. */
-int context_gather(const struct peer *peer, const char *tag, struct crash_context *ret);
+/* Fills *ret for the peer. proc_path (NULL: "/proc") must be the root of a procfs mount
+ * (proc_root_check()); the /proc/<pid> directory is verified against the pidfd once and kept open
+ * in ret->proc_fd for the later steps (unwinding, a core of our own); failing either, or a vanished
+ * process, yields an error (logged, with tag; ret->refused says why). Fields that cannot be read
+ * stay empty. */
+int context_gather(const struct peer *peer, const char *proc_path, const char *tag, struct crash_context *ret);
+
+/* Whether fd is the root directory of a procfs mount: statfs f_type PROC_SUPER_MAGIC and inode
+ * PROCFS_ROOT_INODE. 0, or -EXDEV with the reason in reason (an -errno of fstatfs()/fstat() as it
+ * is, with a reason too). Nothing is read from a /proc that fails it. */
+int proc_root_check(int fd, char *reason, size_t size);
 void context_done(struct crash_context *c);
 
 

@@ -16,6 +16,7 @@ void crash_init(struct crash *c) {
                 .peer.pidfd = -1,
                 .context.proc_fd = -1,
                 .context.at_secure = -1,
+                .context.container = { .ns_uid = -1, .ns_gid = -1 },
         };
         snprintf(c->tag, sizeof c->tag, "crash");
 }

@@ -92,6 +92,21 @@ static bool fault_list_matches(const struct fault_match *list, size_t n, const s
         return false;
 }
 
+/* MatchContainer=: "yes" is any container, "no" the host, anything else a glob on the name. */
+static bool container_list_matches(char *const *patterns, const struct container_info *ci) {
+        if (!patterns || !*patterns)
+                return true;
+        bool in_container = container_info_in_container(ci);
+        for (char *const *p = patterns; *p; p++) {
+                if (strcmp(*p, "yes") == 0 || strcmp(*p, "no") == 0) {
+                        if (in_container == (strcmp(*p, "yes") == 0))
+                                return true;
+                } else if (ci->name && fnmatch(*p, ci->name, 0) == 0)
+                        return true;
+        }
+        return false;
+}
+
 bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx) {
         bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
 
@@ -100,6 +115,7 @@ bool policy_rule_matches(const struct policy_rule *rule, const struct crash_cont
                glob_list_matches(rule->match_unit, ctx->unit) &&
                glob_list_matches(rule->match_slice, ctx->slice) &&
                glob_list_matches(rule->match_signature, ctx->signature[0] ? ctx->signature : NULL) &&
+               container_list_matches(rule->match_container, &ctx->container) &&
                id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) &&
                id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
                signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&

@@ -62,6 +62,36 @@ static int record_add_identity(const struct crash *c, struct fields *f) {
         return k;
 }
 
+/* Where the process lives: its ids inside its namespaces, the namespaces, its container. */
+static int record_add_container(const struct container_info *ci, struct fields *f) {
+        static const enum field ns_fields[_NAMESPACE_MAX] = {
+                [NAMESPACE_PID] = FIELD_PID_NS, [NAMESPACE_MNT] = FIELD_MNT_NS, [NAMESPACE_USER] = FIELD_USER_NS,
+        };
+        char own[32] = "";
+        bool compared = false;
+        int k = 0;
+
+        if (ci->ns_pid > 0)
+                k = k ?: fields_set_number(f, FIELD_NS_PID, ci->ns_pid);
+        if (ci->ns_uid >= 0)
+                k = k ?: fields_set_number(f, FIELD_NS_UID, ci->ns_uid);
+        if (ci->ns_gid >= 0)
+                k = k ?: fields_set_number(f, FIELD_NS_GID, ci->ns_gid);
+        for (enum namespace_kind n = 0; n < _NAMESPACE_MAX; n++) {
+                if (ci->ns[n] != 0)
+                        k = k ?: fields_set_unsigned(f, ns_fields[n], ci->ns[n]);
+                compared = compared || (ci->ns[n] != 0 && ci->own_ns[n] != 0);
+                if (container_ns_differs(ci, n))
+                        snprintf(own + strlen(own), sizeof own - strlen(own), "%s%s", own[0] ? " " : "",
+                                 namespace_kind_to_string(n));
+        }
+        if (compared)
+                k = k ?: fields_set_text(f, FIELD_OWN_NAMESPACES, own[0] ? own : "none");
+        k = k ?: fields_set_number(f, FIELD_IN_CONTAINER, container_info_in_container(ci));
+        k = k ?: fields_set_text(f, FIELD_CONTAINER, ci->name);
+        return k ?: fields_set_text(f, FIELD_CONTAINER_KIND, ci->kind);
+}
+
 static int record_add_context(const struct crash_context *ctx, struct fields *f) {
         int k = 0;
 
@@ -82,7 +112,9 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
                 k = k ?: fields_set_number(f, FIELD_AT_SECURE, ctx->at_secure);
         if (ctx->signature[0])
                 k = k ?: fields_set_text(f, FIELD_SIGNATURE, ctx->signature);
-        return k;
+        if (ctx->crash_id[0])
+                k = k ?: fields_set_text(f, FIELD_CRASH_ID, ctx->crash_id);
+        return k ?: record_add_container(&ctx->container, f);
 }
 
 static int record_add_decision(const struct crash *c, struct fields *f) {

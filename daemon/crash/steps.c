@@ -76,10 +76,11 @@ int step_decide(const struct crash_env *env, struct crash *c) {
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
 
-        int r = context_gather(&c->peer, c->tag, &c->context);
+        int r = context_gather(&c->peer, env->proc_path, c->tag, &c->context);
         c->have_context = true;
         if (r < 0) {
-                (void) crash_fail(c, r, "Cannot gather the crash context: %s", strerror(-r));
+                (void) crash_fail(c, r, "Cannot gather the crash context: %s",
+                                  c->context.refused[0] ? c->context.refused : strerror(-r));
                 return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
         }
         crash_update_tag(c);

@@ -117,6 +117,16 @@ struct pidfd_info {
 
 #endif
 
+/* statfs(2) f_type of the file systems a crash's identity is checked against (linux/magic.h), and
+ * the inode number of the procfs root (PROCFS_ROOT_INO). */
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+#ifndef PID_FS_MAGIC
+#define PID_FS_MAGIC 0x50494446
+#endif
+#define PROCFS_ROOT_INODE 1
+
 static_assert(sizeof(struct pidfd_info) == PIDFD_INFO_SIZE_VER3, "pidfd_info size");
 static_assert(offsetof(struct pidfd_info, cgroupid) == 8, "pidfd_info.cgroupid");
 static_assert(offsetof(struct pidfd_info, pid) == 16, "pidfd_info.pid");

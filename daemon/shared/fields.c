@@ -34,6 +34,18 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_BOOT_ID]           = { "COREDUMPD_BOOT_ID",          "user.coredump.boot_id",     FIELD_RAW },
         [FIELD_DUMPABLE]          = { "COREDUMPD_DUMPABLE",         NULL,                        FIELD_DECIMAL },
         [FIELD_AT_SECURE]         = { "COREDUMPD_AT_SECURE",        NULL,                        FIELD_DECIMAL },
+        [FIELD_CRASH_ID]          = { "COREDUMPD_CRASH_ID",         "user.coredumpd.crash_id",   FIELD_RAW },
+
+        [FIELD_NS_PID]            = { "COREDUMPD_NS_PID",           NULL,                        FIELD_DECIMAL },
+        [FIELD_NS_UID]            = { "COREDUMPD_NS_UID",           NULL,                        FIELD_DECIMAL },
+        [FIELD_NS_GID]            = { "COREDUMPD_NS_GID",           NULL,                        FIELD_DECIMAL },
+        [FIELD_PID_NS]            = { "COREDUMPD_PID_NS",           NULL,                        FIELD_DECIMAL },
+        [FIELD_MNT_NS]            = { "COREDUMPD_MNT_NS",           NULL,                        FIELD_DECIMAL },
+        [FIELD_USER_NS]           = { "COREDUMPD_USER_NS",          NULL,                        FIELD_DECIMAL },
+        [FIELD_OWN_NAMESPACES]    = { "COREDUMPD_OWN_NAMESPACES",   NULL,                        FIELD_RAW },
+        [FIELD_IN_CONTAINER]      = { "COREDUMPD_IN_CONTAINER",     NULL,                        FIELD_DECIMAL },
+        [FIELD_CONTAINER]         = { "COREDUMPD_CONTAINER",        "user.coredumpd.container",  FIELD_ESCAPED },
+        [FIELD_CONTAINER_KIND]    = { "COREDUMPD_CONTAINER_KIND",   NULL,                        FIELD_RAW },
 
         [FIELD_ACTION]            = { "COREDUMPD_ACTION",           "user.coredumpd.action",     FIELD_RAW },
         [FIELD_RULE]              = { "COREDUMPD_RULE",             "user.coredumpd.rule",       FIELD_RAW },

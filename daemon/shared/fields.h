@@ -45,6 +45,18 @@ enum field {
         FIELD_BOOT_ID,
         FIELD_DUMPABLE,
         FIELD_AT_SECURE,
+        FIELD_CRASH_ID,
+        /* where it lives: namespaces, container */
+        FIELD_NS_PID,
+        FIELD_NS_UID,
+        FIELD_NS_GID,
+        FIELD_PID_NS,
+        FIELD_MNT_NS,
+        FIELD_USER_NS,
+        FIELD_OWN_NAMESPACES,
+        FIELD_IN_CONTAINER,
+        FIELD_CONTAINER,
+        FIELD_CONTAINER_KIND,
         /* what coredumpd decided and did */
         FIELD_ACTION,
         FIELD_RULE,

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Namespaces and containers of a crashed process: the parsers, then the gathering. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "crash/container.h"
+#include "shared/cleanup.h"
+#include "shared/fileio.h"
+#include "shared/log.h"
+
+#define STATUS_MAX (16 * 1024)
+#define ID_MAP_MAX 4096
+
+static const char *const namespace_names[_NAMESPACE_MAX] = {
+        [NAMESPACE_PID] = "pid",
+        [NAMESPACE_MNT] = "mnt",
+        [NAMESPACE_USER] = "user",
+};
+
+const char *namespace_kind_to_string(enum namespace_kind k) {
+        return k >= 0 && k < _NAMESPACE_MAX ? namespace_names[k] : NULL;
+}
+
+bool container_ns_differs(const struct container_info *ci, enum namespace_kind k) {
+        return ci->ns[k] != 0 && ci->own_ns[k] != 0 && ci->ns[k] != ci->own_ns[k];
+}
+
+bool container_info_in_container(const struct container_info *ci) {
+        return ci->name || container_ns_differs(ci, NAMESPACE_PID);
+}
+
+/* ---- the cgroup path ------------------------------------------------------------------------- */
+
+static int hex_digit(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* A unit name's instance or scope name, with systemd's \xNN escapes decoded (\x00 stays as it is). */
+static char *unit_name_unescape(const char *s, size_t n) {
+        char *out = malloc(n + 1), *o = out;
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                int hi, lo;
+                if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+                    (hi = hex_digit(s[i + 2])) >= 0 && (lo = hex_digit(s[i + 3])) >= 0 && (hi || lo)) {
+                        *o++ = (char) (hi << 4 | lo);
+                        i += 3;
+                } else
+                        *o++ = s[i];
+        }
+        *o = 0;
+        return out;
+}
+
+struct container_pattern {
+        const char *kind;
+        const char *prefix;
+        const char *suffix;             /* "" for none */
+        const char *not_prefix;         /* a helper beside the container, not in it (conmon) */
+        bool unescape;                  /* a systemd unit name: \xNN escapes */
+};
+
+static const struct container_pattern patterns[] = {
+        { "nspawn",     "systemd-nspawn@", ".service", NULL,              true },
+        { "machine",    "machine-",        ".scope",   NULL,              true },
+        { "podman",     "libpod-",         ".scope",   "libpod-conmon-",  false },
+        { "podman",     "libpod-",         "",         "libpod-conmon-",  false },
+        { "docker",     "docker-",         ".scope",   NULL,              false },
+        { "containerd", "cri-containerd-", ".scope",   NULL,              false },
+        { "cri-o",      "crio-",           ".scope",   "crio-conmon-",    false },
+        { "lxc",        "lxc.payload.",    "",         NULL,              false },
+};
+
+static bool starts_with(const char *s, size_t n, const char *prefix) {
+        size_t k = strlen(prefix);
+        return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+/* One path component against the patterns: the matching pattern and the name's span, or NULL. */
+static const struct container_pattern *match_component(const char *s, size_t n, const char **ret_name,
+                                                       size_t *ret_len) {
+        for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+                const struct container_pattern *p = &patterns[i];
+                size_t pre = strlen(p->prefix), suf = strlen(p->suffix);
+
+                if (!starts_with(s, n, p->prefix) || (p->not_prefix && starts_with(s, n, p->not_prefix)))
+                        continue;
+                if (n <= pre + suf || memcmp(s + n - suf, p->suffix, suf) != 0)
+                        continue;
+                const char *name = s + pre;
+                size_t len = n - pre - suf;
+                /* "libpod-ID" without a suffix is cgroupfs' form: no dots in it (else a unit name). */
+                if (suf == 0 && p->prefix[strlen(p->prefix) - 1] == '-' && memchr(name, '.', len))
+                        continue;
+                *ret_name = name;
+                *ret_len = len;
+                return p;
+        }
+        return NULL;
+}
+
+int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name) {
+        const char *prev = NULL;
+        size_t prev_len = 0;
+
+        *ret_kind = *ret_name = NULL;
+        for (const char *p = path ? path : ""; *p;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+
+                const char *name = NULL;
+                size_t len = 0;
+                const struct container_pattern *pat = match_component(p, n, &name, &len);
+                const char *kind = pat ? pat->kind : NULL;
+                /* docker's cgroupfs driver: /docker/<id>. */
+                if (!pat && prev && prev_len == 6 && memcmp(prev, "docker", 6) == 0) {
+                        kind = "docker";
+                        name = p;
+                        len = n;
+                }
+                if (kind) {
+                        *ret_name = pat && pat->unescape ? unit_name_unescape(name, len) : strndup(name, len);
+                        *ret_kind = strdup(kind);
+                        if (!*ret_name || !*ret_kind) {
+                                free(*ret_name);
+                                free(*ret_kind);
+                                *ret_kind = *ret_name = NULL;
+                                return -ENOMEM;
+                        }
+                        return 0;
+                }
+                prev = p;
+                prev_len = n;
+                p += n;
+        }
+        return -ENOENT;
+}
+
+/* ---- /proc/<pid>/status and the id maps -------------------------------------------------------- */
+
+int parse_status_nspid(const char *status, pid_t *ret) {
+        static const char key[] = "NSpid:";
+
+        for (const char *line = status; line && *line;) {
+                const char *eol = strchr(line, '\n');
+                size_t len = eol ? (size_t) (eol - line) : strlen(line);
+
+                if (len > strlen(key) && strncmp(line, key, strlen(key)) == 0) {
+                        const char *p = line + strlen(key), *end = line + len;
+                        long long last = -1;
+                        while (p < end) {
+                                p += strspn(p, " \t");
+                                if (p >= end)
+                                        break;
+                                char *e;
+                                errno = 0;
+                                long long v = strtoll(p, &e, 10);
+                                if (errno != 0 || e == p || v <= 0 || v > INT32_MAX || e > end ||
+                                    (e < end && *e != ' ' && *e != '\t'))
+                                        return -EINVAL;
+                                last = v;
+                                p = e;
+                        }
+                        if (last < 0)
+                                return -EINVAL;
+                        *ret = (pid_t) last;
+                        return 0;
+                }
+                line = eol ? eol + 1 : NULL;
+        }
+        return -ENOENT;
+}
+
+int id_map_to_inside(const char *map, uint32_t outside, uint32_t *ret_inside) {
+        for (const char *line = map; line && *line;) {
+                unsigned long long inside, lower, count;
+                int used = 0;
+
+                if (sscanf(line, " %llu %llu %llu%n", &inside, &lower, &count, &used) == 3 && used > 0 &&
+                    inside <= UINT32_MAX && lower <= UINT32_MAX && count <= (unsigned long long) UINT32_MAX + 1 &&
+                    outside >= lower && outside - lower < count && inside + (outside - lower) <= UINT32_MAX) {
+                        *ret_inside = (uint32_t) (inside + (outside - lower));
+                        return 0;
+                }
+                const char *eol = strchr(line, '\n');
+                line = eol ? eol + 1 : NULL;
+        }
+        return -ENOENT;
+}
+
+/* ---- gathering ------------------------------------------------------------------------------- */
+
+static uint64_t namespace_id(int dir_fd, const char *prefix, enum namespace_kind k) {
+        char path[32];
+        struct stat st;
+
+        snprintf(path, sizeof path, "%sns/%s", prefix, namespace_names[k]);
+        return fstatat(dir_fd, path, &st, 0) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
+static int64_t map_id(int proc_fd, const char *map_name, uint32_t outside, const char *tag) {
+        _cleanup_free_ char *map = NULL;
+        uint32_t inside;
+
+        int r = read_file_at(proc_fd, map_name, ID_MAP_MAX, &map, NULL, NULL);
+        if (r >= 0)
+                r = id_map_to_inside(map, outside, &inside);
+        if (r < 0) {
+                log_crash_errno(tag, LOG_DEBUG, r, "Cannot map %" PRIu32 " through %s: %m", outside, map_name);
+                return -1;
+        }
+        return inside;
+}
+
+void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, const char *cgroup,
+                           const char *tag, struct container_info *ret) {
+        struct container_info ci = { .ns_uid = -1, .ns_gid = -1 };
+        _cleanup_free_ char *status = NULL;
+
+        int r = read_file_at(proc_fd, "status", STATUS_MAX, &status, NULL, NULL);
+        if (r >= 0)
+                r = parse_status_nspid(status, &ci.ns_pid);
+        if (r < 0)
+                log_crash_errno(tag, LOG_DEBUG, r, "Cannot read the pid in its namespace (NSpid:): %m");
+
+        for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++) {
+                ci.ns[k] = namespace_id(proc_fd, "", k);
+                ci.own_ns[k] = namespace_id(proc_root_fd, "self/", k);
+        }
+        /* The maps of a process in our own user namespace are relative to the parent namespace;
+         * of one in another, relative to ours. */
+        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == ci.own_ns[NAMESPACE_USER]) {
+                ci.ns_uid = uid;
+                ci.ns_gid = gid;
+        } else {
+                ci.ns_uid = map_id(proc_fd, "uid_map", uid, tag);
+                ci.ns_gid = map_id(proc_fd, "gid_map", gid, tag);
+        }
+        if (cgroup && cgroup_path_to_container(cgroup, &ci.kind, &ci.name) == -ENOMEM)
+                log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
+        *ret = ci;
+}
+
+void container_info_done(struct container_info *ci) {
+        free(ci->kind);
+        free(ci->name);
+        *ci = (struct container_info) { .ns_uid = -1, .ns_gid = -1 };
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Where a crashed process lives, as seen from the host: its pid, uid and gid inside its own
+ * namespaces, its pid, mount and user namespaces (and which of them are not coredumpd's), and the
+ * container it belongs to, named after its cgroup path (systemd-nspawn and machined machines,
+ * podman, docker, containerd, CRI-O, LXC).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum namespace_kind {
+        NAMESPACE_PID,
+        NAMESPACE_MNT,
+        NAMESPACE_USER,
+        _NAMESPACE_MAX,
+};
+
+struct container_info {
+        pid_t ns_pid;                   /* the pid inside its pid namespace (last of NSpid:); 0: unknown */
+        int64_t ns_uid, ns_gid;         /* the real uid and gid inside its user namespace; -1: unknown */
+        uint64_t ns[_NAMESPACE_MAX];    /* namespace ids (inode numbers of /proc/<pid>/ns/...); 0: unknown */
+        uint64_t own_ns[_NAMESPACE_MAX];/* coredumpd's own */
+        char *kind;                     /* "nspawn", "machine", "podman", "docker", ...; NULL: none */
+        char *name;                     /* the machine name or container id; NULL: none */
+};
+
+/* "pid", "mnt", "user". */
+const char *namespace_kind_to_string(enum namespace_kind k);
+
+/* Whether the process's namespace k is known and not coredumpd's. */
+bool container_ns_differs(const struct container_info *ci, enum namespace_kind k);
+/* In a container: one is named by the cgroup path, or the process has a pid namespace of its own.
+ * (A mount or user namespace alone, as a sandboxed service has, is not a container.) */
+bool container_info_in_container(const struct container_info *ci);
+
+/* Fills *ret (strings owned, container_info_done() frees them) from the verified /proc/<pid>
+ * directory proc_fd, the /proc root proc_root_fd (for coredumpd's own namespaces), the process's
+ * uid and gid as the kernel gave them, and its cgroup path (may be NULL). What cannot be read stays
+ * unknown (logged at debug level with tag). */
+void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, const char *cgroup,
+                           const char *tag, struct container_info *ret);
+void container_info_done(struct container_info *ci);
+
+/* Pure parsers (exposed for tests and fuzzing). */
+
+/* A cgroup v2 path → the container's kind and name (malloc'ed). The outermost container wins (a
+ * docker container inside an nspawn machine is the machine's). 0: found; -ENOENT: not in a
+ * container (*ret_kind, *ret_name NULL); -ENOMEM. */
+int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name);
+/* The last pid of the "NSpid:" line of /proc/<pid>/status: the pid in the innermost namespace. */
+int parse_status_nspid(const char *status, pid_t *ret);
+/* An id as coredumpd sees it (outside) → the id inside, through /proc/<pid>/uid_map or gid_map
+ * text ("inside outside count" lines, outside in the reader's namespace when the process is in
+ * another user namespace than the reader). -ENOENT: unmapped. */
+int id_map_to_inside(const char *map, uint32_t outside, uint32_t *ret_inside);
