@@ -21,6 +21,8 @@
 #include "build-config.h"
 #include "dumpctl.h"
 #include "shared/cleanup.h"
+#include "shared/crash-id.h"
+#include "shared/fields.h"
 #include "shared/log.h"
 #include "shared/parse.h"
 #include "shared/strv.h"
@@ -47,7 +49,8 @@ static void help(void) {
                "  policy                   Show the effective policy rules\n"
                "  vacuum                   Apply MaxUse= and KeepFree= to the store now\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
-               "FIELD=VALUE for any recorded field, or else a command name (comm).\n\n"
+               "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
+               "name (comm).\n\n"
                "Options:\n"
                "  -h --help                      Show this help\n"
                "     --version                   Show the version\n"
@@ -89,6 +92,8 @@ static int add_match(char *word) {
                 m.value = eq + 1;
         } else if (word[0] && strspn(word, "0123456789") == strlen(word))
                 m.field = "COREDUMP_PID";
+        else if (crash_id_is_valid(word))
+                m.field = field_name(FIELD_CRASH_ID);
         else if (word[0] == '/')
                 m.field = "COREDUMP_EXE";
         else {

@@ -135,6 +135,26 @@ TEST(store_fallback_list_info_dump) {
         test_env_done(&e);
 }
 
+/* A crash id is a match of its own (COREDUMPD_CRASH_ID=, kept as user.coredumpd.crash_id). */
+TEST(crash_id_is_a_match) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 64 << 10, true);
+        _cleanup_free_ char *id = record_capture_field(&e.records, 0, "COREDUMPD_CRASH_ID");
+        CHECK(id);
+        _cleanup_free_ char *other = strdup(id);
+        CHECK(other);
+        strcpy(strchr(other, '-'), "-i1");
+        _cleanup_free_ char *json = NULL, *info = NULL;
+
+        CHECK_INT(run(&json, "%s --no-journal --store=%s list --json %s", dumpctl(), e.store_dir, id), ==, 0);
+        CHECK_INT(count_lines(json), ==, 1);
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s list %s", dumpctl(), e.store_dir, other), ==, 1);
+        CHECK_INT(run(&info, "%s --no-journal --store=%s info COREDUMPD_CRASH_ID=%s", dumpctl(), e.store_dir, id), ==, 0);
+        CHECK(strstr(info, id));
+        test_env_done(&e);
+}
+
 TEST(store_fallback_without_xattrs_uses_the_name) {
         struct test_env e;
         test_env_init(&e, NULL, "Compress=none\n");
@@ -837,6 +857,7 @@ TEST(pager_and_colours_on_a_terminal) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(groups_and_signature_filter),
+        TEST_ENTRY(crash_id_is_a_match),
         TEST_ENTRY(foreign_journal_and_output_hardening),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
