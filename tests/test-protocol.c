@@ -12,20 +12,28 @@
 #include <limits.h>
 #include <malloc.h>
 #include <acl/libacl.h>
+#include <sched.h>
 #include <sys/acl.h>
+#include <sys/prctl.h>
+#include <sys/vfs.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <systemd/sd-id128.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "crash/authenticate.h"
+#include "crash/container.h"
+#include "crash/context.h"
 #include "crash/repeats.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "shared/cleanup.h"
+#include "shared/crash-id.h"
+#include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/names.h"
 
@@ -686,6 +694,209 @@ TEST(hostile_cmdline_escaped) {
 }
 
 /* A real client, not a crashing task, through the real authenticator: refused, nothing recorded. */
+/* ---- where a crash lives: namespaces, container, crash id, a /proc to trust ---- */
+
+static char *ns_id_text(pid_t pid, const char *ns) {
+        char path[64];
+        struct stat st;
+        char *text;
+        snprintf(path, sizeof path, "/proc/%d/ns/%s", (int) pid, ns);
+        CHECK(stat(path, &st) == 0);
+        CHECK(asprintf(&text, "%llu", (unsigned long long) st.st_ino) > 0);
+        return text;
+}
+
+/* What the crash id of pid must be, worked out here the way it is defined (coredumpd(8)). */
+static char *expected_crash_id(pid_t pid) {
+        char boot[33], id[CRASH_ID_MAX];
+        sd_id128_t b;
+        struct statfs sfs;
+        struct stat st;
+
+        CHECK_OK(sd_id128_get_boot(&b));
+        sd_id128_to_string(b, boot);
+        _cleanup_close_ int pidfd = test_pidfd_of(pid);
+        CHECK(pidfd >= 0);
+        CHECK(fstatfs(pidfd, &sfs) == 0);
+        if ((uint64_t) sfs.f_type == PID_FS_MAGIC) {
+                CHECK(fstat(pidfd, &st) == 0);
+                CHECK_OK(crash_id_from_pidfs(id, boot, (uint64_t) st.st_ino));
+        } else {
+                /* Field 22 of /proc/PID/stat, after the parenthesised comm. */
+                char path[64];
+                _cleanup_free_ char *stat = NULL;
+                unsigned long long start = 0;
+                snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+                CHECK_OK(read_file_at(AT_FDCWD, path, 4096, &stat, NULL, NULL));
+                const char *p = strrchr(stat, ')');
+                CHECK(p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                                  &start) == 1);
+                CHECK_OK(crash_id_from_start_time(id, boot, pid, start));
+        }
+        return strdup(id);
+}
+
+/* A crash on the host: its own pid and uid inside, our namespaces, no container; a crash id. */
+TEST(record_says_where_a_host_crash_lives) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.peer.uid = e.peer.euid = (uint32_t) getuid();
+        e.peer.gid = e.peer.egid = (uint32_t) getgid();
+        store_one(&e, 16384);
+
+        char number[32];
+        snprintf(number, sizeof number, "%d", (int) e.sleeper);
+        check_field(&e, 0, "COREDUMPD_NS_PID", number);
+        snprintf(number, sizeof number, "%u", e.peer.uid);
+        check_field(&e, 0, "COREDUMPD_NS_UID", number);
+        snprintf(number, sizeof number, "%u", e.peer.gid);
+        check_field(&e, 0, "COREDUMPD_NS_GID", number);
+        _cleanup_free_ char *pidns = ns_id_text(e.sleeper, "pid"), *mntns = ns_id_text(e.sleeper, "mnt"),
+                            *userns = ns_id_text(e.sleeper, "user");
+        check_field(&e, 0, "COREDUMPD_PID_NS", pidns);
+        check_field(&e, 0, "COREDUMPD_MNT_NS", mntns);
+        check_field(&e, 0, "COREDUMPD_USER_NS", userns);
+        check_field(&e, 0, "COREDUMPD_OWN_NAMESPACES", "none");
+
+        /* Not in a container, unless this test itself runs in a cgroup that names one. */
+        _cleanup_free_ char *cgroup_text = NULL, *cgroup = NULL, *kind = NULL, *name = NULL;
+        CHECK_OK(read_file_at(AT_FDCWD, "/proc/self/cgroup", 65536, &cgroup_text, NULL, NULL));
+        CHECK_OK(parse_proc_cgroup(cgroup_text, &cgroup));
+        (void) cgroup_path_to_container(cgroup, &kind, &name);
+        check_field(&e, 0, "COREDUMPD_IN_CONTAINER", name ? "1" : "0");
+        check_field(&e, 0, "COREDUMPD_CONTAINER", name);
+        check_field(&e, 0, "COREDUMPD_CONTAINER_KIND", kind);
+
+        _cleanup_free_ char *crash_id = expected_crash_id(e.sleeper);
+        check_field(&e, 0, "COREDUMPD_CRASH_ID", crash_id);
+        /* ... and it is on the stored core. */
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        char value[CRASH_ID_MAX] = "";
+        CHECK(path && getxattr(path, "user.coredumpd.crash_id", value, sizeof value - 1) > 0);
+        CHECK_STR(value, crash_id);
+        test_env_done(&e);
+}
+
+/* A process in a user and a pid namespace of its own, as `unshare -Urpf` makes one: uid 0 and pid 1
+ * inside, another uid outside (nobody when the test runs as root, else the test's own uid). */
+struct ns_sleeper {
+        pid_t helper;           /* in the new user namespace, the parent of ... */
+        pid_t pid;              /* ... pid 1 of the new pid namespace (as we see it) */
+        uint32_t uid, gid;      /* outside */
+};
+
+static void write_proc_file(pid_t pid, const char *name, const char *text) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/%s", (int) pid, name);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, text, strlen(text)) == (ssize_t) strlen(text));
+}
+
+static void ns_sleeper_start(struct ns_sleeper *s) {
+        int up[2], down[2];
+        CHECK(pipe2(up, O_CLOEXEC) == 0 && pipe2(down, O_CLOEXEC) == 0);
+        bool root = getuid() == 0;
+        *s = (struct ns_sleeper) { .uid = root ? 65534 : getuid(), .gid = root ? 65534 : getgid() };
+
+        s->helper = fork();
+        CHECK(s->helper >= 0);
+        if (s->helper == 0) {
+                char byte;
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (unshare(CLONE_NEWUSER) < 0 || write(up[1], "u", 1) != 1 || read(down[0], &byte, 1) != 1)
+                        _exit(10);
+                /* The maps are written: become uid and gid 0 inside, then start a pid namespace. */
+                if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+                        _exit(11);
+                (void) prctl(PR_SET_DUMPABLE, 1);
+                if (unshare(CLONE_NEWPID) < 0)
+                        _exit(12);
+                pid_t inner = fork();
+                if (inner == 0) {
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        for (;;)
+                                pause();
+                }
+                if (inner < 0 || write(up[1], &inner, sizeof inner) != sizeof inner)
+                        _exit(13);
+                (void) waitpid(inner, NULL, 0);
+                _exit(0);
+        }
+        close(up[1]);
+        close(down[0]);
+        char byte = 0, map[64];
+        CHECK(read(up[0], &byte, 1) == 1);
+        if (!root)
+                write_proc_file(s->helper, "setgroups", "deny");
+        snprintf(map, sizeof map, "0 %u 1\n", s->uid);
+        write_proc_file(s->helper, "uid_map", map);
+        snprintf(map, sizeof map, "0 %u 1\n", s->gid);
+        write_proc_file(s->helper, "gid_map", map);
+        CHECK(write(down[1], "m", 1) == 1);
+        CHECK(read(up[0], &s->pid, sizeof s->pid) == sizeof s->pid);
+        close(up[0]);
+        close(down[1]);
+        CHECK(s->pid > 0);
+}
+
+static void ns_sleeper_stop(struct ns_sleeper *s) {
+        (void) kill(s->pid, SIGKILL);
+        CHECK(waitpid(s->helper, NULL, 0) == s->helper);
+}
+
+TEST(record_and_policy_see_a_namespaced_crash) {
+        struct test_env e;
+        struct ns_sleeper s;
+        test_env_init(&e, "[Rule]\nName=containers\nMatchContainer=yes\nAction=reject\nWait=no\n", NULL);
+        ns_sleeper_start(&s);
+        e.peer.pid = s.pid;
+        e.peer.uid = e.peer.euid = s.uid;
+        e.peer.gid = e.peer.egid = s.gid;
+
+        crash_without_core(&e, COREDUMP_REJECT);
+        char number[32];
+        snprintf(number, sizeof number, "%d", (int) s.pid);
+        check_field(&e, 0, "COREDUMP_PID", number);
+        check_field(&e, 0, "COREDUMPD_NS_PID", "1");
+        snprintf(number, sizeof number, "%u", s.uid);
+        check_field(&e, 0, "COREDUMP_UID", number);
+        check_field(&e, 0, "COREDUMPD_NS_UID", "0");
+        check_field(&e, 0, "COREDUMPD_NS_GID", "0");
+        check_field(&e, 0, "COREDUMPD_OWN_NAMESPACES", "pid user");
+        check_field(&e, 0, "COREDUMPD_IN_CONTAINER", "1");
+        check_field(&e, 0, "COREDUMPD_RULE", "containers");
+        check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
+        _cleanup_free_ char *pidns = ns_id_text(s.pid, "pid"), *userns = ns_id_text(s.pid, "user");
+        check_field(&e, 0, "COREDUMPD_PID_NS", pidns);
+        check_field(&e, 0, "COREDUMPD_USER_NS", userns);
+        _cleanup_free_ char *crash_id = expected_crash_id(s.pid);
+        check_field(&e, 0, "COREDUMPD_CRASH_ID", crash_id);
+        ns_sleeper_stop(&s);
+        test_env_done(&e);
+}
+
+/* A /proc that is not procfs, or not its root, is not read: the crash is rejected at once and
+ * recorded as failed, saying why. */
+static void check_untrusted_proc(const char *proc_path, const char *reason) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.proc_path = proc_path ? proc_path : e.dir;
+
+        crash_without_core(&e, COREDUMP_REJECT);
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        check_field(&e, 0, "COREDUMPD_RULE", "context-unavailable");
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, reason));
+        CHECK(log_capture_contains(&e.logs, reason));
+        check_field(&e, 0, "COREDUMP_COMM", NULL); /* nothing read */
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
+        test_env_done(&e);
+}
+
+TEST(proc_not_procfs_refused) { check_untrusted_proc(NULL, "is not procfs"); }
+TEST(proc_not_procfs_root_refused) { check_untrusted_proc("/proc/self", "not the root of a procfs mount"); }
+
 TEST(real_authenticator_refuses_userspace_peer) {
         struct test_env e;
         test_env_init(&e, NULL, NULL);
@@ -916,6 +1127,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(acl_withheld_when_dumped_as_root),
         TEST_ENTRY(hostile_comm_escaped_in_record_and_file_name),
         TEST_ENTRY(hostile_cmdline_escaped),
+        TEST_ENTRY(record_says_where_a_host_crash_lives),
+        TEST_ENTRY(record_and_policy_see_a_namespaced_crash),
+        TEST_ENTRY(proc_not_procfs_refused),
+        TEST_ENTRY(proc_not_procfs_root_refused),
         TEST_ENTRY(real_authenticator_refuses_userspace_peer),
         TEST_ENTRY(record_read_by_coredumpctl),
         TEST_ENTRY(crash_loop_1000_no_fd_or_memory_growth),
