@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What /proc/<pid> of a crashed (hostile) process says: limits, auxv, cgroup, maps (and which of
- * them mountinfo calls remote), stat, syscall.
+/* What /proc/<pid> of a crashed (hostile) process says: limits (and, on the same selector, the
+ * NSpid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container), maps (and which
+ * of them mountinfo calls remote), stat, syscall.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash/container.h"
 #include "crash/context.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
@@ -23,7 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         switch (data[0] % 7) {
         case 0: {
                 uint64_t soft;
+                pid_t pid;
+                uint32_t inside;
                 (void) parse_limits_core(text, &soft);
+                (void) parse_status_nspid(text, &pid);
+                (void) id_map_to_inside(text, 0, &inside);
+                (void) id_map_to_inside(text, 100041, &inside);
+                (void) id_map_to_inside(text, UINT32_MAX, &inside);
                 break;
         }
         case 1: {
@@ -32,10 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 break;
         }
         case 2: {
-                char *path = NULL, *unit = NULL, *user_unit = NULL, *slice = NULL;
-                if (parse_proc_cgroup(text, &path) >= 0 && path)
+                char *path = NULL, *unit = NULL, *user_unit = NULL, *slice = NULL, *kind = NULL, *name = NULL;
+                if (parse_proc_cgroup(text, &path) >= 0 && path) {
                         (void) cgroup_path_to_units(path, &unit, &user_unit, &slice);
+                        (void) cgroup_path_to_container(path, &kind, &name);
+                }
                 free(path);
+                free(kind);
+                free(name);
                 free(unit);
                 free(user_unit);
                 free(slice);
