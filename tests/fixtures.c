@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,6 +337,74 @@ void sleeper_stop(pid_t pid) {
         (void) kill(pid, SIGKILL);
         (void) waitpid(pid, NULL, 0);
         pidfd_source_remove(pid);
+}
+
+static void write_proc_file(pid_t pid, const char *name, const char *text) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/%s", (int) pid, name);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, text, strlen(text)) == (ssize_t) strlen(text));
+}
+
+/* The helper unshares the user namespace, waits for its maps (written here), becomes 0 inside,
+ * unshares the pid namespace and forks pid 1 of it, which hands us its pidfd source and waits. */
+void ns_sleeper_start(struct ns_sleeper *s) {
+        int up[2], down[2], channel[2];
+        CHECK(pipe2(up, O_CLOEXEC) == 0 && pipe2(down, O_CLOEXEC) == 0);
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) == 0);
+        bool root = getuid() == 0;
+        *s = (struct ns_sleeper) { .uid = root ? 65534 : getuid(), .gid = root ? 65534 : getgid() };
+
+        s->helper = fork();
+        CHECK(s->helper >= 0);
+        if (s->helper == 0) {
+                char byte;
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (unshare(CLONE_NEWUSER) < 0 || write(up[1], "u", 1) != 1 || read(down[0], &byte, 1) != 1)
+                        _exit(10);
+                if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+                        _exit(11);
+                (void) prctl(PR_SET_DUMPABLE, 1);
+                if (unshare(CLONE_NEWPID) < 0)
+                        _exit(12);
+                pid_t inner = fork();
+                if (inner == 0) {
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        send_pidfd_source(channel[1]);
+                        for (;;)
+                                pause();
+                }
+                if (inner < 0 || write(up[1], &inner, sizeof inner) != sizeof inner)
+                        _exit(13);
+                (void) waitpid(inner, NULL, 0);
+                _exit(0);
+        }
+        close(up[1]);
+        close(down[0]);
+        close(channel[1]);
+        char byte = 0, map[64];
+        CHECK(read(up[0], &byte, 1) == 1);
+        if (!root)
+                write_proc_file(s->helper, "setgroups", "deny");
+        snprintf(map, sizeof map, "0 %u 1\n", s->uid);
+        write_proc_file(s->helper, "uid_map", map);
+        snprintf(map, sizeof map, "0 %u 1\n", s->gid);
+        write_proc_file(s->helper, "gid_map", map);
+        CHECK(write(down[1], "m", 1) == 1);
+        CHECK(read(up[0], &s->pid, sizeof s->pid) == sizeof s->pid);
+        CHECK(s->pid > 0);
+        pidfd_source_add(s->pid, receive_pidfd_source(channel[0]));
+        close(up[0]);
+        close(down[1]);
+        close(channel[0]);
+        wait_blocked(s->pid);
+}
+
+void ns_sleeper_stop(struct ns_sleeper *s) {
+        (void) kill(s->pid, SIGKILL);
+        CHECK(waitpid(s->helper, NULL, 0) == s->helper);
+        pidfd_source_remove(s->pid);
 }
 
 void fake_peer_init(struct fake_peer *p, pid_t pid) {

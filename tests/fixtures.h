@@ -56,6 +56,15 @@ pid_t sleeper_start(const char *comm, long long core_limit);
 /* /bin/sh -c script, with the given argv[0] (hostile cmdline tests); the script should wait. */
 pid_t sleeper_exec(const char *argv0, const char *script);
 void sleeper_stop(pid_t pid);
+/* A sleeper in a user and a pid namespace of its own, as `unshare -Urpf` makes one: uid and gid 0
+ * and pid 1 inside; outside, nobody (65534) when the test runs as root, else the test's own ids. */
+struct ns_sleeper {
+        pid_t helper;           /* in the new user namespace, the parent of ... */
+        pid_t pid;              /* ... pid 1 of the new pid namespace (as we see it) */
+        uint32_t uid, gid;      /* outside */
+};
+void ns_sleeper_start(struct ns_sleeper *s);
+void ns_sleeper_stop(struct ns_sleeper *s);
 /* A new pidfd for a sleeper (or this process), without pidfd_open(). */
 int test_pidfd_of(pid_t pid);
 
