@@ -537,7 +537,7 @@ static struct crash_context sample_context(void) {
                         .kind = (char *) "nspawn",
                         .name = (char *) "web-1",
                         .ns = { 11, 12, 13 },
-                        .own_ns = { 1, 2, 3 },
+                        .host_ns = { 1, 2, 3 },
                 },
         };
 }
@@ -665,7 +665,7 @@ TEST(policy_match_container_yes_no_and_globs) {
         ctx.container.name = ctx.container.kind = NULL;
         CHECK_STR(decide_rule(p, &ctx), "any");
         /* A mount or user namespace alone (a sandboxed service) is the host. */
-        ctx.container.ns[NAMESPACE_PID] = ctx.container.own_ns[NAMESPACE_PID];
+        ctx.container.ns[NAMESPACE_PID] = ctx.container.host_ns[NAMESPACE_PID];
         CHECK_STR(decide_rule(p, &ctx), "host");
         /* Namespaces unknown and no name: the host. */
         memset(ctx.container.ns, 0, sizeof ctx.container.ns);

@@ -27,7 +27,7 @@ const char *namespace_kind_to_string(enum namespace_kind k) {
 }
 
 bool container_ns_differs(const struct container_info *ci, enum namespace_kind k) {
-        return ci->ns[k] != 0 && ci->own_ns[k] != 0 && ci->ns[k] != ci->own_ns[k];
+        return ci->ns[k] != 0 && ci->host_ns[k] != 0 && ci->ns[k] != ci->host_ns[k];
 }
 
 bool container_info_in_container(const struct container_info *ci) {
@@ -237,13 +237,14 @@ void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, 
         if (r < 0)
                 log_crash_errno(tag, LOG_DEBUG, r, "Cannot read the pid in its namespace (NSpid:): %m");
 
+        uint64_t own_user_ns = namespace_id(proc_root_fd, "self/", NAMESPACE_USER);
         for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++) {
                 ci.ns[k] = namespace_id(proc_fd, "", k);
-                ci.own_ns[k] = namespace_id(proc_root_fd, "self/", k);
+                ci.host_ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
         }
         /* The maps of a process in our own user namespace are relative to the parent namespace;
          * of one in another, relative to ours. */
-        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == ci.own_ns[NAMESPACE_USER]) {
+        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == own_user_ns) {
                 ci.ns_uid = uid;
                 ci.ns_gid = gid;
         } else {

@@ -3,7 +3,9 @@
 
 /*
  * Where a crashed process lives, as seen from the host: its pid, uid and gid inside its own
- * namespaces, its pid, mount and user namespaces (and which of them are not coredumpd's), and the
+ * namespaces, its pid, mount and user namespaces (and which of them are not the host's: those of
+ * PID 1 of coredumpd's pid namespace, or where that cannot be read, coredumpd's own; coredumpd's
+ * own mount namespace is a private one under systemd), and the
  * container it belongs to, named after its cgroup path (systemd-nspawn and machined machines,
  * podman, docker, containerd, CRI-O, LXC).
  */
@@ -23,7 +25,7 @@ struct container_info {
         pid_t ns_pid;                   /* the pid inside its pid namespace (last of NSpid:); 0: unknown */
         int64_t ns_uid, ns_gid;         /* the real uid and gid inside its user namespace; -1: unknown */
         uint64_t ns[_NAMESPACE_MAX];    /* namespace ids (inode numbers of /proc/<pid>/ns/...); 0: unknown */
-        uint64_t own_ns[_NAMESPACE_MAX];/* coredumpd's own */
+        uint64_t host_ns[_NAMESPACE_MAX];/* the host's: PID 1's, else coredumpd's own */
         char *kind;                     /* "nspawn", "machine", "podman", "docker", ...; NULL: none */
         char *name;                     /* the machine name or container id; NULL: none */
 };
@@ -31,14 +33,14 @@ struct container_info {
 /* "pid", "mnt", "user". */
 const char *namespace_kind_to_string(enum namespace_kind k);
 
-/* Whether the process's namespace k is known and not coredumpd's. */
+/* Whether the process's namespace k is known and not the host's. */
 bool container_ns_differs(const struct container_info *ci, enum namespace_kind k);
 /* In a container: one is named by the cgroup path, or the process has a pid namespace of its own.
  * (A mount or user namespace alone, as a sandboxed service has, is not a container.) */
 bool container_info_in_container(const struct container_info *ci);
 
 /* Fills *ret (strings owned, container_info_done() frees them) from the verified /proc/<pid>
- * directory proc_fd, the /proc root proc_root_fd (for coredumpd's own namespaces), the process's
+ * directory proc_fd, the /proc root proc_root_fd (for the host's namespaces), the process's
  * uid and gid as the kernel gave them, and its cgroup path (may be NULL). What cannot be read stays
  * unknown (logged at debug level with tag). */
 void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, const char *cgroup,

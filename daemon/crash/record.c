@@ -80,7 +80,7 @@ static int record_add_container(const struct container_info *ci, struct fields *
         for (enum namespace_kind n = 0; n < _NAMESPACE_MAX; n++) {
                 if (ci->ns[n] != 0)
                         k = k ?: fields_set_unsigned(f, ns_fields[n], ci->ns[n]);
-                compared = compared || (ci->ns[n] != 0 && ci->own_ns[n] != 0);
+                compared = compared || (ci->ns[n] != 0 && ci->host_ns[n] != 0);
                 if (container_ns_differs(ci, n))
                         snprintf(own + strlen(own), sizeof own - strlen(own), "%s%s", own[0] ? " " : "",
                                  namespace_kind_to_string(n));
