@@ -33,6 +33,8 @@ static void list_json_one(struct json_writer *w, const struct entry *d) {
                 { "result", "COREDUMPD_RESULT" },
                 { "filename", "COREDUMP_FILENAME" },
                 { "boot_id", "COREDUMPD_BOOT_ID" },
+                { "crash_id", "COREDUMPD_CRASH_ID" },
+                { "container", "COREDUMPD_CONTAINER" },
         };
         for (size_t i = 0; i < ELEMENTSOF(strings); i++)
                 json_field_string(w, strings[i].key, fields_get_name(&d->fields, strings[i].field));

@@ -149,6 +149,9 @@ TEST(crash_id_is_a_match) {
 
         CHECK_INT(run(&json, "%s --no-journal --store=%s list --json %s", dumpctl(), e.store_dir, id), ==, 0);
         CHECK_INT(count_lines(json), ==, 1);
+        _cleanup_free_ char *key = NULL;
+        CHECK(asprintf(&key, "\"crash_id\":\"%s\"", id) > 0);
+        CHECK(strstr(json, key) && strstr(json, "\"container\":null"));
         CHECK_INT(run(NULL, "%s --no-journal --store=%s list %s", dumpctl(), e.store_dir, other), ==, 1);
         CHECK_INT(run(&info, "%s --no-journal --store=%s info COREDUMPD_CRASH_ID=%s", dumpctl(), e.store_dir, id), ==, 0);
         CHECK(strstr(info, id));
@@ -587,7 +590,7 @@ TEST(field_values_one_per_line) {
 }
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
-                  "'result','filename','boot_id','core_size','disk_size','truncated','present','source'"
+                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
  * --json: the old object per line; no match: [] and 1, as in text. */
