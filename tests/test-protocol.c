@@ -837,6 +837,13 @@ static void check_untrusted_proc(const char *proc_path, const char *reason) {
         CHECK(error && strstr(error, reason));
         CHECK(log_capture_contains(&e.logs, reason));
         check_field(&e, 0, "COREDUMP_COMM", NULL); /* nothing read */
+        check_field(&e, 0, "COREDUMPD_IN_CONTAINER", NULL);
+        /* The crash id needs no /proc where pidfds live on pidfs. */
+        struct statfs sfs;
+        _cleanup_close_ int pidfd = test_pidfd_of(e.sleeper);
+        CHECK(pidfd >= 0 && fstatfs(pidfd, &sfs) == 0);
+        _cleanup_free_ char *crash_id = (uint64_t) sfs.f_type == PID_FS_MAGIC ? expected_crash_id(e.sleeper) : NULL;
+        check_field(&e, 0, "COREDUMPD_CRASH_ID", crash_id);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
         test_env_done(&e);
 }

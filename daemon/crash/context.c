@@ -259,12 +259,15 @@ static int context_open_proc_dir(const struct peer *peer, int proc_root_fd, pid_
         return TAKE_FD(fd);
 }
 
-/* COREDUMPD_CRASH_ID: the pidfd's inode where pidfds live on pidfs (unique in a boot), else the
- * pid and its start time. */
+/* COREDUMPD_CRASH_ID: the pidfd's inode where pidfds live on pidfs (unique in a boot; known
+ * before /proc is read, so even a crash whose context fails has it), else the pid and its start
+ * time (once /proc/<pid>/stat is read). */
 static void gather_crash_id(const struct peer *peer, struct crash_context *c) {
         struct statfs sfs;
         struct stat st;
 
+        if (c->crash_id[0])
+                return;
         if (fstatfs(peer->pidfd, &sfs) == 0 && (uint64_t) sfs.f_type == PID_FS_MAGIC && fstat(peer->pidfd, &st) == 0)
                 (void) crash_id_from_pidfs(c->crash_id, c->boot_id, (uint64_t) st.st_ino);
         else if (c->start_time_known)
@@ -407,6 +410,7 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
                 .container = { .ns_uid = -1, .ns_gid = -1 },
         };
         gather_host(c);
+        gather_crash_id(peer, c);
 
         _cleanup_close_ int proc_root_fd = context_open_proc_root(proc_path ?: "/proc", c, tag);
         if (proc_root_fd < 0)

@@ -87,7 +87,8 @@ static int record_add_container(const struct container_info *ci, struct fields *
         }
         if (compared)
                 k = k ?: fields_set_text(f, FIELD_OWN_NAMESPACES, own[0] ? own : "none");
-        k = k ?: fields_set_number(f, FIELD_IN_CONTAINER, container_info_in_container(ci));
+        if (compared || ci->name)
+                k = k ?: fields_set_number(f, FIELD_IN_CONTAINER, container_info_in_container(ci));
         k = k ?: fields_set_text(f, FIELD_CONTAINER, ci->name);
         return k ?: fields_set_text(f, FIELD_CONTAINER_KIND, ci->kind);
 }
@@ -112,8 +113,6 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
                 k = k ?: fields_set_number(f, FIELD_AT_SECURE, ctx->at_secure);
         if (ctx->signature[0])
                 k = k ?: fields_set_text(f, FIELD_SIGNATURE, ctx->signature);
-        if (ctx->crash_id[0])
-                k = k ?: fields_set_text(f, FIELD_CRASH_ID, ctx->crash_id);
         return k ?: record_add_container(&ctx->container, f);
 }
 
@@ -131,6 +130,8 @@ static int record_add_decision(const struct crash *c, struct fields *f) {
 
 int record_metadata(const struct crash *c, struct fields *f) {
         int k = record_add_identity(c, f);
+        if (c->have_context && c->context.crash_id[0])
+                k = k ?: fields_set_text(f, FIELD_CRASH_ID, c->context.crash_id);
         if (c->have_context)
                 k = k ?: record_add_context(&c->context, f);
         return k ?: record_add_decision(c, f);
