@@ -779,6 +779,8 @@ TEST(record_says_where_a_host_crash_lives) {
         CHECK_OK(parse_proc_cgroup(cgroup_text, &cgroup));
         (void) cgroup_path_to_container(cgroup, &kind, &name);
         check_field(&e, 0, "COREDUMPD_IN_CONTAINER", name ? "1" : "0");
+        _cleanup_free_ char *message = record_capture_field(&e.records, 0, "MESSAGE");
+        CHECK(message && (strstr(message, " in container ") != NULL) == (name != NULL));
         check_field(&e, 0, "COREDUMPD_CONTAINER", name);
         check_field(&e, 0, "COREDUMPD_CONTAINER_KIND", kind);
 

@@ -19,6 +19,7 @@
 #include "crash/context.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
+#include "crash/record.h"
 #include "fixtures.h"
 #include "server/privileges.h"
 #include "harness.h"
@@ -1103,6 +1104,54 @@ TEST(proc_root_check_refuses_what_is_not_procfs) {
         CHECK_INT(proc_root_check(-1, reason, sizeof reason), ==, -EBADF);
 }
 
+/* A crash in a container, as the record says it: the name (escaped) in the message and its field,
+ * the kind, the ids inside, the namespaces not the host's. */
+TEST(record_names_the_container) {
+        struct crash c;
+        crash_init(&c);
+        c.have_context = true;
+        c.context.pid = 4242;
+        c.context.uid = 100000;
+        CHECK(c.context.comm = strdup("nginx"));
+        CHECK(c.context.container.name = strdup("web\n1"));
+        CHECK(c.context.container.kind = strdup("nspawn"));
+        c.context.container.ns_pid = 17;
+        c.context.container.ns_uid = 0;
+        c.context.container.ns_gid = 5;
+        c.context.container.ns[NAMESPACE_PID] = 11;
+        c.context.container.ns[NAMESPACE_MNT] = 2;
+        c.context.container.ns[NAMESPACE_USER] = 13;
+        c.context.container.host_ns[NAMESPACE_PID] = 1;
+        c.context.container.host_ns[NAMESPACE_MNT] = 2;
+        c.context.container.host_ns[NAMESPACE_USER] = 3;
+        strcpy(c.context.crash_id, "0123456789abcdef0123456789abcdef-i77");
+        c.result = CRASH_RESULT_REJECTED;
+
+        _cleanup_(fields_done) struct fields f = {};
+        CHECK_OK(record_build(&c, &f));
+        CHECK(strstr(fields_get(&f, FIELD_MESSAGE), "Process 4242 (nginx) of user 100000 in container web\\n1 crashed"));
+        CHECK_STR(fields_get(&f, FIELD_CONTAINER), "web\\n1");
+        CHECK_STR(fields_get(&f, FIELD_CONTAINER_KIND), "nspawn");
+        CHECK_STR(fields_get(&f, FIELD_IN_CONTAINER), "1");
+        CHECK_STR(fields_get(&f, FIELD_OWN_NAMESPACES), "pid user");
+        CHECK_STR(fields_get(&f, FIELD_NS_PID), "17");
+        CHECK_STR(fields_get(&f, FIELD_NS_UID), "0");
+        CHECK_STR(fields_get(&f, FIELD_NS_GID), "5");
+        CHECK_STR(fields_get(&f, FIELD_PID_NS), "11");
+        CHECK_STR(fields_get(&f, FIELD_MNT_NS), "2");
+        CHECK_STR(fields_get(&f, FIELD_CRASH_ID), "0123456789abcdef0123456789abcdef-i77");
+
+        /* Nothing known about its namespaces and no name: nothing claimed. */
+        container_info_done(&c.context.container);
+        c.context.container = (struct container_info) { .ns_uid = -1, .ns_gid = -1 };
+        _cleanup_(fields_done) struct fields g = {};
+        CHECK_OK(record_build(&c, &g));
+        CHECK(!fields_get(&g, FIELD_IN_CONTAINER) && !fields_get(&g, FIELD_OWN_NAMESPACES) &&
+              !fields_get(&g, FIELD_NS_UID) && !fields_get(&g, FIELD_CONTAINER));
+        CHECK(!strstr(fields_get(&g, FIELD_MESSAGE), " in container "));
+        crash_done(&c);
+}
+
 TEST(context_user_may_read_matrix) {
         struct crash_context c = sample_context();
         CHECK(context_user_may_read(&c));
@@ -1276,6 +1325,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),
+        TEST_ENTRY(record_names_the_container),
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),

@@ -216,6 +216,8 @@ int record_build(const struct crash *c, struct fields *ret) {
 
         _cleanup_free_ char *comm = c->have_context && c->context.comm
                 ? escape_text(c->context.comm, strlen(c->context.comm)) : NULL;
+        const char *container_name = c->have_context ? c->context.container.name : NULL;
+        _cleanup_free_ char *container = container_name ? escape_text(container_name, strlen(container_name)) : NULL;
         const struct pidfd_info *info = &c->peer.info;
         long long pid = c->have_context ? (long long) c->context.pid : (long long) (info->tgid ? info->tgid : info->pid);
         unsigned long long uid = c->have_context ? (unsigned long long) c->context.uid : info->ruid;
@@ -227,8 +229,9 @@ int record_build(const struct crash *c, struct fields *ret) {
         char repeat[96] = "";
         if (c->have_decision && c->decision.repeat > c->decision.rate_limit_burst && c->decision.rate_limit_burst > 0)
                 snprintf(repeat, sizeof repeat, " (repeat %u of signature %s)", c->decision.repeat, c->context.signature);
-        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s%s.%s%s", pid,
-                            comm ? comm : "n/a", uid, crash_outcome_text(c, outcome, sizeof outcome), repeat,
+        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu%s%s %s%s.%s%s", pid,
+                            comm ? comm : "n/a", uid, container ? " in container " : "", container ? container : "",
+                            crash_outcome_text(c, outcome, sizeof outcome), repeat,
                             stacks ? "\n\n" : "", stacks ? stacks : "");
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
