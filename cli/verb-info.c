@@ -31,6 +31,10 @@ static void print_rule_origin(const char *name) {
         printf("   Rule Source: no longer in the policy\n");
 }
 
+static bool same_text(const char *a, const char *b) {
+        return a && b && strcmp(a, b) == 0;
+}
+
 static void info_one(const struct entry *d) {
         char tbuf[64], rbuf[64], sbuf[32];
         const char *comm = field_or(d, "COREDUMP_COMM", "n/a");
@@ -59,8 +63,18 @@ static void info_one(const struct entry *d) {
                 printf("     User Unit: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_SLICE)))
                 printf("         Slice: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_CONTAINER))) {
+                const char *kind = fields_get(&d->fields, FIELD_CONTAINER_KIND);
+                printf("     Container: %s%s%s%s\n", v, kind ? " (" : "", kind ? kind : "", kind ? ")" : "");
+        }
+        if ((v = fields_get(&d->fields, FIELD_NS_PID)) && !same_text(v, fields_get(&d->fields, FIELD_PID)))
+                printf("    PID Inside: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_NS_UID)) && !same_text(v, fields_get(&d->fields, FIELD_UID)))
+                printf("    UID Inside: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_BOOT_ID)))
                 printf("       Boot ID: %s\n", v);
+        if ((v = fields_get(&d->fields, FIELD_CRASH_ID)))
+                printf("      Crash ID: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_HOSTNAME)))
                 printf("      Hostname: %s\n", v);
         printf("        Action: %s\n", field_or(d, "COREDUMPD_ACTION", "n/a"));

@@ -155,6 +155,10 @@ TEST(crash_id_is_a_match) {
         CHECK_INT(run(NULL, "%s --no-journal --store=%s list %s", dumpctl(), e.store_dir, other), ==, 1);
         CHECK_INT(run(&info, "%s --no-journal --store=%s info COREDUMPD_CRASH_ID=%s", dumpctl(), e.store_dir, id), ==, 0);
         CHECK(strstr(info, id));
+        _cleanup_free_ char *line = NULL;
+        CHECK(asprintf(&line, "      Crash ID: %s\n", id) > 0);
+        CHECK(strstr(info, line));
+        CHECK(!strstr(info, "PID Inside:") && !strstr(info, "Container:")); /* same as outside; none */
         test_env_done(&e);
 }
 
