@@ -336,7 +336,8 @@ static void gather_at_secure(int proc_fd, struct crash_context *c, const char *t
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine AT_SECURE, treating the process as setuid: %m");
 }
 
-static void gather_crash_details(int proc_fd, const struct pidfd_info *info, struct crash_context *c) {
+static void gather_crash_details(int proc_root_fd, int proc_fd, const struct pidfd_info *info,
+                                 struct crash_context *c) {
         struct proc_stat stat;
         _cleanup_free_ char *min_addr = NULL;
         unsigned long long v = 0;
@@ -348,7 +349,7 @@ static void gather_crash_details(int proc_fd, const struct pidfd_info *info, str
                 c->start_time = stat.start_time;
         }
         c->null_page_end = 4096;
-        if (read_file_at(AT_FDCWD, "/proc/sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
+        if (read_file_at(proc_root_fd, "sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
             sscanf(min_addr, "%llu", &v) == 1 && v > c->null_page_end)
                 c->null_page_end = v;
 }
@@ -426,7 +427,7 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
         gather_cgroup(proc_fd, c, tag);
         gather_rlimit(proc_fd, c, tag);
         gather_at_secure(proc_fd, c, tag);
-        gather_crash_details(proc_fd, info, c);
+        gather_crash_details(proc_root_fd, proc_fd, info, c);
         gather_crash_id(peer, c);
         container_info_gather(proc_fd, proc_root_fd, c->uid, c->gid, c->cgroup, tag, &c->container);
         return 0;
