@@ -783,6 +783,7 @@ TEST(record_says_where_a_host_crash_lives) {
         CHECK(message && (strstr(message, " in container ") != NULL) == (name != NULL));
         check_field(&e, 0, "COREDUMPD_CONTAINER", name);
         check_field(&e, 0, "COREDUMPD_CONTAINER_KIND", kind);
+        check_field(&e, 0, "COREDUMP_CONTAINER_CMDLINE", NULL); /* our pid namespace: no manager */
 
         _cleanup_free_ char *crash_id = expected_crash_id(e.sleeper);
         check_field(&e, 0, "COREDUMPD_CRASH_ID", crash_id);
@@ -815,6 +816,9 @@ TEST(record_and_policy_see_a_namespaced_crash) {
         check_field(&e, 0, "COREDUMPD_OWN_NAMESPACES", "pid user");
         check_field(&e, 0, "COREDUMPD_IN_CONTAINER", "1");
         check_field(&e, 0, "COREDUMPD_RULE", "containers");
+        /* The manager is the helper that made the pid namespace: a fork of this test. */
+        _cleanup_free_ char *manager = record_capture_field(&e.records, 0, "COREDUMP_CONTAINER_CMDLINE");
+        CHECK(manager && strstr(manager, "test-protocol") && strstr(manager, " record_and_policy_see_a_namespaced_crash"));
         check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
         _cleanup_free_ char *pidns = ns_id_text(s.pid, "pid"), *userns = ns_id_text(s.pid, "user");
         check_field(&e, 0, "COREDUMPD_PID_NS", pidns);

@@ -1037,6 +1037,13 @@ TEST(proc_status_nspid_and_id_maps) {
         CHECK_INT(parse_status_nspid("NSpid:\t\n", &pid), ==, -EINVAL);
         CHECK_INT(parse_status_nspid("NSpid:\t12x\n", &pid), ==, -EINVAL);
         CHECK_INT(parse_status_nspid("NSpid:\t-3\n", &pid), ==, -EINVAL);
+        CHECK_OK(parse_status_ppid("Name:\tsh\nPid:\t9\nPPid:\t4242\nTracerPid:\t0\n", &pid));
+        CHECK_INT(pid, ==, 4242);
+        CHECK_OK(parse_status_ppid("PPid:\t0", &pid));
+        CHECK_INT(pid, ==, 0);
+        CHECK_INT(parse_status_ppid("Name:\tPPid:\t5\n", &pid), ==, -ENOENT); /* only at a line's start */
+        CHECK_INT(parse_status_ppid("PPid:\tx\n", &pid), ==, -EINVAL);
+        CHECK_INT(parse_status_ppid("PPid:\t12 13\n", &pid), ==, -EINVAL);
 
         uint32_t inside = 7;
         CHECK_OK(id_map_to_inside("         0          0 4294967295\n", 1000, &inside));
@@ -1115,6 +1122,7 @@ TEST(record_names_the_container) {
         CHECK(c.context.comm = strdup("nginx"));
         CHECK(c.context.container.name = strdup("web\n1"));
         CHECK(c.context.container.kind = strdup("nspawn"));
+        CHECK(c.context.container.manager_cmdline = strdup("systemd-nspawn -D /srv/web"));
         c.context.container.ns_pid = 17;
         c.context.container.ns_uid = 0;
         c.context.container.ns_gid = 5;
@@ -1132,6 +1140,7 @@ TEST(record_names_the_container) {
         CHECK(strstr(fields_get(&f, FIELD_MESSAGE), "Process 4242 (nginx) of user 100000 in container web\\n1 crashed"));
         CHECK_STR(fields_get(&f, FIELD_CONTAINER), "web\\n1");
         CHECK_STR(fields_get(&f, FIELD_CONTAINER_KIND), "nspawn");
+        CHECK_STR(fields_get(&f, FIELD_CONTAINER_CMDLINE), "systemd-nspawn -D /srv/web");
         CHECK_STR(fields_get(&f, FIELD_IN_CONTAINER), "1");
         CHECK_STR(fields_get(&f, FIELD_OWN_NAMESPACES), "pid user");
         CHECK_STR(fields_get(&f, FIELD_NS_PID), "17");
@@ -1147,7 +1156,8 @@ TEST(record_names_the_container) {
         _cleanup_(fields_done) struct fields g = {};
         CHECK_OK(record_build(&c, &g));
         CHECK(!fields_get(&g, FIELD_IN_CONTAINER) && !fields_get(&g, FIELD_OWN_NAMESPACES) &&
-              !fields_get(&g, FIELD_NS_UID) && !fields_get(&g, FIELD_CONTAINER));
+              !fields_get(&g, FIELD_NS_UID) && !fields_get(&g, FIELD_CONTAINER) &&
+              !fields_get(&g, FIELD_CONTAINER_CMDLINE));
         CHECK(!strstr(fields_get(&g, FIELD_MESSAGE), " in container "));
         crash_done(&c);
 }

@@ -10,11 +10,14 @@
 
 #include "crash/container.h"
 #include "shared/cleanup.h"
+#include "shared/escape.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 
 #define STATUS_MAX (16 * 1024)
 #define ID_MAP_MAX 4096
+#define CMDLINE_MAX (128 * 1024)
+#define MAX_ANCESTORS 64
 
 static const char *const namespace_names[_NAMESPACE_MAX] = {
         [NAMESPACE_PID] = "pid",
@@ -152,6 +155,26 @@ int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name)
 
 /* ---- /proc/<pid>/status and the id maps -------------------------------------------------------- */
 
+int parse_status_ppid(const char *status, pid_t *ret) {
+        static const char key[] = "PPid:";
+
+        for (const char *line = status; line && *line;) {
+                const char *eol = strchr(line, '\n');
+                if (strncmp(line, key, strlen(key)) == 0) {
+                        const char *p = line + strlen(key);
+                        char *end;
+                        errno = 0;
+                        long long v = strtoll(p, &end, 10);
+                        if (errno != 0 || end == p || v < 0 || v > INT32_MAX || (*end != '\n' && *end != 0))
+                                return -EINVAL;
+                        *ret = (pid_t) v;
+                        return 0;
+                }
+                line = eol ? eol + 1 : NULL;
+        }
+        return -ENOENT;
+}
+
 int parse_status_nspid(const char *status, pid_t *ret) {
         static const char key[] = "NSpid:";
 
@@ -205,7 +228,7 @@ int id_map_to_inside(const char *map, uint32_t outside, uint32_t *ret_inside) {
 /* ---- gathering ------------------------------------------------------------------------------- */
 
 static uint64_t namespace_id(int dir_fd, const char *prefix, enum namespace_kind k) {
-        char path[32];
+        char path[96];
         struct stat st;
 
         snprintf(path, sizeof path, "%sns/%s", prefix, namespace_names[k]);
@@ -226,7 +249,35 @@ static int64_t map_id(int proc_fd, const char *map_name, uint32_t outside, const
         return inside;
 }
 
-void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, const char *cgroup,
+/* The container's manager: up the parents from the process (its status, relative to the /proc
+ * root) to the first one in the host's pid namespace; its command line, unless it is PID 1. The
+ * ancestors are not held: one that exits on the way ends the walk (nothing recorded). */
+static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) {
+        char name[64];
+
+        for (int i = 0; i < MAX_ANCESTORS && pid > 1; i++) {
+                _cleanup_free_ char *status = NULL;
+                pid_t parent;
+                snprintf(name, sizeof name, "%" PRIi32 "/status", (int32_t) pid);
+                if (read_file_at(proc_root_fd, name, STATUS_MAX, &status, NULL, NULL) < 0 ||
+                    parse_status_ppid(status, &parent) < 0 || parent <= 1)
+                        return NULL;
+                snprintf(name, sizeof name, "%" PRIi32 "/", (int32_t) parent);
+                if (namespace_id(proc_root_fd, name, NAMESPACE_PID) != host_pid_ns) {
+                        pid = parent;
+                        continue;
+                }
+                _cleanup_free_ char *raw = NULL;
+                size_t size;
+                snprintf(name, sizeof name, "%" PRIi32 "/cmdline", (int32_t) parent);
+                if (read_file_at(proc_root_fd, name, CMDLINE_MAX, &raw, &size, NULL) < 0 || size == 0)
+                        return NULL;
+                return escape_cmdline(raw, size);
+        }
+        return NULL;
+}
+
+void container_info_gather(int proc_fd, int proc_root_fd, pid_t pid, uid_t uid, gid_t gid, const char *cgroup,
                            const char *tag, struct container_info *ret) {
         struct container_info ci = { .ns_uid = -1, .ns_gid = -1 };
         _cleanup_free_ char *status = NULL;
@@ -253,11 +304,14 @@ void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, 
         }
         if (cgroup && cgroup_path_to_container(cgroup, &ci.kind, &ci.name) == -ENOMEM)
                 log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
+        if (container_ns_differs(&ci, NAMESPACE_PID))
+                ci.manager_cmdline = manager_cmdline(proc_root_fd, pid, ci.host_ns[NAMESPACE_PID]);
         *ret = ci;
 }
 
 void container_info_done(struct container_info *ci) {
         free(ci->kind);
         free(ci->name);
+        free(ci->manager_cmdline);
         *ci = (struct container_info) { .ns_uid = -1, .ns_gid = -1 };
 }

@@ -28,6 +28,9 @@ struct container_info {
         uint64_t host_ns[_NAMESPACE_MAX];/* the host's: PID 1's, else coredumpd's own */
         char *kind;                     /* "nspawn", "machine", "podman", "docker", ...; NULL: none */
         char *name;                     /* the machine name or container id; NULL: none */
+        char *manager_cmdline;          /* of the nearest ancestor in the host's pid namespace (the
+                                         * container's manager: systemd-nspawn, a shim), escaped;
+                                         * NULL: not in a pid namespace of its own, or unknown */
 };
 
 /* "pid", "mnt", "user". */
@@ -40,10 +43,10 @@ bool container_ns_differs(const struct container_info *ci, enum namespace_kind k
 bool container_info_in_container(const struct container_info *ci);
 
 /* Fills *ret (strings owned, container_info_done() frees them) from the verified /proc/<pid>
- * directory proc_fd, the /proc root proc_root_fd (for the host's namespaces), the process's
- * uid and gid as the kernel gave them, and its cgroup path (may be NULL). What cannot be read stays
+ * directory proc_fd, the /proc root proc_root_fd (for the host's namespaces and the process's
+ * ancestors), the process's pid, uid and gid as the kernel gave them, and its cgroup path (may be NULL). What cannot be read stays
  * unknown (logged at debug level with tag). */
-void container_info_gather(int proc_fd, int proc_root_fd, uid_t uid, gid_t gid, const char *cgroup,
+void container_info_gather(int proc_fd, int proc_root_fd, pid_t pid, uid_t uid, gid_t gid, const char *cgroup,
                            const char *tag, struct container_info *ret);
 void container_info_done(struct container_info *ci);
 
@@ -53,6 +56,8 @@ void container_info_done(struct container_info *ci);
  * docker container inside an nspawn machine is the machine's). 0: found; -ENOENT: not in a
  * container (*ret_kind, *ret_name NULL); -ENOMEM. */
 int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name);
+/* The pid of the "PPid:" line of /proc/<pid>/status (0 for none). */
+int parse_status_ppid(const char *status, pid_t *ret);
 /* The last pid of the "NSpid:" line of /proc/<pid>/status: the pid in the innermost namespace. */
 int parse_status_nspid(const char *status, pid_t *ret);
 /* An id as coredumpd sees it (outside) → the id inside, through /proc/<pid>/uid_map or gid_map

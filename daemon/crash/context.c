@@ -429,7 +429,7 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
         gather_at_secure(proc_fd, c, tag);
         gather_crash_details(proc_root_fd, proc_fd, info, c);
         gather_crash_id(peer, c);
-        container_info_gather(proc_fd, proc_root_fd, c->uid, c->gid, c->cgroup, tag, &c->container);
+        container_info_gather(proc_fd, proc_root_fd, c->pid, c->uid, c->gid, c->cgroup, tag, &c->container);
         return 0;
 }
 

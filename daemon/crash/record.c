@@ -90,7 +90,8 @@ static int record_add_container(const struct container_info *ci, struct fields *
         if (compared || ci->name)
                 k = k ?: fields_set_number(f, FIELD_IN_CONTAINER, container_info_in_container(ci));
         k = k ?: fields_set_text(f, FIELD_CONTAINER, ci->name);
-        return k ?: fields_set_text(f, FIELD_CONTAINER_KIND, ci->kind);
+        k = k ?: fields_set_text(f, FIELD_CONTAINER_KIND, ci->kind);
+        return k ?: fields_set_text(f, FIELD_CONTAINER_CMDLINE, ci->manager_cmdline);
 }
 
 static int record_add_context(const struct crash_context *ctx, struct fields *f) {

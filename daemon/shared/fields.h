@@ -57,6 +57,7 @@ enum field {
         FIELD_IN_CONTAINER,
         FIELD_CONTAINER,
         FIELD_CONTAINER_KIND,
+        FIELD_CONTAINER_CMDLINE,
         /* what coredumpd decided and did */
         FIELD_ACTION,
         FIELD_RULE,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What /proc/<pid> of a crashed (hostile) process says: limits (and, on the same selector, the
- * NSpid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container), maps (and which
+ * NSpid: and PPid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container), maps (and which
  * of them mountinfo calls remote), stat, syscall.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 uint32_t inside;
                 (void) parse_limits_core(text, &soft);
                 (void) parse_status_nspid(text, &pid);
+                (void) parse_status_ppid(text, &pid);
                 (void) id_map_to_inside(text, 0, &inside);
                 (void) id_map_to_inside(text, 100041, &inside);
                 (void) id_map_to_inside(text, UINT32_MAX, &inside);
