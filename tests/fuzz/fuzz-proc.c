@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What /proc/<pid> of a crashed (hostile) process says: limits (and, on the same selector, the
- * NSpid: and PPid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container), maps (and which
- * of them mountinfo calls remote), stat, syscall.
+ * NSpid: and PPid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container),
+ * maps (and which of them mountinfo calls remote), stat, syscall.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
 #include <stdlib.h>
