@@ -155,57 +155,47 @@ int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name)
 
 /* ---- /proc/<pid>/status and the id maps -------------------------------------------------------- */
 
-int parse_status_ppid(const char *status, pid_t *ret) {
-        static const char key[] = "PPid:";
-
+/* The pids on the line of status that starts with key: the last of them (list), or the only one;
+ * each at least min. */
+static int status_pids(const char *status, const char *key, bool list, long long min, pid_t *ret) {
         for (const char *line = status; line && *line;) {
                 const char *eol = strchr(line, '\n');
-                if (strncmp(line, key, strlen(key)) == 0) {
-                        const char *p = line + strlen(key);
-                        char *end;
-                        errno = 0;
-                        long long v = strtoll(p, &end, 10);
-                        if (errno != 0 || end == p || v < 0 || v > INT32_MAX || (*end != '\n' && *end != 0))
-                                return -EINVAL;
-                        *ret = (pid_t) v;
-                        return 0;
+                const char *end = eol ? eol : line + strlen(line);
+
+                if (strncmp(line, key, strlen(key)) != 0) {
+                        line = eol ? eol + 1 : NULL;
+                        continue;
                 }
-                line = eol ? eol + 1 : NULL;
+                long long last = -1;
+                size_t n = 0;
+                for (const char *p = line + strlen(key); p < end;) {
+                        p += strspn(p, " \t");
+                        if (p >= end)
+                                break;
+                        char *e;
+                        errno = 0;
+                        long long v = strtoll(p, &e, 10);
+                        if (errno != 0 || e == p || v < min || v > INT32_MAX || e > end ||
+                            (e < end && *e != ' ' && *e != '\t'))
+                                return -EINVAL;
+                        last = v;
+                        n++;
+                        p = e;
+                }
+                if (n == 0 || (!list && n > 1))
+                        return -EINVAL;
+                *ret = (pid_t) last;
+                return 0;
         }
         return -ENOENT;
 }
 
+int parse_status_ppid(const char *status, pid_t *ret) {
+        return status_pids(status, "PPid:", false, 0, ret);
+}
+
 int parse_status_nspid(const char *status, pid_t *ret) {
-        static const char key[] = "NSpid:";
-
-        for (const char *line = status; line && *line;) {
-                const char *eol = strchr(line, '\n');
-                size_t len = eol ? (size_t) (eol - line) : strlen(line);
-
-                if (len > strlen(key) && strncmp(line, key, strlen(key)) == 0) {
-                        const char *p = line + strlen(key), *end = line + len;
-                        long long last = -1;
-                        while (p < end) {
-                                p += strspn(p, " \t");
-                                if (p >= end)
-                                        break;
-                                char *e;
-                                errno = 0;
-                                long long v = strtoll(p, &e, 10);
-                                if (errno != 0 || e == p || v <= 0 || v > INT32_MAX || e > end ||
-                                    (e < end && *e != ' ' && *e != '\t'))
-                                        return -EINVAL;
-                                last = v;
-                                p = e;
-                        }
-                        if (last < 0)
-                                return -EINVAL;
-                        *ret = (pid_t) last;
-                        return 0;
-                }
-                line = eol ? eol + 1 : NULL;
-        }
-        return -ENOENT;
+        return status_pids(status, "NSpid:", true, 1, ret);
 }
 
 int id_map_to_inside(const char *map, uint32_t outside, uint32_t *ret_inside) {
