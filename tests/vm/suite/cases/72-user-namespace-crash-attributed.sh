@@ -19,7 +19,7 @@ chmod 0755 "$WORK/nscrasher"
 
 # 1. user namespace only
 journal_mark
-as $user "$BIN/spawn" -t 120 -- unshare -Ur "$WORK/nscrasher" > "$WORK/spawn.out" || die "the crasher in a user namespace did not end"
+as $user "$BIN/spawn" -t 120 -- /usr/bin/unshare -Ur "$WORK/nscrasher" > "$WORK/spawn.out" || die "the crasher in a user namespace did not end"
 read_spawn_line "$(head -n1 "$WORK/spawn.out")"
 e=$(wait_entry "$PID" 60) || die "no record of the crash in a user namespace ($(cat "$WORK/spawn.out"))"
 say "record: UID=$(field COREDUMP_UID "$e") NS_UID=$(field COREDUMPD_NS_UID "$e") OWN_NAMESPACES=$(field COREDUMPD_OWN_NAMESPACES "$e") IN_CONTAINER=$(field COREDUMPD_IN_CONTAINER "$e") RESULT=$(field COREDUMPD_RESULT "$e")"
@@ -42,7 +42,7 @@ MatchContainer=yes
 Action=reject
 P
 journal_mark
-as $user "$BIN/spawn" -t 120 -- unshare -Urpf "$WORK/nscrasher" > "$WORK/spawn.out" || die "the crasher in a pid namespace did not end"
+as $user "$BIN/spawn" -t 120 -- /usr/bin/unshare -Urpf "$WORK/nscrasher" > "$WORK/spawn.out" || die "the crasher in a pid namespace did not end"
 cat "$WORK/spawn.out"
 e=
 for _ in $(seq 240); do
