@@ -358,27 +358,24 @@ const char *format_timestamp_relative(char buf[static 64], uint64_t usec, uint64
 
         if (d < USEC_PER_SEC)
                 return strcpy(buf, "now");
-        if (d >= USEC_PER_YEAR) {
-                uint64_t y = d / USEC_PER_YEAR, m = (d % USEC_PER_YEAR) / USEC_PER_MONTH;
-                if (m > 0)
-                        snprintf(span, sizeof span, "%" PRIu64 " %s %" PRIu64 " %s", y, plural(y, "year", "years"), m,
-                                 plural(m, "month", "months"));
-                else
-                        snprintf(span, sizeof span, "%" PRIu64 " %s", y, plural(y, "year", "years"));
-        } else if (d >= USEC_PER_MONTH) {
-                uint64_t m = d / USEC_PER_MONTH, days = (d % USEC_PER_MONTH) / USEC_PER_DAY;
-                if (days > 0)
-                        snprintf(span, sizeof span, "%" PRIu64 " %s %" PRIu64 " %s", m, plural(m, "month", "months"),
-                                 days, plural(days, "day", "days"));
-                else
-                        snprintf(span, sizeof span, "%" PRIu64 " %s", m, plural(m, "month", "months"));
-        } else if (d >= USEC_PER_WEEK) {
-                uint64_t w = d / USEC_PER_WEEK, days = (d % USEC_PER_WEEK) / USEC_PER_DAY;
-                if (days > 0)
-                        snprintf(span, sizeof span, "%" PRIu64 " %s %" PRIu64 " %s", w, plural(w, "week", "weeks"),
-                                 days, plural(days, "day", "days"));
-                else
-                        snprintf(span, sizeof span, "%" PRIu64 " %s", w, plural(w, "week", "weeks"));
+        /* Years, months and weeks: the unit and, when there is one, the next smaller one. */
+        static const struct {
+                uint64_t usec, next_usec;
+                const char *one, *many, *next_one, *next_many;
+        } large[] = {
+                { USEC_PER_YEAR, USEC_PER_MONTH, "year", "years", "month", "months" },
+                { USEC_PER_MONTH, USEC_PER_DAY, "month", "months", "day", "days" },
+                { USEC_PER_WEEK, USEC_PER_DAY, "week", "weeks", "day", "days" },
+        };
+        size_t k = 0;
+        while (k < sizeof large / sizeof large[0] && d < large[k].usec)
+                k++;
+        if (k < sizeof large / sizeof large[0]) {
+                uint64_t n = d / large[k].usec, rest = (d % large[k].usec) / large[k].next_usec;
+                int len = snprintf(span, sizeof span, "%" PRIu64 " %s", n, plural(n, large[k].one, large[k].many));
+                if (rest > 0 && len > 0 && (size_t) len < sizeof span)
+                        snprintf(span + len, sizeof span - (size_t) len, " %" PRIu64 " %s", rest,
+                                 plural(rest, large[k].next_one, large[k].next_many));
         } else if (d >= 2 * USEC_PER_DAY)
                 snprintf(span, sizeof span, "%" PRIu64 " days", d / USEC_PER_DAY);
         else if (d >= 25 * USEC_PER_HOUR)
