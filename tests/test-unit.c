@@ -278,6 +278,7 @@ TEST(timestamp_relative) {
         CHECK_STR(format_timestamp_relative(buf, now - 180 * s, now), "3min ago");
         CHECK_STR(format_timestamp_relative(buf, now - 3 * 60 * s - 20 * s - 6 * 60 * s, now), "9min ago");
         CHECK_STR(format_timestamp_relative(buf, now - 3900 * s, now), "1h 5min ago");
+        CHECK_STR(format_timestamp_relative(buf, now - 2 * 3600 * s, now), "2h ago");
         CHECK_STR(format_timestamp_relative(buf, now - 7 * 3600 * s, now), "7h ago");
         CHECK_STR(format_timestamp_relative(buf, now - 27 * 3600 * s, now), "1 day 3h ago");
         CHECK_STR(format_timestamp_relative(buf, now - 3 * 86400 * s, now), "3 days ago");

@@ -349,6 +349,14 @@ static const char *plural(uint64_t n, const char *one, const char *many) {
         return n == 1 ? one : many;
 }
 
+/* "N<sep>UNIT", and " R<sep>REST_UNIT" after it when R > 0. */
+static void two_units(char *span, size_t size, uint64_t n, const char *unit, uint64_t rest, const char *rest_unit,
+                      const char *sep) {
+        int len = snprintf(span, size, "%" PRIu64 "%s%s", n, sep, unit);
+        if (rest > 0 && len > 0 && (size_t) len < size)
+                snprintf(span + len, size - (size_t) len, " %" PRIu64 "%s%s", rest, sep, rest_unit);
+}
+
 const char *format_timestamp_relative(char buf[static 64], uint64_t usec, uint64_t now) {
         bool future = usec > now;
         uint64_t d = future ? usec - now : now - usec;
@@ -372,31 +380,21 @@ const char *format_timestamp_relative(char buf[static 64], uint64_t usec, uint64
                 k++;
         if (k < sizeof large / sizeof large[0]) {
                 uint64_t n = d / large[k].usec, rest = (d % large[k].usec) / large[k].next_usec;
-                int len = snprintf(span, sizeof span, "%" PRIu64 " %s", n, plural(n, large[k].one, large[k].many));
-                if (rest > 0 && len > 0 && (size_t) len < sizeof span)
-                        snprintf(span + len, sizeof span - (size_t) len, " %" PRIu64 " %s", rest,
-                                 plural(rest, large[k].next_one, large[k].next_many));
+                two_units(span, sizeof span, n, plural(n, large[k].one, large[k].many), rest,
+                          plural(rest, large[k].next_one, large[k].next_many), " ");
         } else if (d >= 2 * USEC_PER_DAY)
                 snprintf(span, sizeof span, "%" PRIu64 " days", d / USEC_PER_DAY);
         else if (d >= 25 * USEC_PER_HOUR)
                 snprintf(span, sizeof span, "1 day %" PRIu64 "h", (d - USEC_PER_DAY) / USEC_PER_HOUR);
         else if (d >= 6 * USEC_PER_HOUR)
                 snprintf(span, sizeof span, "%" PRIu64 "h", d / USEC_PER_HOUR);
-        else if (d >= USEC_PER_HOUR) {
-                uint64_t min = (d % USEC_PER_HOUR) / USEC_PER_MINUTE;
-                if (min > 0)
-                        snprintf(span, sizeof span, "%" PRIu64 "h %" PRIu64 "min", d / USEC_PER_HOUR, min);
-                else
-                        snprintf(span, sizeof span, "%" PRIu64 "h", d / USEC_PER_HOUR);
-        } else if (d >= 5 * USEC_PER_MINUTE)
+        else if (d >= USEC_PER_HOUR)
+                two_units(span, sizeof span, d / USEC_PER_HOUR, "h", (d % USEC_PER_HOUR) / USEC_PER_MINUTE, "min", "");
+        else if (d >= 5 * USEC_PER_MINUTE)
                 snprintf(span, sizeof span, "%" PRIu64 "min", d / USEC_PER_MINUTE);
-        else if (d >= USEC_PER_MINUTE) {
-                uint64_t s = (d % USEC_PER_MINUTE) / USEC_PER_SEC;
-                if (s > 0)
-                        snprintf(span, sizeof span, "%" PRIu64 "min %" PRIu64 "s", d / USEC_PER_MINUTE, s);
-                else
-                        snprintf(span, sizeof span, "%" PRIu64 "min", d / USEC_PER_MINUTE);
-        } else
+        else if (d >= USEC_PER_MINUTE)
+                two_units(span, sizeof span, d / USEC_PER_MINUTE, "min", (d % USEC_PER_MINUTE) / USEC_PER_SEC, "s", "");
+        else
                 snprintf(span, sizeof span, "%" PRIu64 "s", d / USEC_PER_SEC);
 
         snprintf(buf, 64, "%s%s%s", in, span, when);
