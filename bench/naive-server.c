@@ -1,7 +1,7 @@
 /* naive-server — the bench's minimal reference server for the kernel's coredump socket
  * (core_pattern "@@PATH"): what anyone would write in an afternoon, with no tricks.
  *
- *   naive-server SOCKET DIR
+ *   naive-server [--reject] SOCKET DIR
  *
  * Listens on SOCKET and serves one connection at a time: reads the kernel's coredump_req,
  * answers a coredump_ack asking for COREDUMP_KERNEL | COREDUMP_WAIT, reads the kernel's u32
@@ -10,6 +10,8 @@
  * compression), closes the file and then the connection, which releases the task.
  * For every connection one line on stdout:
  *   done pid=PID bytes=N mark=M rt_us=CLOCK_REALTIME-when-the-file-was-closed
+ * With --reject it answers COREDUMP_REJECT at once instead (no context, no record: the protocol's
+ * own round trip, the floor of any server's REJECT) and prints "rejected pid=PID mark=M".
  * Runs until killed.  The protocol constants are those of linux/coredump.h (Linux 6.16+).
  */
 #define _GNU_SOURCE
@@ -57,6 +59,8 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static int reject_mode;
+
 static void serve(int fd, const char *dir)
 {
 	static char buf[65536];
@@ -78,6 +82,8 @@ static void serve(int fd, const char *dir)
 		return;
 	}
 	memcpy(&req, buf, sizeof(req));
+	if (reject_mode)
+		ack.mask = COREDUMP_REJECT;
 	if ((req.mask & ack.mask) != ack.mask || req.size_ack < ack.size) {
 		printf("error pid=%d what=unsupported mask=0x%llx size_ack=%u\n", cr.pid,
 		       (unsigned long long)req.mask, req.size_ack);
@@ -90,6 +96,10 @@ static void serve(int fd, const char *dir)
 	}
 	if (mark != COREDUMP_MARK_REQACK) {
 		printf("error pid=%d what=mark mark=%u\n", cr.pid, mark);
+		return;
+	}
+	if (reject_mode) {
+		printf("rejected pid=%d mark=%u\n", cr.pid, mark);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/core.%d", dir, cr.pid);
@@ -119,8 +129,13 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int lfd;
 
+	if (argc > 1 && strcmp(argv[1], "--reject") == 0) {
+		reject_mode = 1;
+		argc--;
+		argv++;
+	}
 	if (argc != 3 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "usage: naive-server SOCKET DIR\n");
+		fprintf(stderr, "usage: naive-server [--reject] SOCKET DIR\n");
 		return 64;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -76,6 +78,71 @@ static int plain_write(struct core_writer *w, const uint8_t *p, size_t n) {
                 n -= piece;
         }
         return run_size > 0 ? pwrite_full(w->fd, run, run_size, run_offset) : 0;
+}
+
+/* Spliced data never passed through our memory: look at it in the file's own pages (mapped
+ * read-only, no copy) and punch out the runs of whole zero blocks, so that the core stays as
+ * sparse as plain_write() leaves it. */
+static int punch_zero_blocks(struct core_writer *w) {
+        uint64_t end = w->size - w->size % CORE_HOLE_BLOCK;
+        if (w->no_punch || end <= w->checked)
+                return 0;
+
+        uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE);
+        uint64_t map_start = w->checked - w->checked % page;
+        size_t map_len = (size_t) (end - map_start);
+        uint8_t *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED | MAP_POPULATE, w->fd, (off_t) map_start);
+        if (m == MAP_FAILED)
+                return negative_errno();
+
+        uint64_t hole = 0, hole_len = 0;
+        int r = 0;
+        for (uint64_t off = w->checked; off < end && r >= 0; off += CORE_HOLE_BLOCK) {
+                bool zero = is_all_zero(m + (off - map_start), CORE_HOLE_BLOCK);
+                if (zero) {
+                        if (hole_len == 0)
+                                hole = off;
+                        hole_len += CORE_HOLE_BLOCK;
+                }
+                if (hole_len > 0 && (!zero || off + CORE_HOLE_BLOCK >= end)) {
+                        if (fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) hole,
+                                      (off_t) hole_len) < 0) {
+                                if (errno == EOPNOTSUPP)
+                                        w->no_punch = true; /* the zero blocks stay data */
+                                else
+                                        r = negative_errno();
+                        }
+                        hole_len = 0;
+                        if (w->no_punch)
+                                break;
+                }
+        }
+        (void) munmap(m, map_len);
+        if (r >= 0)
+                w->checked = end;
+        return r;
+}
+
+long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size) {
+        if (w->compression != COMPRESSION_NONE)
+                return -EINVAL;
+
+        size_t moved = 0;
+        while (moved < size) {
+                loff_t off = (loff_t) w->size;
+                ssize_t n = splice(pipe_fd, NULL, w->fd, &off, size - moved, SPLICE_F_MOVE);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                w->size += (uint64_t) n;
+                moved += (size_t) n;
+        }
+        int r = punch_zero_blocks(w);
+        return r < 0 ? r : (long) moved;
 }
 
 static int zstd_run(struct core_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective mode) {
