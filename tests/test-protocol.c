@@ -115,6 +115,12 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         _cleanup_free_ char *released = record_capture_field(&e.records, 0, "COREDUMPD_RELEASED_TIMESTAMP");
         CHECK(available && released);
         CHECK(strtoull(available, NULL, 10) <= strtoull(released, NULL, 10));
+        /* How long the kernel waited for our answer, and the part of it spent reading /proc. */
+        _cleanup_free_ char *ack_usec = record_capture_field(&e.records, 0, "COREDUMPD_ACK_USEC");
+        _cleanup_free_ char *context_usec = record_capture_field(&e.records, 0, "COREDUMPD_CONTEXT_USEC");
+        CHECK(ack_usec && context_usec);
+        CHECK_INT(strtoull(context_usec, NULL, 10), <=, strtoull(ack_usec, NULL, 10));
+        CHECK_INT(strtoull(ack_usec, NULL, 10), <, 60 * 1000000ULL);
         size_t got_size;
         _cleanup_free_ uint8_t *got = read_core_file(path, &got_size);
         CHECK_INT(got_size, ==, size);

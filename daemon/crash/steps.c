@@ -18,7 +18,14 @@ static uint64_t realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
 int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
+        c->accepted_mono = monotonic_usec();
         int r = env->authenticate(fd, &c->peer, env->authenticate_userdata);
         if (r < 0)
                 return r;
@@ -76,8 +83,10 @@ int step_decide(const struct crash_env *env, struct crash *c) {
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
 
+        uint64_t t0 = monotonic_usec();
         int r = context_gather(&c->peer, env->proc_path, c->tag, &c->context);
         c->have_context = true;
+        c->context_usec = monotonic_usec() - t0;
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot gather the crash context: %s",
                                   c->context.refused[0] ? c->context.refused : strerror(-r));
@@ -122,6 +131,8 @@ int step_ack(int fd, struct crash *c) {
         if (r < 0)
                 return crash_fail(c, r, "Cannot send the ack: %s", strerror(-r));
         c->acked = true;
+        if (c->accepted_mono > 0)
+                c->ack_usec = monotonic_usec() - c->accepted_mono;
         c->ack_mask = ack.mask;
         c->ack_size = (unsigned) size;
         return 0;

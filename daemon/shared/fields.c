@@ -61,6 +61,8 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_CORE_FORM]         = { "COREDUMPD_CORE_FORM",        NULL,                        FIELD_RAW },
         [FIELD_RELEASED_TIMESTAMP] = { "COREDUMPD_RELEASED_TIMESTAMP", NULL,                     FIELD_DECIMAL },
         [FIELD_AVAILABLE_TIMESTAMP] = { "COREDUMPD_AVAILABLE_TIMESTAMP", NULL,                   FIELD_DECIMAL },
+        [FIELD_CONTEXT_USEC]      = { "COREDUMPD_CONTEXT_USEC",     NULL,                        FIELD_DECIMAL },
+        [FIELD_ACK_USEC]          = { "COREDUMPD_ACK_USEC",         NULL,                        FIELD_DECIMAL },
 
         [FIELD_SI_CODE]           = { "COREDUMPD_SI_CODE",          NULL,                        FIELD_DECIMAL },
         [FIELD_PROBE]             = { "COREDUMPD_PROBE",            NULL,                        FIELD_RAW },

@@ -72,6 +72,8 @@ enum field {
         FIELD_CORE_FORM,
         FIELD_RELEASED_TIMESTAMP,
         FIELD_AVAILABLE_TIMESTAMP,
+        FIELD_CONTEXT_USEC,
+        FIELD_ACK_USEC,
         /* what the crash-context probe saw, and the core coredumpd made itself */
         FIELD_SI_CODE,
         FIELD_PROBE,
