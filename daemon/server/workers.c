@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -118,6 +119,9 @@ static void worker_reap(struct workers *ws, struct worker *w) {
         if (w->kind == WORKER_THREAD)
                 pthread_join(w->thread, NULL);
         worker_free(w);
+        /* What the crash's thread freed goes back to the system once the last one is done. */
+        if (ws->n[WORKER_THREAD] == 0)
+                (void) malloc_trim(0);
 }
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
