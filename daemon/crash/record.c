@@ -165,6 +165,10 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         }
         if (c->released_usec > 0)
                 k = k ?: fields_set_unsigned(f, FIELD_RELEASED_TIMESTAMP, c->released_usec);
+        if (c->have_stored && c->kept.list.n > 0) {
+                _cleanup_free_ char *saved = saved_files_format(&c->kept.list);
+                k = k ?: fields_set_text(f, FIELD_SAVED_FILES, saved);
+        }
         return k;
 }
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * COREDUMPD_SAVED_FILES=: the ELF objects a crash in a container mapped (its executable first),
+ * and for each whether the daemon kept a copy with the core, for `dumpctl debug`. One line each:
+ *
+ *     <build-id|-> <stored-name|host|-> <path>
+ *
+ * build-id: hex, "-" if it has none; stored-name: the copy's file name, next to the core in the
+ * store; "host": not kept, the host's file at that path is the same (same build-id, or the same
+ * inode); "-": neither (too large for what was left of MaxSize=, or could not be read); path:
+ * the file's absolute path in the container's root, last, so it may hold blanks. Made by the
+ * daemon, read by dumpctl from a journal anybody may have written: every part is checked.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct saved_file {
+        char *path;             /* absolute, in the crashed task's root */
+        char build_id[41];      /* hex; "" if none */
+        char *stored;           /* the copy's name in the store, or NULL */
+        bool host;              /* not kept: the host's file at path is the same */
+};
+
+struct saved_files {
+        struct saved_file *v;
+        size_t n;
+};
+
+/* An absolute path of at most PATH_MAX bytes, of printable bytes other than backslash, without
+ * empty, "." or ".." components. */
+bool saved_file_path_ok(const char *path);
+/* A name in the store: "core." and then no '/', blank or control byte. */
+bool saved_file_name_ok(const char *name);
+
+/* Appends a copy of f (path checked: -EINVAL). */
+int saved_files_add(struct saved_files *l, const struct saved_file *f);
+/* The field's value; NULL when l is empty or out of memory. */
+char *saved_files_format(const struct saved_files *l);
+/* Parses the field's value; -EINVAL on any malformed line (nothing returned). */
+int saved_files_parse(const char *text, struct saved_files *ret);
+void saved_files_done(struct saved_files *l);
