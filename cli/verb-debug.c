@@ -90,7 +90,7 @@ static char *executable_of(const struct entry *d) {
 }
 
 /*
- * A crash in a container: its record lists the ELF objects it mapped (COREDUMPD_SAVED_FILES=), and
+ * A crash in a container: its record lists the ELF objects it mapped (COREDUMPD_SAVED_FILE=), and
  * the daemon kept copies of those the host lacks next to the core. The debugger gets a temporary
  * sysroot holding each at its path in the container: a link to the kept copy, or to the host's
  * file where it was the same; the executable from there; and auto-loading off, since the files
@@ -191,14 +191,13 @@ static int search_add(struct sysroot *r, const char *dir) {
 /* 0 with *r filled (or left empty: the record lists no files), or an exit status. */
 static int sysroot_make(const struct entry *d, const char *exe_path, struct sysroot *r) {
         _cleanup_(saved_files_done) struct saved_files files = {};
-        const char *text = fields_get(&d->fields, FIELD_SAVED_FILES);
         const char *core = fields_get(&d->fields, FIELD_FILENAME);
 
-        if (!text || !core)
+        if (!fields_get(&d->fields, FIELD_SAVED_FILE) || !core)
                 return EXIT_OK;
-        if (saved_files_parse(text, &files) < 0) {
+        if (saved_files_from_fields(&d->fields, &files) < 0) {
                 log_warning("The record's %s is malformed; debugging without the container's files.",
-                            field_name(FIELD_SAVED_FILES));
+                            field_name(FIELD_SAVED_FILE));
                 return EXIT_OK;
         }
         _cleanup_free_ char *store_dir = NULL;

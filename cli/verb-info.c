@@ -91,9 +91,9 @@ static void info_one(const struct entry *d) {
                        ansi(ANSI_NORMAL));
         else
                 printf("       Storage: none\n");
-        if ((v = fields_get(&d->fields, FIELD_SAVED_FILES))) {
+        if (fields_get(&d->fields, FIELD_SAVED_FILE)) {
                 _cleanup_(saved_files_done) struct saved_files files = {};
-                if (saved_files_parse(v, &files) < 0)
+                if (saved_files_from_fields(&d->fields, &files) < 0)
                         printf("   Saved Files: (malformed)\n");
                 for (size_t i = 0; i < files.n; i++) {
                         const struct saved_file *f = &files.v[i];

@@ -9,7 +9,7 @@
  * released each is compared with the host's file at the same path (build-id, or inode), and the
  * different ones are copied into the store (store_save_file(): owner, mode and ACL as the core's,
  * named after it, counted to it by vacuum and removed with it), within MaxSize= in all. The list
- * goes into COREDUMPD_SAVED_FILES= (shared/saved-files.h).
+ * goes into COREDUMPD_SAVED_FILE= (shared/saved-files.h).
  */
 
 #include <stdint.h>

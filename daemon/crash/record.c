@@ -165,9 +165,9 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         }
         if (c->released_usec > 0)
                 k = k ?: fields_set_unsigned(f, FIELD_RELEASED_TIMESTAMP, c->released_usec);
-        if (c->have_stored && c->kept.list.n > 0) {
-                _cleanup_free_ char *saved = saved_files_format(&c->kept.list);
-                k = k ?: fields_set_text(f, FIELD_SAVED_FILES, saved);
+        for (size_t i = 0; c->have_stored && i < c->kept.list.n && k >= 0; i++) {
+                _cleanup_free_ char *saved = saved_file_format(&c->kept.list.v[i]);
+                k = saved ? fields_set_text(f, FIELD_SAVED_FILE, saved) : -ENOMEM;
         }
         return k;
 }

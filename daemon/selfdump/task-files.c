@@ -63,12 +63,8 @@ bool task_file_is_mapped(int fd, const struct proc_mapping *m) {
         return fstatfs(fd, &sfs) == 0 && (unsigned long) sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
-int task_file_open(int root_fd, const struct proc_mapping *m) {
-        if (!proc_mapping_is_file(m))
-                return -EINVAL;
-        if (m->remote)
-                return -EREMOTE;
-
+/* Opens path inside root_fd (or from our root when it is -1): the fd if it is the mapped file. */
+static int open_checked(int root_fd, const struct proc_mapping *m) {
         /* O_NONBLOCK: should the path be a FIFO by now, the open does not wait for a writer. */
         int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
         _cleanup_close_ int fd = -1;
@@ -91,6 +87,20 @@ int task_file_open(int root_fd, const struct proc_mapping *m) {
         if (!task_file_is_mapped(fd, m))
                 return -ESTALE;
         return TAKE_FD(fd);
+}
+
+int task_file_open(int root_fd, const struct proc_mapping *m) {
+        if (!proc_mapping_is_file(m))
+                return -EINVAL;
+        if (m->remote)
+                return -EREMOTE;
+        int fd = open_checked(root_fd, m);
+        if (fd >= 0 || root_fd < 0)
+                return fd;
+        /* A root of its own in our mount namespace (a chroot): maps names the file by our path.
+         * Taken only if it is the mapped inode. */
+        int k = open_checked(-1, m);
+        return k >= 0 ? k : fd;
 }
 
 int elf_file_build_id(int fd, char out[static 41]) {

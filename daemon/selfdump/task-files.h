@@ -22,9 +22,12 @@
 int task_root_open(int proc_fd, pid_t tid, int *ret_fd);
 
 /* Opens the mapped file of m (read-only, close-on-exec) inside root_fd, or from our own root when
- * root_fd is -1. -EREMOTE for a mapping marked remote, -ESTALE when the path names another file
- * than the mapped one (replaced, deleted, or a symlink elsewhere), -EBADF when it is not a regular
- * file. Returns the fd. */
+ * root_fd is -1. maps names a file by the reader's path where the task's root is reachable from
+ * it (a chroot in our mount namespace), by the path inside it otherwise (a container's own mount
+ * namespace): a path that is not the mapped file inside root_fd is tried from our root too. Either
+ * way only the mapped inode is taken. -EREMOTE for a mapping marked remote, -ESTALE when the path
+ * names another file than the mapped one (replaced, deleted, or a symlink elsewhere), -EBADF when
+ * it is not a regular file. Returns the fd. */
 int task_file_open(int root_fd, const struct proc_mapping *m);
 
 /* Whether the file opened as fd is the file m maps (same inode; same device, or an overlayfs

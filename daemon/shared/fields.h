@@ -89,7 +89,7 @@ enum field {
         FIELD_UNWIND_USEC,
         FIELD_REPEAT,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
-        FIELD_SAVED_FILES,
+        FIELD_SAVED_FILE,
         _FIELD_MAX,
 };
 

@@ -59,29 +59,16 @@ int saved_files_add(struct saved_files *l, const struct saved_file *f) {
         return 0;
 }
 
-char *saved_files_format(const struct saved_files *l) {
-        char *text = NULL;
-        size_t size = 0;
-
-        if (l->n == 0)
+char *saved_file_format(const struct saved_file *f) {
+        char *text;
+        if (asprintf(&text, "%s %s %s", f->build_id[0] ? f->build_id : "-", f->stored ? f->stored : f->host ? "host" : "-",
+                     f->path) < 0)
                 return NULL;
-        FILE *f = open_memstream(&text, &size);
-        if (!f)
-                return NULL;
-        for (size_t i = 0; i < l->n; i++) {
-                const struct saved_file *s = &l->v[i];
-                fprintf(f, "%s%s %s %s", i > 0 ? "\n" : "", s->build_id[0] ? s->build_id : "-",
-                        s->stored ? s->stored : s->host ? "host" : "-", s->path);
-        }
-        if (fclose(f) != 0) {
-                free(text);
-                return NULL;
-        }
         return text;
 }
 
-static int parse_line(struct saved_files *l, const char *line, size_t len) {
-        _cleanup_free_ char *copy = strndup(line, len);
+int saved_files_add_line(struct saved_files *l, const char *line) {
+        _cleanup_free_ char *copy = line ? strdup(line) : NULL;
         struct saved_file f = {};
 
         if (!copy)
@@ -108,18 +95,20 @@ static int parse_line(struct saved_files *l, const char *line, size_t len) {
         return saved_files_add(l, &f);
 }
 
-int saved_files_parse(const char *text, struct saved_files *ret) {
+int saved_files_from_fields(const struct fields *f, struct saved_files *ret) {
+        const char *name = field_name(FIELD_SAVED_FILE);
+        size_t k = strlen(name);
         struct saved_files l = {};
 
-        for (const char *line = text; line && *line;) {
-                const char *eol = strchr(line, '\n');
-                size_t len = eol ? (size_t) (eol - line) : strlen(line);
-                int r = parse_line(&l, line, len);
+        for (size_t i = 0; i < f->n; i++) {
+                const char *e = f->v[i].iov_base;
+                if (strncmp(e, name, k) != 0 || e[k] != '=')
+                        continue;
+                int r = saved_files_add_line(&l, e + k + 1);
                 if (r < 0) {
                         saved_files_done(&l);
                         return r;
                 }
-                line = eol ? eol + 1 : NULL;
         }
         *ret = l;
         return 0;

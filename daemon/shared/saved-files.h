@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * COREDUMPD_SAVED_FILES=: the ELF objects a crash in a container mapped (its executable first),
- * and for each whether the daemon kept a copy with the core, for `dumpctl debug`. One line each:
+ * COREDUMPD_SAVED_FILE=: the ELF objects a crash in a container mapped (its executable first),
+ * and for each whether the daemon kept a copy with the core, for `dumpctl debug`. The field is
+ * repeated, once per file (as COREDUMPD_FRAME= is per frame), each value one line:
  *
  *     <build-id|-> <stored-name|host|-> <path>
  *
@@ -16,6 +17,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "shared/fields.h"
 
 struct saved_file {
         char *path;             /* absolute, in the crashed task's root */
@@ -37,8 +40,11 @@ bool saved_file_name_ok(const char *name);
 
 /* Appends a copy of f (path checked: -EINVAL). */
 int saved_files_add(struct saved_files *l, const struct saved_file *f);
-/* The field's value; NULL when l is empty or out of memory. */
-char *saved_files_format(const struct saved_files *l);
-/* Parses the field's value; -EINVAL on any malformed line (nothing returned). */
-int saved_files_parse(const char *text, struct saved_files *ret);
+/* One field's value (malloc'ed), or NULL when out of memory. */
+char *saved_file_format(const struct saved_file *f);
+/* Appends what one field's value says; -EINVAL when it is malformed (nothing appended). */
+int saved_files_add_line(struct saved_files *l, const char *line);
+/* Every COREDUMPD_SAVED_FILE= of a record, in order; -EINVAL when any is malformed (nothing
+ * returned). */
+int saved_files_from_fields(const struct fields *f, struct saved_files *ret);
 void saved_files_done(struct saved_files *l);

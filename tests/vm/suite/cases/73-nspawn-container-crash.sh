@@ -73,6 +73,8 @@ core=$(field COREDUMP_FILENAME "$e")
 grep -a '^COREDUMPD_FRAME=' "$e" | head -n 8
 grep -a '^COREDUMPD_FRAME=' "$e" | grep -q ' ct_inner+' || die "the record's frames do not name ct_inner"
 grep -a '^COREDUMPD_FRAME=' "$e" | grep -q ' ct_outer+' || die "the record's frames do not name ct_outer"
+grep -a '^COREDUMPD_SAVED_FILE=' "$e"
+grep -a -E "^COREDUMPD_SAVED_FILE=[0-9a-f]+ core\..*\.file-0 $exe\$" "$e" || die "the record does not list $exe as kept"
 dumpctl info "$pid" > "$WORK/info" 2>&1 || { cat "$WORK/info"; die "dumpctl info failed"; }
 cat "$WORK/info"
 grep -q "Backtrace:" "$WORK/info" && grep -q "ct_middle" "$WORK/info" || die "dumpctl info shows no backtrace through ct_middle"
