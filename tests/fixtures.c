@@ -278,7 +278,9 @@ static void wait_blocked(pid_t pid) {
         }
 }
 
-static pid_t sleeper_start_full(const char *comm, long long core_limit, const char *root) {
+/* Inlined into both: the unwinding tests look for their names in the stack. */
+static inline __attribute__((always_inline)) pid_t sleeper_start_full(const char *comm, long long core_limit,
+                                                                   const char *root) {
         int p[2];
         CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == 0);
 

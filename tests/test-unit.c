@@ -1496,6 +1496,7 @@ TEST(store_attachment_names) {
         CHECK(!store_name_is_attachment("core.x.0.b.7.9.file-", NULL));
         CHECK(!store_name_is_attachment("core.x.0.b.7.9.file-2x", NULL));
         CHECK(!store_name_is_attachment("other.file-2", NULL));
+        CHECK(!store_name_is_attachment("core.file-02", NULL));        /* no core's name before it */
 }
 
 static const struct test_case tests[] = {

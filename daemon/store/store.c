@@ -635,9 +635,9 @@ char *store_attachment_name(const char *core_name, unsigned n) {
 bool store_name_is_attachment(const char *name, size_t *ret_base_len) {
         if (strncmp(name, "core.", 5) != 0)
                 return false;
-        const char *p = strstr(name, ATTACHMENT_INFIX);
-        if (!p)
-                return false;
+        const char *p = strstr(name + 5, ATTACHMENT_INFIX);
+        if (!p || p == name + 5)
+                return false; /* a core's name comes first */
         const char *digits = p + strlen(ATTACHMENT_INFIX);
         if (!*digits || strspn(digits, "0123456789") != strlen(digits))
                 return false;
