@@ -564,6 +564,7 @@ TEST(policy_every_key_round_trips) {
                 "MatchSlice=system.slice\n"
                 "MatchContainer=web*\n"
                 "MatchContainer=yes\n"
+                "MatchMachine=web-*\n"
                 "MatchUID=0 1000-1999\n"
                 "MatchGID=100,200\n"
                 "MatchSignal=SIGSEGV abrt 7\n"
@@ -583,7 +584,7 @@ TEST(policy_every_key_round_trips) {
         fclose(out);
         CHECK(strstr(printed, "# /etc/coredumpd/policy.d/test.conf:1\n[Rule]\nName=everything\n"
                               "MatchExe=/usr/bin/*\nMatchExe=/opt/*\nMatchComm=py*\nMatchUnit=*.service\n"
-                              "MatchSlice=system.slice\nMatchContainer=web*\nMatchContainer=yes\n"
+                              "MatchSlice=system.slice\nMatchContainer=web*\nMatchContainer=yes\nMatchMachine=web-*\n"
                               "MatchUID=0 1000-1999\nMatchGID=100 200\n"
                               "MatchSignal=SIGSEGV SIGABRT SIGBUS\nMatchDumpable=yes\nMatchRlimitZero=no\n"
                               "Action=userspace\nWait=no\nMaxSize=2G\nCompress=none\n"));
@@ -655,6 +656,28 @@ TEST(policy_each_match_key) {
 }
 
 /* MatchContainer=: yes is any container (named, or a pid namespace of its own), no is the host. */
+/* MatchMachine=: a machined machine's name only (nspawn, machine-NAME.scope); yes/no: in one or not. */
+TEST(policy_match_machine_only_machined_machines) {
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
+                "[Rule]\nName=ct\nMatchMachine=ct*\nAction=reject\n"
+                "[Rule]\nName=machines\nMatchMachine=yes\nAction=userspace\n"
+                "[Rule]\nName=rest\nMatchMachine=no\nAction=kernel\n");
+        struct crash_context ctx = sample_context();
+        ctx.container.name = (char *) "ctest";
+        ctx.container.kind = (char *) "machine";
+        CHECK_STR(decide_rule(p, &ctx), "ct");
+        ctx.container.kind = (char *) "nspawn";
+        CHECK_STR(decide_rule(p, &ctx), "ct");
+        ctx.container.name = (char *) "web";
+        CHECK_STR(decide_rule(p, &ctx), "machines");
+        /* A docker container named ctest is no machine. */
+        ctx.container.name = (char *) "ctest";
+        ctx.container.kind = (char *) "docker";
+        CHECK_STR(decide_rule(p, &ctx), "rest");
+        ctx.container.name = ctx.container.kind = NULL;
+        CHECK_STR(decide_rule(p, &ctx), "rest");
+}
+
 TEST(policy_match_container_yes_no_and_globs) {
         _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
                 "[Rule]\nName=host\nMatchContainer=no\nAction=kernel\n"
@@ -1521,6 +1544,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_every_key_round_trips),
         TEST_ENTRY(policy_each_match_key),
         TEST_ENTRY(policy_match_container_yes_no_and_globs),
+        TEST_ENTRY(policy_match_machine_only_machined_machines),
         TEST_ENTRY(policy_exe_match_sees_through_deleted),
         TEST_ENTRY(policy_first_match_wins_and_lists_reset),
         TEST_ENTRY(policy_builtin_default),
