@@ -37,6 +37,7 @@ find "$root" | sort
 
 run_container() {	# runs ctcrash in the container; its output in $WORK/nspawn.out
 	timeout 300 systemd-nspawn -q -M ctest -D "$root" --as-pid2 --console=pipe --resolv-conf=off \
+		--rlimit=RLIMIT_CORE=infinity \
 		--timezone=off --link-journal=no "$exe" > "$WORK/nspawn.out" 2>&1
 	say "systemd-nspawn exited with $?"
 	cat "$WORK/nspawn.out"
