@@ -102,8 +102,10 @@ int step_decide(const struct crash_env *env, struct crash *c) {
         if (!signature_first && c->decision.action != ACTION_REJECT)
                 backtrace_take(env, c);
         decide_repeat(env, c);
-        /* A container's files, for the debugger: opened while the task is held, kept later. */
-        if (c->decision.action != ACTION_REJECT)
+        /* A container's files, for the debugger: opened while the task is held, kept later; not
+         * again for a repeat, whose first crash has them. */
+        bool repeat = c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
+        if (c->decision.action != ACTION_REJECT && !repeat)
                 kept_files_open(&c->context, &c->kept, c->tag);
         return 0;
 }
