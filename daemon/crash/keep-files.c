@@ -33,11 +33,22 @@ static bool seen(const struct proc_maps *maps, size_t upto, const struct proc_ma
 
 void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char *tag) {
         _cleanup_(proc_maps_done) struct proc_maps maps = {};
+        int first_error = 0;
+        const char *first_path = NULL;
+        size_t n_files = 0, n_remote = 0;
 
         if (context_open_root(ctx, tag) <= 0)
                 return;
-        if (proc_maps_read_marked(ctx->proc_fd, &maps) < 0)
+        int r = proc_maps_read_marked(ctx->proc_fd, &maps);
+        if (r < 0) {
+                log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the maps of the task, keeping none of its files: %m");
                 return;
+        }
+        for (size_t i = 0; i < maps.n; i++)
+                if (proc_mapping_is_file(&maps.mappings[i])) {
+                        n_files++;
+                        n_remote += maps.mappings[i].remote;
+                }
 
         /* The executable first: the mapping of ctx->exe, then every other file in address order. */
         for (int pass = 0; pass < 2; pass++)
@@ -53,6 +64,10 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char
                         int fd = task_file_open(ctx->root_fd, m);
                         if (fd < 0) {
                                 log_crash_errno(tag, LOG_DEBUG, fd, "Not keeping %s: %m", m->path);
+                                if (!first_error) {
+                                        first_error = fd;
+                                        first_path = m->path;
+                                }
                                 continue;
                         }
                         struct saved_file f = { .path = m->path };
@@ -64,6 +79,14 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char
                         if (exe)
                                 break;
                 }
+        if (k->list.n == 0 && n_files > 0) {
+                if (n_remote == n_files)
+                        log_crash(tag, LOG_NOTICE, "Keeping none of the container's files: all %zu mapped files are on "
+                                  "remote file systems, or which are is not known.", n_files);
+                else if (first_error)
+                        log_crash_errno(tag, LOG_NOTICE, first_error, "Keeping none of the container's files: "
+                                        "cannot open %s in its root: %m", first_path);
+        }
 }
 
 /* Whether the host's file at path is the file fd, or one with the same build-id. Never opens a path

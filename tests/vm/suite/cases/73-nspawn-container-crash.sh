@@ -53,6 +53,25 @@ wait_comm_entry() {	# waits for the record of ctcrash since journal_mark; prints
 	return 1
 }
 
+# 0. What the host sees of a task in the container (shown if the case fails).
+systemd-nspawn -q -M ctest -D "$root" --as-pid2 --console=pipe --resolv-conf=off --timezone=off \
+	--link-journal=no "$exe" sleep > "$WORK/sleep.out" 2>&1 &
+nspawn_pid=$!
+sp=
+for _ in $(seq 240); do
+	sp=$(pgrep -x ctcrash | head -n1)
+	[ -n "$sp" ] && grep -q sleeping "$WORK/sleep.out" && break
+	sleep 0.25
+done
+if [ -n "$sp" ]; then
+	say "sleeping ctcrash: pid $sp, root $(stat -L -c '%d:%i' /proc/$sp/root) (ours $(stat -c '%d:%i' /)), exe $(readlink /proc/$sp/exe)"
+	say "file: $(stat -c '%d %i %t:%T' "$root$exe")"
+	grep -E 'ctcrash|libc' /proc/$sp/maps | head -n 3
+	head -n 12 /proc/$sp/mountinfo
+	kill "$sp"
+fi
+wait "$nspawn_pid"
+
 # 1. Stored, attributed, unwound with the container's binary, the binary kept.
 journal_mark
 run_container
@@ -62,6 +81,7 @@ sleep 2
 n=$(_jq -o export MESSAGE_ID=$MSGID COREDUMP_COMM=ctcrash | grep -a -c '^COREDUMP_PID=')
 pid=$(field COREDUMP_PID "$e")
 say "record: PID=$pid NS_PID=$(field COREDUMPD_NS_PID "$e") CONTAINER=$(field COREDUMPD_CONTAINER "$e") KIND=$(field COREDUMPD_CONTAINER_KIND "$e") EXE=$(field COREDUMP_EXE "$e") RESULT=$(field COREDUMPD_RESULT "$e") CGROUP=$(field COREDUMP_CGROUP "$e")"
+grep -a -E '^COREDUMP(D)?_[A-Z_]*=' "$e" | grep -a -v -E '^COREDUMP(D)?_(CMDLINE|ENVIRON|PROC_MAPS)=' | cut -c1-200
 [ "$n" = 1 ] || die "$n records of the crash, not one"
 [ "$(field COREDUMPD_CONTAINER "$e")" = ctest ] || die "COREDUMPD_CONTAINER is not the machine name ctest"
 nspid=$(field COREDUMPD_NS_PID "$e")
