@@ -1492,6 +1492,20 @@ TEST(task_file_opened_inside_its_root) {
         m.path = (char *) "[vdso]";
         CHECK_INT(task_file_open(root_fd, &m), ==, -EINVAL);
 
+        /* Without openat2(): the resolved path walked, no symlink followed, nothing above the root. */
+        fd = open_beneath_nofollow(root_fd, rel, O_RDONLY | O_CLOEXEC);
+        CHECK_OK(fd);
+        memset(buf, 0, sizeof buf);
+        CHECK(pread(fd, buf, sizeof buf - 1, 0) == 6 && memcmp(buf, "inside", 6) == 0);
+        close(fd);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/abs", O_RDONLY | O_CLOEXEC), ==, -ELOOP);
+        _cleanup_free_ char *via_link = NULL;
+        CHECK(asprintf(&via_link, "%s/dirlink", root) > 0 && symlink("/", via_link) == 0);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/dirlink/abs", O_RDONLY | O_CLOEXEC), ==, -ELOOP);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/../x", O_RDONLY | O_CLOEXEC), ==, -EINVAL);
+        CHECK_INT(open_beneath_nofollow(root_fd, "relative", O_RDONLY | O_CLOEXEC), ==, -EINVAL);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/nothere/x", O_RDONLY | O_CLOEXEC), ==, -ENOENT);
+
         /* Our own root: none of its own. */
         _cleanup_close_ int self = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int other = 5;

@@ -734,7 +734,6 @@ static const struct test_case tests[] = {
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };
 
-
 int main(int argc, char *argv[]) {
         return test_main(argc, argv, tests, ELEMENTSOF(tests));
 }

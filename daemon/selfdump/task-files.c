@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,35 @@ bool task_file_is_mapped(int fd, const struct proc_mapping *m) {
         return fstatfs(fd, &sfs) == 0 && (unsigned long) sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
+int open_beneath_nofollow(int root_fd, const char *path, int flags) {
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        _cleanup_close_ int dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (dir < 0)
+                return -errno;
+        for (const char *p = path;;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                char name[NAME_MAX + 1];
+                if (n == 0 || n > NAME_MAX)
+                        return -EINVAL;
+                memcpy(name, p, n);
+                name[n] = 0;
+                if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                        return -EINVAL;
+                p += n;
+                if (p[strspn(p, "/")] == 0) {
+                        int fd = openat(dir, name, flags | O_NOFOLLOW);
+                        return fd < 0 ? -errno : fd;
+                }
+                int next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return errno == ENOTDIR ? -ELOOP : -errno; /* a symlink (or a file) on the way */
+                safe_close(dir);
+                dir = next;
+        }
+}
+
 /* Opens path inside root_fd (or from our root when it is -1): the fd if it is the mapped file. */
 static int open_checked(int root_fd, const struct proc_mapping *m) {
         /* O_NONBLOCK: should the path be a FIFO by now, the open does not wait for a writer. */
@@ -74,6 +104,15 @@ static int open_checked(int root_fd, const struct proc_mapping *m) {
                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
                 };
                 fd = (int) syscall(SYS_openat2, root_fd, m->path, &how, sizeof how);
+                /* No openat2() (a kernel before 5.6, or a system call filter that does not know it):
+                 * maps names a file by its resolved path, so no link needs following; none is. */
+                if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+                        fd = open_beneath_nofollow(root_fd, m->path, flags);
+                        if (fd < 0) {
+                                errno = -fd;
+                                fd = -1;
+                        }
+                }
         } else
                 fd = open(m->path, flags);
         if (fd < 0)

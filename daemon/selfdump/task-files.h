@@ -30,6 +30,12 @@ int task_root_open(int proc_fd, pid_t tid, int *ret_fd);
  * it is not a regular file. Returns the fd. */
 int task_file_open(int root_fd, const struct proc_mapping *m);
 
+/* openat2()'s RESOLVE_IN_ROOT for a resolved path, where there is no openat2(): path (absolute) is
+ * walked from root_fd one component at a time, following no symlink and no "..", so it cannot leave
+ * root_fd; the last component is opened with flags. -ELOOP for a symlink on the way, -EINVAL for
+ * "." or "..". */
+int open_beneath_nofollow(int root_fd, const char *path, int flags);
+
 /* Whether the file opened as fd is the file m maps (same inode; same device, or an overlayfs
  * file, whose mapping names the layer's device). */
 bool task_file_is_mapped(int fd, const struct proc_mapping *m);

@@ -36,6 +36,8 @@ chmod 0755 "$root$exe"
 find "$root" | sort
 
 run_container() {	# runs ctcrash in the container; its output in $WORK/nspawn.out
+	# The daemon runs first: the crash-context probe (the crash's registers) must see the crash.
+	daemon_warm
 	timeout 300 systemd-nspawn -q -M ctest -D "$root" --as-pid2 --console=pipe --resolv-conf=off \
 		--rlimit=RLIMIT_CORE=infinity \
 		--timezone=off --link-journal=no "$exe" > "$WORK/nspawn.out" 2>&1
