@@ -104,8 +104,10 @@ static int open_checked(int root_fd, const struct proc_mapping *m) {
                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
                 };
                 fd = (int) syscall(SYS_openat2, root_fd, m->path, &how, sizeof how);
-                /* No openat2() (a kernel before 5.6, or a system call filter that does not know it):
-                 * maps names a file by its resolved path, so no link needs following; none is. */
+                /* No openat2(): a kernel before 5.6, or a system call filter; coredumpd.service's
+                 * RestrictSUIDSGID=yes makes systemd answer every openat2() with ENOSYS (its flags
+                 * cannot be inspected by seccomp). maps names a file by its resolved path, so no link
+                 * needs following; none is. */
                 if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
                         fd = open_beneath_nofollow(root_fd, m->path, flags);
                         if (fd < 0) {
