@@ -14,6 +14,7 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/saved-files.h"
 #include "shared/strv.h"
 
 /* Splits ARGS at blanks, honouring '…' and "…" quoting and backslash escapes. */
@@ -88,11 +89,200 @@ static char *executable_of(const struct entry *d) {
         return p;
 }
 
+/*
+ * A crash in a container: its record lists the ELF objects it mapped (COREDUMPD_SAVED_FILE=), and
+ * the daemon kept copies of those the host lacks next to the core. The debugger gets a temporary
+ * sysroot holding each at its path in the container: a link to the kept copy, or to the host's
+ * file where it was the same; the executable from there; and auto-loading off, since the files
+ * came from a container.
+ */
+struct sysroot {
+        char path[PATH_MAX];            /* "" when there is none */
+        char *exe;                      /* the executable in it, or NULL */
+        char *search;                   /* the directories of its libraries, ':'-separated */
+};
+
+/* Creates the directories of rel (a checked path) under dir_fd; returns the parent's fd. */
+static int make_parents(int dir_fd, const char *rel, const char **ret_last) {
+        _cleanup_free_ char *copy = strdup(rel);
+        int fd = dup(dir_fd);
+
+        if (!copy || fd < 0) {
+                safe_close(fd);
+                return -ENOMEM;
+        }
+        char *p = copy + 1, *slash;
+        while ((slash = strchr(p, '/'))) {
+                *slash = 0;
+                if (mkdirat(fd, p, 0700) < 0 && errno != EEXIST) {
+                        int r = -errno;
+                        safe_close(fd);
+                        return r;
+                }
+                int next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                safe_close(fd);
+                if (next < 0)
+                        return -errno;
+                fd = next;
+                p = slash + 1;
+        }
+        *ret_last = rel + (p - copy);
+        return fd;
+}
+
+/* A kept copy the debugger may be given: for a foreign entry only a root-owned file that only root
+ * may change, as for the executable. */
+static bool kept_copy_ok(const struct entry *d, const char *path) {
+        struct stat st;
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0)
+                return false;
+        return !d->foreign || (st.st_uid == 0 && !(st.st_mode & 022));
+}
+
+static void remove_tree_at(int dir_fd) {
+        _cleanup_closedir_ DIR *dir = fdopendir(dup(dir_fd));
+        struct dirent *de;
+
+        while (dir && (de = readdir(dir))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (de->d_type == DT_DIR) {
+                        int sub = openat(dir_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (sub >= 0) {
+                                remove_tree_at(sub);
+                                close(sub);
+                        }
+                        (void) unlinkat(dir_fd, de->d_name, AT_REMOVEDIR);
+                } else
+                        (void) unlinkat(dir_fd, de->d_name, 0);
+        }
+}
+
+static void sysroot_done(struct sysroot *r) {
+        if (r->path[0]) {
+                int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0) {
+                        remove_tree_at(fd);
+                        close(fd);
+                }
+                (void) rmdir(r->path);
+        }
+        free(r->exe);
+        free(r->search);
+        *r = (struct sysroot) {};
+}
+
+static int search_add(struct sysroot *r, const char *dir) {
+        if (r->search) {
+                /* once each */
+                size_t n = strlen(dir);
+                for (const char *p = r->search; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+                        if (strncmp(p, dir, n) == 0 && (p[n] == ':' || p[n] == 0))
+                                return 0;
+        }
+        char *grown;
+        if (asprintf(&grown, "%s%s%s", r->search ?: "", r->search ? ":" : "", dir) < 0)
+                return -ENOMEM;
+        free(r->search);
+        r->search = grown;
+        return 0;
+}
+
+/* 0 with *r filled (or left empty: the record lists no files), or an exit status. */
+static int sysroot_make(const struct entry *d, const char *exe_path, struct sysroot *r) {
+        _cleanup_(saved_files_done) struct saved_files files = {};
+        const char *core = fields_get(&d->fields, FIELD_FILENAME);
+
+        if (!fields_get(&d->fields, FIELD_SAVED_FILE) || !core)
+                return EXIT_OK;
+        if (saved_files_from_fields(&d->fields, &files) < 0) {
+                log_warning("The record's %s is malformed; debugging without the container's files.",
+                            field_name(FIELD_SAVED_FILE));
+                return EXIT_OK;
+        }
+        _cleanup_free_ char *store_dir = NULL;
+        if (d->foreign)
+                store_dir = store_path() ? strdup(store_path()) : NULL;
+        else if ((store_dir = strdup(core)))
+                *strrchr(store_dir, '/') = 0;
+        if (!store_dir)
+                return EXIT_ERROR;
+
+        const char *tmpdir = getenv("TMPDIR") ?: "/var/tmp";
+        snprintf(r->path, sizeof r->path, "%s/dumpctl-root.XXXXXX", tmpdir);
+        if (!mkdtemp(r->path)) {
+                log_error_errno(errno, "Cannot create a temporary directory in %s: %m", tmpdir);
+                r->path[0] = 0;
+                return EXIT_ERROR;
+        }
+        _cleanup_close_ int root_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (root_fd < 0)
+                return EXIT_ERROR;
+
+        size_t linked = 0;
+        for (size_t i = 0; i < files.n; i++) {
+                const struct saved_file *f = &files.v[i];
+                _cleanup_free_ char *target = NULL;
+                if (f->stored) {
+                        if (asprintf(&target, "%s/%s", store_dir, f->stored) < 0)
+                                return EXIT_ERROR;
+                        if (!kept_copy_ok(d, target)) {
+                                log_warning("The kept copy %s of %s is not there or not readable.", target, f->path);
+                                continue;
+                        }
+                } else if (f->host) {
+                        if (!(target = strdup(f->path)))
+                                return EXIT_ERROR;
+                } else {
+                        log_warning("%s of the container was not kept; the debugger goes without it.", f->path);
+                        continue;
+                }
+                const char *last = NULL;
+                int dir = make_parents(root_fd, f->path, &last);
+                if (dir < 0) {
+                        log_warning("Cannot place %s in %s: %s", f->path, r->path, strerror(-dir));
+                        continue;
+                }
+                int k = symlinkat(target, dir, last);
+                close(dir);
+                if (k < 0)
+                        continue; /* listed twice */
+                linked++;
+                _cleanup_free_ char *full = NULL, *parent = NULL;
+                if (asprintf(&full, "%s%s", r->path, f->path) < 0 || !(parent = strdup(full)))
+                        return EXIT_ERROR;
+                *strrchr(parent, '/') = 0;
+                if (search_add(r, parent) < 0)
+                        return EXIT_ERROR;
+                if (exe_path && !r->exe && strcmp(f->path, exe_path) == 0)
+                        r->exe = TAKE_PTR(full);
+        }
+        /* Merged /usr: the loader names /lib64/…, /lib/…, maps name /usr/lib/…. */
+        static const char *const merged[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+        for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++) {
+                char usr[32];
+                struct stat st;
+                snprintf(usr, sizeof usr, "usr/%s", merged[i]);
+                if (fstatat(root_fd, merged[i], &st, AT_SYMLINK_NOFOLLOW) < 0 && fstatat(root_fd, usr, &st, 0) == 0)
+                        if (symlinkat(usr, root_fd, merged[i]) < 0)
+                                log_debug("Cannot link /%s to %s: %m", merged[i], usr);
+        }
+        log_info("The crash was in a container: %zu of its %zu file(s) in %s for the debugger.", linked, files.n, r->path);
+        return EXIT_OK;
+}
+
+static bool debugger_is_gdb(const char *debugger) {
+        const char *base = strrchr(debugger, '/');
+        base = base ? base + 1 : debugger;
+        return strncmp(base, "gdb", 3) == 0;
+}
+
 int verb_debug(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
         _cleanup_(strv_freep) char **extra = NULL;
         _cleanup_(strv_freep) char **argv = NULL;
         _cleanup_free_ char *exe = NULL;
+        _cleanup_(sysroot_done) struct sysroot root = {};
         const struct entry *d = NULL;
         const char *debugger = arg.debugger ?: getenv("DUMPCTL_DEBUGGER") ?: "gdb";
         char tmp[PATH_MAX];
@@ -118,9 +308,32 @@ int verb_debug(void) {
                 return status;
         }
 
-        exe = executable_of(d);
+        const char *recorded_exe = fields_get(&d->fields, FIELD_EXE);
+        _cleanup_free_ char *exe_path = recorded_exe ? strdup(recorded_exe) : NULL;
+        if (exe_path && has_suffix(exe_path, " (deleted)"))
+                exe_path[strlen(exe_path) - strlen(" (deleted)")] = 0;
+        status = sysroot_make(d, exe_path, &root);
+        if (status != EXIT_OK) {
+                (void) unlink(tmp);
+                return status;
+        }
+        if (root.path[0])
+                /* A container's: never the host's file of that name. */
+                exe = root.exe ? strdup(root.exe) : NULL;
+        else
+                exe = executable_of(d);
         if (strv_extend(&argv, debugger) < 0)
                 goto oom;
+        if (root.path[0] && debugger_is_gdb(debugger)) {
+                _cleanup_free_ char *sysroot = NULL, *search = NULL;
+                if (asprintf(&sysroot, "set sysroot %s", root.path) < 0 ||
+                    asprintf(&search, "set solib-search-path %s", root.search ?: root.path) < 0)
+                        goto oom;
+                if (strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, "set auto-load off") < 0 ||
+                    strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, sysroot) < 0 ||
+                    strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, search) < 0)
+                        goto oom;
+        }
         for (char **a = extra; a && *a; a++)
                 if (strv_extend(&argv, *a) < 0)
                         goto oom;

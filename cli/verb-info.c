@@ -7,6 +7,7 @@
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/saved-files.h"
 #include "shared/timestamp.h"
 
 static void print_rule_origin(const char *name) {
@@ -90,6 +91,17 @@ static void info_one(const struct entry *d) {
                        ansi(ANSI_NORMAL));
         else
                 printf("       Storage: none\n");
+        if (fields_get(&d->fields, FIELD_SAVED_FILE)) {
+                _cleanup_(saved_files_done) struct saved_files files = {};
+                if (saved_files_from_fields(&d->fields, &files) < 0)
+                        printf("   Saved Files: (malformed)\n");
+                for (size_t i = 0; i < files.n; i++) {
+                        const struct saved_file *f = &files.v[i];
+                        printf("%s %s (%s%s%s)\n", i == 0 ? "   Saved Files:" : "               ", f->path,
+                               f->stored ? "kept as " : f->host ? "same as the host's" : "not kept",
+                               f->stored ? f->stored : "", f->build_id[0] ? "" : ", no build-id");
+                }
+        }
         if ((v = fields_get(&d->fields, FIELD_CORE_SIZE)))
                 printf("     Core Size: %s%s\n", v, fields_get(&d->fields, FIELD_TRUNCATED) ? " (truncated)" : "");
         if (d->presence == ENTRY_PRESENT)

@@ -278,7 +278,9 @@ static void wait_blocked(pid_t pid) {
         }
 }
 
-pid_t sleeper_start(const char *comm, long long core_limit) {
+/* Inlined into both: the unwinding tests look for their names in the stack. */
+static inline __attribute__((always_inline)) pid_t sleeper_start_full(const char *comm, long long core_limit,
+                                                                   const char *root) {
         int p[2];
         CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == 0);
 
@@ -289,6 +291,8 @@ pid_t sleeper_start(const char *comm, long long core_limit) {
                 if (comm)
                         (void) prctl(PR_SET_NAME, comm);
                 set_core_limit(core_limit);
+                if (root && (chroot(root) < 0 || chdir("/") < 0))
+                        _exit(1);
                 send_pidfd_source(p[1]);
                 for (;;)
                         pause();
@@ -298,6 +302,14 @@ pid_t sleeper_start(const char *comm, long long core_limit) {
         close(p[0]);
         wait_blocked(pid);
         return pid;
+}
+
+pid_t sleeper_start(const char *comm, long long core_limit) {
+        return sleeper_start_full(comm, core_limit, NULL);
+}
+
+pid_t sleeper_start_in_root(const char *comm, const char *root) {
+        return sleeper_start_full(comm, -1, root);
 }
 
 pid_t sleeper_exec(const char *argv0, const char *script) {

@@ -53,6 +53,8 @@ size_t record_capture_count(struct record_capture *c);
 /* A forked child that sets its comm (if not NULL) and RLIMIT_CORE (core_limit, or unlimited if
  * negative), then waits. */
 pid_t sleeper_start(const char *comm, long long core_limit);
+/* The same, chrooted into root (needs root): a task with a root of its own. */
+pid_t sleeper_start_in_root(const char *comm, const char *root);
 /* /bin/sh -c script, with the given argv[0] (hostile cmdline tests); the script should wait. */
 pid_t sleeper_exec(const char *argv0, const char *script);
 void sleeper_stop(pid_t pid);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "store/store.h"
 #include "harness.h"
 #include "shared/cleanup.h"
 
@@ -862,10 +863,90 @@ TEST(pager_and_colours_on_a_terminal) {
         jfixture_done(&f);
 }
 
+
+/* A container's crash: dumpctl debug hands the debugger a temporary sysroot with the kept copy at
+ * its in-container path, links to the host's identical files, the kept executable (never the
+ * host's file of that name), auto-loading off; and removes it afterwards. */
+TEST(debug_container_crash_gets_a_sysroot) {
+        if (access(JOURNAL_REMOTE, X_OK) < 0 || geteuid() != 0) {
+                printf("skipping: needs " JOURNAL_REMOTE " and root\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(stored);
+        const char *core_name = strrchr(stored, '/') + 1;
+        _cleanup_free_ char *kept_name = store_attachment_name(core_name, 0), *kept = NULL;
+        CHECK(kept_name && asprintf(&kept, "%s/%s", e.store_dir, kept_name) > 0);
+        CHECK_OK(write_text_file(e.store_dir, kept_name, "the container's program\n"));
+        CHECK(chmod(kept, 0640) == 0);
+
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *out = NULL, *fake = NULL, *tmp = NULL;
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&tmp, "%s/tmp", e.dir) > 0 && mkdir(tmp, 0700) == 0);
+        CHECK(asprintf(&export, "%s/c.export", jdir) > 0 && asprintf(&journal, "%s/system.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=0123456789abcdef0123456789abcdef\n"
+                   "_UID=0\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=424245\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=ctcrash\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=/opt/ctnothere/bin/ctcrash\n"
+                   "COREDUMPD_SAVED_FILE=0123abcd %s /opt/ctnothere/bin/ctcrash\n"
+                   "COREDUMPD_SAVED_FILE=- host /bin/sh\n"
+                   "COREDUMPD_SAVED_FILE=- - /opt/ctnothere/lib/libbig.so\n\n",
+                now, stored, kept_name);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        /* A "gdb" that shows its arguments and what the sysroot holds. */
+        CHECK(asprintf(&fake, "%s/gdb-fake", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "gdb-fake",
+                                 "#!/bin/sh\nfor a; do echo \"ARG:$a\"; done\n"
+                                 "root=$(printf '%s\\n' \"$@\" | sed -n 's/^set sysroot //p')\n"
+                                 "echo \"EXE-LINK:$(readlink \"$root/opt/ctnothere/bin/ctcrash\")\"\n"
+                                 "echo \"SH-LINK:$(readlink \"$root/bin/sh\")\"\n"
+                                 "test -e \"$root/opt/ctnothere/lib/libbig.so\" && echo LIBBIG-THERE\n"
+                                 "cat \"$root/opt/ctnothere/bin/ctcrash\" 2>/dev/null\nexit 0\n"));
+        CHECK(chmod(fake, 0755) == 0);
+        CHECK_INT(run(&out, "TMPDIR=%s %s -D %s --store=%s --debugger=%s debug 424245 2>&1", tmp, dumpctl(), jdir,
+                      e.store_dir, fake), ==, 0);
+        printf("%s\n", out);
+        CHECK(strstr(out, "ARG:set auto-load off"));
+        CHECK(strstr(out, "ARG:set sysroot "));
+        CHECK(strstr(out, "ARG:set solib-search-path "));
+        _cleanup_free_ char *exe_link = NULL;
+        CHECK(asprintf(&exe_link, "EXE-LINK:%s\n", kept) > 0);
+        CHECK(strstr(out, exe_link));                           /* the kept copy at its path */
+        CHECK(strstr(out, "SH-LINK:/bin/sh\n"));                /* the host's, where it was the same */
+        CHECK(!strstr(out, "LIBBIG-THERE"));
+        CHECK(strstr(out, "was not kept"));
+        CHECK(strstr(out, "the container's program"));
+        CHECK(strstr(out, "/opt/ctnothere/bin/ctcrash\nARG:-c\n")); /* the executable: in the sysroot */
+        CHECK(!strstr(out, "ARG:/opt/ctnothere/bin/ctcrash\n"));
+        _cleanup_free_ char *left = NULL;
+        CHECK_INT(run(&left, "ls -A %s", tmp), ==, 0);
+        CHECK_STR(left, "");                                    /* the sysroot is gone */
+
+        /* A kept copy others may write is not handed over from a journal anybody may have written. */
+        CHECK(chmod(kept, 0666) == 0);
+        free(out);
+        out = NULL;
+        CHECK_INT(run(&out, "TMPDIR=%s %s -D %s --store=%s --debugger=%s debug 424245 2>&1", tmp, dumpctl(), jdir,
+                      e.store_dir, fake), ==, 0);
+        CHECK(strstr(out, "EXE-LINK:\n"));
+        CHECK(!strstr(out, "the container's program"));
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(groups_and_signature_filter),
         TEST_ENTRY(crash_id_is_a_match),
         TEST_ENTRY(foreign_journal_and_output_hardening),
+        TEST_ENTRY(debug_container_crash_gets_a_sysroot),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
         TEST_ENTRY(journal_directory_list_info_and_errors),

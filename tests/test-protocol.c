@@ -30,6 +30,7 @@
 #include "crash/context.h"
 #include "crash/repeats.h"
 #include "fixtures.h"
+#include "shared/saved-files.h"
 #include "harness.h"
 #include "shared/cleanup.h"
 #include "shared/crash-id.h"
@@ -509,6 +510,103 @@ TEST(vacuum_fair_between_users) {
         CHECK(!planted_exists(&e, 1000, 1));
         CHECK(planted_exists(&e, 1000, 2) && planted_exists(&e, 1000, 4));
         test_env_done(&e);
+}
+
+
+/* A file kept with a core (<core>.file-N) counts to it and goes with it; it is never a victim of
+ * its own while its core is there. */
+static void plant_attachment(struct test_env *e, uint32_t uid, int n, int k, size_t size) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ uint8_t *data = calloc(1, size);
+        CHECK(data);
+        memset(data, 0x5a, size);
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d.file-%d", e->store_dir, uid,
+                       1000 + n, n, k) > 0);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+        CHECK(fd >= 0);
+        CHECK(write(fd, data, size) == (ssize_t) size);
+}
+
+static bool attachment_exists(struct test_env *e, uint32_t uid, int n, int k) {
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d.file-%d", e->store_dir, uid,
+                       1000 + n, n, k) > 0);
+        return access(path, F_OK) == 0;
+}
+
+TEST(vacuum_removes_kept_files_with_their_core) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nMaxUse=400K\n");
+        /* Three 64K cores, the oldest with two 112K files, the newest with 8K: 424K, over 400K. */
+        for (int i = 0; i < 3; i++)
+                plant_core(&e, 1000, i, 64 * 1024, 100 - i);
+        plant_attachment(&e, 1000, 0, 0, 112 * 1024);
+        plant_attachment(&e, 1000, 0, 1, 112 * 1024);
+        plant_attachment(&e, 1000, 2, 0, 8 * 1024);    /* the newest's, recent: never alone */
+        CHECK_INT(store_usage(&e), >, 400 * 1024);
+        int removed = store_vacuum(e.store, NULL, "test");
+        CHECK_INT(removed, ==, 3);                      /* the oldest core and its two files */
+        CHECK(!planted_exists(&e, 1000, 0));
+        CHECK(!attachment_exists(&e, 1000, 0, 0) && !attachment_exists(&e, 1000, 0, 1));
+        CHECK(planted_exists(&e, 1000, 1) && planted_exists(&e, 1000, 2));
+        CHECK(attachment_exists(&e, 1000, 2, 0));
+        CHECK_INT(store_usage(&e), <=, 400 * 1024);
+
+        /* An orphan (its core gone) goes like any old file, here the oldest of all. */
+        plant_attachment(&e, 1000, 7, 0, 300 * 1024);  /* no core 7 */
+        _cleanup_free_ char *orphan = NULL;
+        CHECK(asprintf(&orphan, "%s/core.planted.1000.0123456789abcdef0123456789abcdef.1007.7.file-0", e.store_dir) > 0);
+        struct timespec old[2] = { { .tv_sec = time(NULL) - 500 }, { .tv_sec = time(NULL) - 500 } };
+        CHECK(utimensat(AT_FDCWD, orphan, old, 0) == 0);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), >=, 1);
+        CHECK(!attachment_exists(&e, 1000, 7, 0));
+        CHECK(planted_exists(&e, 1000, 1) && planted_exists(&e, 1000, 2) && attachment_exists(&e, 1000, 2, 0));
+        test_env_done(&e);
+}
+
+
+/* A crash of a task with a root of its own (here a chroot, in our mount namespace: maps names its
+ * files by our paths): its files are listed in COREDUMPD_SAVED_FILE=, those that are the host's
+ * own (the same inode) are not copied, and the unwinder still finds its symbols. */
+TEST(crash_with_its_own_root_lists_its_files) {
+        if (geteuid() != 0) {
+                printf("SKIP: chroot needs root\n");
+                return;
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\n");
+        _cleanup_free_ char *root = tmpdir_new();
+        sleeper_stop(e.sleeper);
+        e.sleeper = sleeper_start_in_root("chrooted", root);
+        fake_peer_init(&e.peer, e.sleeper);
+
+        store_one(&e, 64 * 1024);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        _cleanup_free_ char *text = record_capture_field(&e.records, 0, "COREDUMPD_SAVED_FILE");
+        CHECK(text);
+        printf("%s\n", text);
+        struct saved_files files = {};
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        CHECK_OK(saved_files_from_fields(&e.records.records[0], &files));
+        char self[4096] = "";
+        CHECK(readlink("/proc/self/exe", self, sizeof self - 1) > 0);
+        CHECK_INT(files.n, >=, 2);                      /* the executable, libc, ... */
+        CHECK_STR(files.v[0].path, self);               /* the executable first */
+        for (size_t i = 0; i < files.n; i++)
+                CHECK(files.v[i].host && !files.v[i].stored);
+        CHECK(files.v[0].build_id[0]);
+        saved_files_done(&files);
+        char **names;
+        size_t n = test_env_count_cores(&e, &names);
+        for (size_t i = 0; i < n; i++) {
+                CHECK(!strstr(names[i], ".file-"));
+                free(names[i]);
+        }
+        free(names);
+        _cleanup_free_ char *frames = record_capture_field(&e.records, 0, "COREDUMPD_BACKTRACE");
+        CHECK(frames && strstr(frames, "sleeper_start_in_root"));
+        test_env_done(&e);
+        tmpdir_remove(root);
 }
 
 /* The same crash site again and again: the first RateLimitBurst= get the rule's action, the
@@ -1084,6 +1182,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(vacuum_removes_kept_files_with_their_core),
+        TEST_ENTRY(crash_with_its_own_root_lists_its_files),
         TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +25,10 @@
 #include "server/privileges.h"
 #include "harness.h"
 #include "shared/cleanup.h"
+#include "selfdump/proc-maps.h"
+#include "selfdump/task-files.h"
 #include "shared/crash-id.h"
+#include "shared/saved-files.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
 #include "shared/names.h"
@@ -560,6 +564,7 @@ TEST(policy_every_key_round_trips) {
                 "MatchSlice=system.slice\n"
                 "MatchContainer=web*\n"
                 "MatchContainer=yes\n"
+                "MatchMachine=web-*\n"
                 "MatchUID=0 1000-1999\n"
                 "MatchGID=100,200\n"
                 "MatchSignal=SIGSEGV abrt 7\n"
@@ -579,7 +584,7 @@ TEST(policy_every_key_round_trips) {
         fclose(out);
         CHECK(strstr(printed, "# /etc/coredumpd/policy.d/test.conf:1\n[Rule]\nName=everything\n"
                               "MatchExe=/usr/bin/*\nMatchExe=/opt/*\nMatchComm=py*\nMatchUnit=*.service\n"
-                              "MatchSlice=system.slice\nMatchContainer=web*\nMatchContainer=yes\n"
+                              "MatchSlice=system.slice\nMatchContainer=web*\nMatchContainer=yes\nMatchMachine=web-*\n"
                               "MatchUID=0 1000-1999\nMatchGID=100 200\n"
                               "MatchSignal=SIGSEGV SIGABRT SIGBUS\nMatchDumpable=yes\nMatchRlimitZero=no\n"
                               "Action=userspace\nWait=no\nMaxSize=2G\nCompress=none\n"));
@@ -651,6 +656,28 @@ TEST(policy_each_match_key) {
 }
 
 /* MatchContainer=: yes is any container (named, or a pid namespace of its own), no is the host. */
+/* MatchMachine=: a machined machine's name only (nspawn, machine-NAME.scope); yes/no: in one or not. */
+TEST(policy_match_machine_only_machined_machines) {
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
+                "[Rule]\nName=ct\nMatchMachine=ct*\nAction=reject\n"
+                "[Rule]\nName=machines\nMatchMachine=yes\nAction=userspace\n"
+                "[Rule]\nName=rest\nMatchMachine=no\nAction=kernel\n");
+        struct crash_context ctx = sample_context();
+        ctx.container.name = (char *) "ctest";
+        ctx.container.kind = (char *) "machine";
+        CHECK_STR(decide_rule(p, &ctx), "ct");
+        ctx.container.kind = (char *) "nspawn";
+        CHECK_STR(decide_rule(p, &ctx), "ct");
+        ctx.container.name = (char *) "web";
+        CHECK_STR(decide_rule(p, &ctx), "machines");
+        /* A docker container named ctest is no machine. */
+        ctx.container.name = (char *) "ctest";
+        ctx.container.kind = (char *) "docker";
+        CHECK_STR(decide_rule(p, &ctx), "rest");
+        ctx.container.name = ctx.container.kind = NULL;
+        CHECK_STR(decide_rule(p, &ctx), "rest");
+}
+
 TEST(policy_match_container_yes_no_and_globs) {
         _cleanup_(policy_unrefp) struct policy *p = policy_from_text(
                 "[Rule]\nName=host\nMatchContainer=no\nAction=kernel\n"
@@ -1298,6 +1325,217 @@ TEST(privileges_lock_down_filters_bpf_and_perf) {
         CHECK_INT(WEXITSTATUS(status), ==, 0);
 }
 
+
+/* COREDUMPD_SAVED_FILES=: what the daemon writes reads back; a hostile journal's lines are refused
+ * whole (paths that climb out, store names with a '/', blanks, odd build-ids). */
+TEST(saved_files_round_trip_and_hostile_lines) {
+        struct saved_files l = {};
+        struct saved_file exe = { .path = (char *) "/opt/ct/bin/ct crash", .stored = (char *) "core.ctcrash.0.0123.7.9.file-0" };
+        memcpy(exe.build_id, "0123abcd", 9);
+        struct saved_file libc = { .path = (char *) "/usr/lib/x86_64-linux-gnu/libc.so.6", .host = true };
+        struct saved_file lost = { .path = (char *) "/opt/ct/lib/libbig.so" };
+        CHECK_OK(saved_files_add(&l, &exe));
+        CHECK_OK(saved_files_add(&l, &libc));
+        CHECK_OK(saved_files_add(&l, &lost));
+        static const char *const expect[] = {
+                "0123abcd core.ctcrash.0.0123.7.9.file-0 /opt/ct/bin/ct crash",
+                "- host /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "- - /opt/ct/lib/libbig.so",
+        };
+        struct fields record = {};
+        CHECK_OK(fields_set_text(&record, FIELD_COMM, "ctcrash"));
+        for (size_t i = 0; i < l.n; i++) {
+                _cleanup_free_ char *text = saved_file_format(&l.v[i]);
+                CHECK_STR(text, expect[i]);
+                CHECK_OK(fields_set_text(&record, FIELD_SAVED_FILE, text));
+        }
+        struct saved_files back = {};
+        CHECK_OK(saved_files_from_fields(&record, &back));
+        CHECK_INT(back.n, ==, 3);
+        CHECK_STR(back.v[0].path, "/opt/ct/bin/ct crash");
+        CHECK_STR(back.v[0].stored, "core.ctcrash.0.0123.7.9.file-0");
+        CHECK_STR(back.v[0].build_id, "0123abcd");
+        CHECK(!back.v[0].host);
+        CHECK(back.v[1].host && !back.v[1].stored && back.v[1].build_id[0] == 0);
+        CHECK(!back.v[2].host && !back.v[2].stored);
+        saved_files_done(&back);
+        saved_files_done(&l);
+
+        /* One bad line spoils the record's list. */
+        CHECK_OK(fields_add(&record, "COREDUMPD_SAVED_FILE", "- host /../etc/shadow"));
+        CHECK_INT(saved_files_from_fields(&record, &back), ==, -EINVAL);
+        CHECK_INT(back.n, ==, 0);
+        fields_done(&record);
+
+        struct saved_file bad = { .path = (char *) "/opt/../etc/shadow" };
+        CHECK_INT(saved_files_add(&l, &bad), ==, -EINVAL);
+        CHECK_INT(l.n, ==, 0);
+
+        static const char *const hostile[] = {
+                "- host /../../etc/shadow",
+                "- host /usr/./lib/x",
+                "- host /usr//lib/x",
+                "- host relative/path",
+                "- host /",
+                "- core.a/../../etc/passwd /x",
+                "- notcore.x /x",
+                "- core.x\tz /x",
+                "XYZ host /x",
+                "abc host /x",
+                "0123456789abcdef0123456789abcdef0123456789 host /x",
+                "- host",
+                "-",
+                "",
+                "- host /x\\y",
+                "- host /x\x01y",
+                "- host /ok\n- host /bad",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(hostile); i++) {
+                struct saved_files h = {};
+                if (saved_files_add_line(&h, hostile[i]) != -EINVAL)
+                        test_fail(__FILE__, __LINE__, "accepted: %s", hostile[i]);
+                CHECK_INT(h.n, ==, 0);
+        }
+        CHECK(saved_file_path_ok("/a/b c/d"));
+        CHECK(!saved_file_path_ok("/a/b/"));
+        CHECK(saved_file_name_ok("core.a\\x2eb.0.0123.1.2.file-3"));
+        CHECK(!saved_file_name_ok("core."  "a b"));
+}
+
+/* Which mount holds a path, from a mountinfo: the longest mount point, the later line of equal
+ * ones; escaped blanks in mount points; nothing looked up. */
+TEST(mountinfo_path_remote_by_longest_mount_point) {
+        const char *mi =
+                "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                "2 1 0:40 / /mnt/fuse rw - fuse.sshfs host:/ rw\n"
+                "3 2 8:2 / /mnt/fuse/local rw - ext4 /dev/sda2 rw\n"
+                "4 1 0:41 / /srv/with\\040blank rw - nfs4 srv:/ rw\n"
+                "5 1 0:42 / /opt rw - tmpfs tmpfs rw\n"
+                "6 1 0:43 / /opt rw - 9p share rw\n";
+        CHECK_INT(mountinfo_path_is_remote(mi, "/usr/lib/libc.so.6"), ==, 0);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/mnt/fuse/x.so"), ==, 1);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/mnt/fuse"), ==, 1);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/mnt/fusex/y"), ==, 0);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/mnt/fuse/local/z"), ==, 0);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/srv/with blank/lib.so"), ==, 1);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/srv/with"), ==, 0);
+        CHECK_INT(mountinfo_path_is_remote(mi, "/opt/ct/bin/x"), ==, 1); /* mounted over the tmpfs */
+        CHECK_INT(mountinfo_path_is_remote(mi, "relative"), ==, -EINVAL);
+        CHECK_INT(mountinfo_path_is_remote("1 0 8:1 / /home rw - ext4 x rw\n", "/usr"), ==, -ENOENT);
+        CHECK_INT(mountinfo_path_is_remote("garbage\n", "/usr"), ==, -EINVAL);
+}
+
+static void write_file_at(const char *dir, const char *rel, const char *text) {
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s%s", dir, rel) > 0);
+        _cleanup_free_ char *cmd = NULL;
+        CHECK(asprintf(&cmd, "mkdir -p \"$(dirname '%s')\"", path) > 0);
+        CHECK(system(cmd) == 0);
+        CHECK(write_text_file(dir, rel + 1, text) >= 0);
+}
+
+static struct proc_mapping mapping_of(const char *file, const char *maps_path) {
+        struct stat st;
+        CHECK(stat(file, &st) == 0);
+        return (struct proc_mapping) {
+                .path = (char *) maps_path,
+                .inode = st.st_ino,
+                .dev_major = major(st.st_dev),
+                .dev_minor = minor(st.st_dev),
+        };
+}
+
+/* A task's mapped file is opened inside its root (absolute symlinks stay inside), from our root
+ * when the path is ours (a chroot), and only if it is the mapped inode; remote ones never. */
+TEST(task_file_opened_inside_its_root) {
+        _cleanup_free_ char *t = tmpdir_new();
+        _cleanup_free_ char *root = NULL, *inside = NULL, *host = NULL, *rel = NULL;
+        CHECK(asprintf(&root, "%s/root", t) > 0);
+        CHECK(asprintf(&rel, "%s/lib/x.so", t) > 0);           /* the same absolute path in both */
+        CHECK(asprintf(&inside, "%s%s", root, rel) > 0);
+        write_file_at(root, rel, "inside");
+        write_file_at(t, "/lib/x.so", "host");
+        CHECK(asprintf(&host, "%s/lib/x.so", t) > 0);
+        _cleanup_free_ char *link = NULL;
+        CHECK(asprintf(&link, "%s/abs", root) > 0);
+        CHECK(symlink(rel, link) == 0);                          /* absolute: inside the root */
+        _cleanup_close_ int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        CHECK(root_fd >= 0);
+        char buf[16] = "";
+
+        struct proc_mapping m = mapping_of(inside, rel);
+        int fd = task_file_open(root_fd, &m);
+        CHECK_OK(fd);
+        CHECK(pread(fd, buf, sizeof buf - 1, 0) == 6 && memcmp(buf, "inside", 6) == 0);
+        close(fd);
+
+        m.path = (char *) "/abs";
+        fd = task_file_open(root_fd, &m);
+        CHECK_OK(fd);
+        close(fd);
+
+        /* The path names the host's file, and that is the mapped one: a chroot's view. */
+        m = mapping_of(host, rel);
+        fd = task_file_open(root_fd, &m);
+        CHECK_OK(fd);
+        memset(buf, 0, sizeof buf);
+        CHECK(pread(fd, buf, sizeof buf - 1, 0) == 4 && memcmp(buf, "host", 4) == 0);
+        close(fd);
+
+        /* Neither is the mapped inode: nothing. */
+        m.inode = 1;
+        CHECK_INT(task_file_open(root_fd, &m), ==, -ESTALE);
+        m = mapping_of(inside, rel);
+        m.remote = true;
+        CHECK_INT(task_file_open(root_fd, &m), ==, -EREMOTE);
+        m.remote = false;
+        m.path = (char *) "[vdso]";
+        CHECK_INT(task_file_open(root_fd, &m), ==, -EINVAL);
+
+        /* Without openat2(): the resolved path walked, no symlink followed, nothing above the root. */
+        fd = open_beneath_nofollow(root_fd, rel, O_RDONLY | O_CLOEXEC);
+        CHECK_OK(fd);
+        memset(buf, 0, sizeof buf);
+        CHECK(pread(fd, buf, sizeof buf - 1, 0) == 6 && memcmp(buf, "inside", 6) == 0);
+        close(fd);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/abs", O_RDONLY | O_CLOEXEC), ==, -ELOOP);
+        _cleanup_free_ char *via_link = NULL;
+        CHECK(asprintf(&via_link, "%s/dirlink", root) > 0 && symlink("/", via_link) == 0);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/dirlink/abs", O_RDONLY | O_CLOEXEC), ==, -ELOOP);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/../x", O_RDONLY | O_CLOEXEC), ==, -EINVAL);
+        CHECK_INT(open_beneath_nofollow(root_fd, "relative", O_RDONLY | O_CLOEXEC), ==, -EINVAL);
+        CHECK_INT(open_beneath_nofollow(root_fd, "/nothere/x", O_RDONLY | O_CLOEXEC), ==, -ENOENT);
+
+        /* Our own root: none of its own. */
+        _cleanup_close_ int self = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int other = 5;
+        CHECK_INT(task_root_open(self, 0, &other), ==, 0);
+        CHECK_INT(other, ==, -1);
+
+        /* Build-ids: this test binary has one, a text file is no ELF. */
+        _cleanup_close_ int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        char id[41];
+        CHECK_OK(elf_file_build_id(exe, id));
+        fd = open(host, O_RDONLY | O_CLOEXEC);
+        CHECK_INT(elf_file_build_id(fd, id), ==, -EINVAL);
+        close(fd);
+        tmpdir_remove(t);
+}
+
+/* Attachment names: after the core's name without .zst, told apart from cores. */
+TEST(store_attachment_names) {
+        _cleanup_free_ char *a = store_attachment_name("core.x.0.0123456789abcdef0123456789abcdef.7.9.zst", 2);
+        CHECK_STR(a, "core.x.0.0123456789abcdef0123456789abcdef.7.9.file-2");
+        size_t n;
+        CHECK(store_name_is_attachment(a, &n));
+        CHECK_INT(n, ==, strlen("core.x.0.0123456789abcdef0123456789abcdef.7.9"));
+        CHECK(!store_name_is_attachment("core.x.0.0123456789abcdef0123456789abcdef.7.9.zst", NULL));
+        CHECK(!store_name_is_attachment("core.x.0.b.7.9.file-", NULL));
+        CHECK(!store_name_is_attachment("core.x.0.b.7.9.file-2x", NULL));
+        CHECK(!store_name_is_attachment("other.file-2", NULL));
+        CHECK(!store_name_is_attachment("core.file-02", NULL));        /* no core's name before it */
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(privileges_lock_down_filters_bpf_and_perf),
         TEST_ENTRY(escape_text_hostile_bytes),
@@ -1320,6 +1558,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_every_key_round_trips),
         TEST_ENTRY(policy_each_match_key),
         TEST_ENTRY(policy_match_container_yes_no_and_globs),
+        TEST_ENTRY(policy_match_machine_only_machined_machines),
         TEST_ENTRY(policy_exe_match_sees_through_deleted),
         TEST_ENTRY(policy_first_match_wins_and_lists_reset),
         TEST_ENTRY(policy_builtin_default),
@@ -1340,6 +1579,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),
+        TEST_ENTRY(saved_files_round_trip_and_hostile_lines),
+        TEST_ENTRY(mountinfo_path_remote_by_longest_mount_point),
+        TEST_ENTRY(task_file_opened_inside_its_root),
+        TEST_ENTRY(store_attachment_names),
 };
 
 int main(int argc, char *argv[]) {

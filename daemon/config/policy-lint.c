@@ -26,7 +26,7 @@ int read_suid_dumpable(void) {
 /* A rule without a single Match*= takes every crash: nothing after it is ever reached. */
 static bool rule_matches_everything(const struct policy_rule *r) {
         return !r->match_exe && !r->match_comm && !r->match_unit && !r->match_slice && !r->match_signature &&
-               !r->match_container &&
+               !r->match_container && !r->match_machine &&
                r->n_match_uid == 0 && r->n_match_gid == 0 && r->n_match_signal == 0 &&
                r->match_dumpable == POLICY_UNSET && r->match_rlimit_zero == POLICY_UNSET && r->n_match_si_code == 0 &&
                r->n_match_fault == 0;

@@ -19,7 +19,7 @@
 /* Every key policy_rule_entry() takes, for the hint on a misspelt one (man/check-options.py checks
  * that this list and the parser agree). */
 static const char *const policy_keys[] = {
-        "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchUID", "MatchGID",
+        "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchMachine", "MatchUID", "MatchGID",
         "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
         "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", NULL,
 };
@@ -247,6 +247,8 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                 return parse_glob_list(ini, &rule->match_signature, key, value);
         if (strcmp(key, "MatchContainer") == 0)
                 return parse_glob_list(ini, &rule->match_container, key, value);
+        if (strcmp(key, "MatchMachine") == 0)
+                return parse_glob_list(ini, &rule->match_machine, key, value);
         if (strcmp(key, "RateLimitIntervalSec") == 0) {
                 uint64_t usec;
                 if (parse_duration(value, &usec) < 0)

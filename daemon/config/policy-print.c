@@ -39,6 +39,7 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
         print_globs(out, "MatchSlice", r->match_slice);
         print_globs(out, "MatchSignature", r->match_signature);
         print_globs(out, "MatchContainer", r->match_container);
+        print_globs(out, "MatchMachine", r->match_machine);
         print_ids(out, "MatchUID", r->match_uid, r->n_match_uid);
         print_ids(out, "MatchGID", r->match_gid, r->n_match_gid);
         if (r->n_match_signal > 0) {

@@ -30,6 +30,7 @@ static void policy_rule_done(struct policy_rule *r) {
         strv_free(r->match_slice);
         strv_free(r->match_signature);
         strv_free(r->match_container);
+        strv_free(r->match_machine);
         free(r->match_uid);
         free(r->match_gid);
         free(r->match_signal);

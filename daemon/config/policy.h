@@ -14,6 +14,8 @@
  *   MatchSignature=3f2a*          glob on the crash signature (crash/backtrace.c)  (repeatable)
  *   MatchContainer=web*           glob on the container's name (crash/container.c); yes: in any
  *                                 container, no: not in one (the host)    (repeatable)
+ *   MatchMachine=build*           the same for systemd-machined machines only (systemd-nspawn@NAME,
+ *                                 machine-NAME.scope); yes: in one, no: not (repeatable)
  *   MatchUID=0 1000-1999          uids or ranges, space separated          (any of)
  *   MatchGID=...                  likewise for the gid
  *   MatchSignal=SIGABRT 11        signal names or numbers                  (any of)
@@ -93,6 +95,7 @@ struct policy_rule {
         char **match_slice;
         char **match_signature; /* globs on the crash signature */
         char **match_container; /* globs on the container name, or "yes" / "no" */
+        char **match_machine;   /* the same, only for systemd-machined machines (nspawn, machine-*.scope) */
         struct id_range *match_uid;
         size_t n_match_uid;
         struct id_range *match_gid;

@@ -90,9 +90,13 @@ void backtrace_take(const struct crash_env *env, struct crash *c) {
                 return;
         }
 
+        /* Before the request: its initializers are evaluated in no particular order. */
+        bool other_root = context_open_root(ctx, c->tag) > 0;
         struct unwind_request req = {
                 .pid = ctx->pid,
                 .proc_fd = ctx->proc_fd,
+                .other_root = other_root,
+                .root_fd = ctx->root_fd,
                 .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
                 .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
                 .budget_usec = env->config->unwind_timeout_usec,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "crash/context.h"
+#include "selfdump/task-files.h"
 #include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
@@ -406,6 +407,7 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
                 .signal = (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0,
                 .dumpable = (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMP_USER),
                 .proc_fd = -1,
+                .root_fd = -1,
                 .at_secure = -1,
                 .timestamp_usec = now_realtime_usec(),
                 .container = { .ns_uid = -1, .ns_gid = -1 },
@@ -444,9 +446,27 @@ void context_done(struct crash_context *c) {
         unwind_result_done(&c->unwind);
         container_info_done(&c->container);
         safe_close(c->proc_fd);
-        *c = (struct crash_context) { .proc_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1 } };
+        safe_close(c->root_fd);
+        *c = (struct crash_context) { .proc_fd = -1, .root_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1 } };
 }
 
 bool context_user_may_read(const struct crash_context *c) {
         return c->dumpable && c->uid == c->euid && c->gid == c->egid && c->at_secure == 0;
+}
+
+int context_open_root(struct crash_context *c, const char *tag) {
+        if (c->root_looked_at)
+                return c->root_fd >= 0;
+        c->root_looked_at = true;
+        if (c->proc_fd < 0)
+                return 0;
+        int r = task_root_open(c->proc_fd, c->have_probe ? c->probe.tid : 0, &c->root_fd);
+        if (r < 0) {
+                log_crash_errno(tag, LOG_NOTICE, r, "Cannot look at the task's root, taking it as ours: %m");
+                c->root_fd = -1;
+                return 0;
+        }
+        if (r > 0)
+                log_crash(tag, LOG_DEBUG, "The task has a root of its own: its files are opened inside it.");
+        return r;
 }

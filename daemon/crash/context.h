@@ -24,6 +24,8 @@
 
 struct crash_context {
         int proc_fd;            /* /proc/<pid>, proven through the pidfd to be the peer's; -1 if not */
+        int root_fd;            /* the task's root when it is not ours (context_open_root()), else -1 */
+        bool root_looked_at;
         pid_t pid;
         uid_t uid, euid;
         gid_t gid, egid;
@@ -78,6 +80,10 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
  * is, with a reason too). Nothing is read from a /proc that fails it. */
 int proc_root_check(int fd, char *reason, size_t size);
 void context_done(struct crash_context *c);
+
+/* The task's root, once: 1 when it has one of its own (a container; ctx->root_fd, the files it
+ * maps are to be opened in it), 0 when it shares ours or it cannot be told (logged). */
+int context_open_root(struct crash_context *c, const char *tag);
 
 
 /* Takes the probe's record of this crash, if any, into c (have_probe, fault_addr, si_code). */

@@ -15,6 +15,7 @@ void crash_init(struct crash *c) {
         *c = (struct crash) {
                 .peer.pidfd = -1,
                 .context.proc_fd = -1,
+                .context.root_fd = -1,
                 .context.at_secure = -1,
                 .context.container = { .ns_uid = -1, .ns_gid = -1 },
         };
@@ -22,6 +23,7 @@ void crash_init(struct crash *c) {
 }
 
 void crash_done(struct crash *c) {
+        kept_files_done(&c->kept);
         if (c->have_peer)
                 peer_done(&c->peer);
         if (c->have_context)

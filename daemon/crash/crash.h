@@ -9,6 +9,7 @@
 #include "crash/authenticate.h"
 #include "crash/context.h"
 #include "crash/decide.h"
+#include "crash/keep-files.h"
 #include "crash/protocol.h"
 #include "selfdump/selfdump.h"
 #include "shared/abi.h"
@@ -48,6 +49,7 @@ struct crash {
         uint64_t ack_usec;              /* from accept to the ack: how long we kept the kernel waiting */
         bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
         struct selfdump_result selfdump;
+        struct kept_files kept;         /* a container's files, kept with the core (keep-files.h) */
 
         enum crash_result result;
         char error[256];

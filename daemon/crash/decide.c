@@ -107,6 +107,21 @@ static bool container_list_matches(char *const *patterns, const struct container
         return false;
 }
 
+/* MatchMachine=: MatchContainer= for systemd-machined machines only (nspawn, machine-NAME.scope). */
+static bool machine_list_matches(char *const *patterns, const struct container_info *ci) {
+        if (!patterns || !*patterns)
+                return true;
+        bool machine = ci->name && ci->kind && (strcmp(ci->kind, "nspawn") == 0 || strcmp(ci->kind, "machine") == 0);
+        for (char *const *p = patterns; *p; p++) {
+                if (strcmp(*p, "yes") == 0 || strcmp(*p, "no") == 0) {
+                        if (machine == (strcmp(*p, "yes") == 0))
+                                return true;
+                } else if (machine && fnmatch(*p, ci->name, 0) == 0)
+                        return true;
+        }
+        return false;
+}
+
 bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx) {
         bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
 
@@ -116,6 +131,7 @@ bool policy_rule_matches(const struct policy_rule *rule, const struct crash_cont
                glob_list_matches(rule->match_slice, ctx->slice) &&
                glob_list_matches(rule->match_signature, ctx->signature[0] ? ctx->signature : NULL) &&
                container_list_matches(rule->match_container, &ctx->container) &&
+               machine_list_matches(rule->match_machine, &ctx->container) &&
                id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) &&
                id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
                signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&

@@ -211,6 +211,11 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
                 k = k ?: fields_set_unsigned(f, FIELD_SELFDUMP_THREADS, c->selfdump.n_threads);
                 k = k ?: fields_set_unsigned(f, FIELD_SELFDUMP_MEMORY, c->selfdump.memory_bytes);
         }
+        /* A container's files, kept with the core or not (crash/keep-files.c). */
+        for (size_t i = 0; c->have_stored && i < c->kept.list.n && k >= 0; i++) {
+                _cleanup_free_ char *saved = saved_file_format(&c->kept.list.v[i]);
+                k = saved ? fields_set_text(f, FIELD_SAVED_FILE, saved) : -ENOMEM;
+        }
         return k;
 }
 

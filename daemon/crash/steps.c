@@ -111,6 +111,11 @@ int step_decide(const struct crash_env *env, struct crash *c) {
         if (!signature_first && c->decision.action != ACTION_REJECT)
                 backtrace_take(env, c);
         decide_repeat(env, c);
+        /* A container's files, for the debugger: opened while the task is held, kept later; not
+         * again for a repeat, whose first crash has them. */
+        bool repeat = c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
+        if (c->decision.action != ACTION_REJECT && !repeat)
+                kept_files_open(&c->context, &c->kept, c->tag);
         return 0;
 }
 
@@ -210,6 +215,8 @@ void step_keep(const struct crash_env *env, struct crash *c) {
                         log_crash(c->tag, LOG_INFO, "Compressed the core as %s.", c->stored.path);
         }
 
+        kept_files_save(env->store, c->stored.name, context_user_may_read(&c->context) ? c->context.uid : STORE_NO_READER,
+                        c->decision.max_size, &c->kept, c->tag);
         (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 

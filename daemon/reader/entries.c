@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "reader/entries.h"
+#include "store/store.h"
 #include "shared/cleanup.h"
 #include "shared/names.h"
 #include "shared/strv.h"
@@ -240,8 +241,8 @@ int entry_list_load_store(struct entry_list *l, const char *store_path) {
                 struct stat st;
                 struct entry d;
 
-                if (strncmp(de->d_name, "core.", 5) != 0)
-                        continue;
+                if (strncmp(de->d_name, "core.", 5) != 0 || store_name_is_attachment(de->d_name, NULL))
+                        continue; /* not a core, or a file kept with one */
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
                 /* Only the journal's entries are looked up: store files are unique by name. */

@@ -181,6 +181,79 @@ int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
         return for_each_line(mountinfo, mark_remote_line, m);
 }
 
+/* The mount point of a mountinfo line (its fifth field), with the kernel's octal escapes (\040 for a
+ * space, \011, \012, \134) undone, into out. */
+static int mountinfo_mount_point(const char *line, size_t len, char *out, size_t size) {
+        size_t i = 0, field = 0;
+
+        while (field < 4) {
+                while (i < len && line[i] != ' ')
+                        i++;
+                if (i >= len)
+                        return -EINVAL;
+                i++;
+                field++;
+        }
+        size_t k = 0;
+        for (; i < len && line[i] != ' '; i++) {
+                char c = line[i];
+                if (c == '\\' && i + 3 < len && line[i + 1] >= '0' && line[i + 1] <= '3' && line[i + 2] >= '0' &&
+                    line[i + 2] <= '7' && line[i + 3] >= '0' && line[i + 3] <= '7') {
+                        c = (char) ((line[i + 1] - '0') * 64 + (line[i + 2] - '0') * 8 + (line[i + 3] - '0'));
+                        i += 3;
+                }
+                if (k + 1 >= size)
+                        return -ENAMETOOLONG;
+                out[k++] = c;
+        }
+        out[k] = 0;
+        return k > 0 && out[0] == '/' ? 0 : -EINVAL;
+}
+
+struct path_mount {
+        const char *path;
+        size_t best_len;        /* of the mount point holding path so far; 0: none yet */
+        bool found;
+        bool remote;
+};
+
+static int path_mount_line(const char *line, size_t len, void *userdata) {
+        struct path_mount *pm = userdata;
+        char mount_point[4096];
+        unsigned major, minor;
+
+        int remote = mountinfo_line_remote(line, len, &major, &minor);
+        if (remote < 0)
+                return remote;
+        int r = mountinfo_mount_point(line, len, mount_point, sizeof mount_point);
+        if (r < 0)
+                return r;
+        size_t n = strlen(mount_point);
+        if (n > 1 && mount_point[n - 1] == '/')
+                n--;
+        bool holds = n == 1 || (strncmp(pm->path, mount_point, n) == 0 && (pm->path[n] == '/' || pm->path[n] == 0));
+        /* The longest mount point wins; of equal ones the later line, mounted over the earlier. */
+        if (holds && (!pm->found || n >= pm->best_len)) {
+                pm->found = true;
+                pm->best_len = n;
+                pm->remote = remote > 0;
+        }
+        return 0;
+}
+
+int mountinfo_path_is_remote(const char *mountinfo, const char *path) {
+        struct path_mount pm = { .path = path };
+
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        int r = for_each_line(mountinfo, path_mount_line, &pm);
+        if (r < 0)
+                return r;
+        if (!pm.found)
+                return -ENOENT;
+        return pm.remote;
+}
+
 int proc_maps_read_marked(int proc_fd, struct proc_maps *ret) {
         _cleanup_free_ char *mountinfo = NULL;
 

@@ -52,6 +52,11 @@ int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
  * every file mapping is taken as remote. */
 int proc_maps_read_marked(int proc_fd, struct proc_maps *ret);
 
+/* Whether the file system holding path (the mount with the longest mount point that holds it, in
+ * the text of a mountinfo) is such a remote one: 1 or 0 (the path itself is never looked up);
+ * -ENOENT when no mount holds it, -EINVAL on a malformed line. */
+int mountinfo_path_is_remote(const char *mountinfo, const char *path);
+
 /* Whether the page at addr is in memory (present or swapped out) by <pagemap_fd> (an open
  * /proc/<pid>/pagemap): reading it then waits for no file system. Fills in[n] for the n pages from
  * addr on; -errno if pagemap cannot be read. */

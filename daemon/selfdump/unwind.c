@@ -11,6 +11,7 @@
 
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
+#include "selfdump/task-files.h"
 #include "selfdump/unwind.h"
 #include "shared/cleanup.h"
 
@@ -30,6 +31,7 @@ struct unwinder {
         const struct unwind_request *req;
         Dwfl *dwfl;
         int mem_fd;
+        int root_fd;                    /* the task's root when not ours, else -1 */
         struct proc_maps maps;          /* remote ones marked: never read, never opened */
         uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
         struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
@@ -107,14 +109,39 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 /* The unwinder at work on this thread, for find_elf(), whose callback has no argument of ours. */
 static __thread struct unwinder *active_unwinder;
 
+/* The mapping of the file name, the one at base if it is one. */
+static const struct proc_mapping *mapping_named(const struct proc_maps *maps, const char *name, Dwarf_Addr base) {
+        const struct proc_mapping *m = proc_maps_find(maps, base);
+        if (m && m->path && strcmp(m->path, name) == 0)
+                return m;
+        for (size_t i = 0; i < maps->n; i++)
+                if (maps->mappings[i].path && strcmp(maps->mappings[i].path, name) == 0)
+                        return &maps->mappings[i];
+        return NULL;
+}
+
 /* A module's ELF file, as libdwfl finds it for a live process, but never one on a remote file
- * system: frames there stay without a module. */
+ * system: frames there stay without a module. A task with a root of its own (a container) maps
+ * files of that root: they are opened inside it (task_file_open()), never the host's file of that
+ * name; what cannot be opened there stays without symbols. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
                     Elf **elfp) {
-        const struct proc_mapping *m = active_unwinder ? proc_maps_find(&active_unwinder->maps, base) : NULL;
+        struct unwinder *u = active_unwinder;
+        const struct proc_mapping *m = u ? proc_maps_find(&u->maps, base) : NULL;
         if (m && m->remote) {
                 *elfp = NULL;
                 return -1;
+        }
+        if (u && u->root_fd >= 0 && name && name[0] == '/') {
+                *elfp = NULL;
+                m = mapping_named(&u->maps, name, base);
+                int fd = m ? task_file_open(u->root_fd, m) : -ENOENT;
+                if (fd < 0)
+                        return -1;
+                /* The in-container name: separate debug info is looked up by it on the host, and
+                 * taken only if its build-id or CRC says it belongs to this file. */
+                *file_name = strdup(name);
+                return fd;
         }
         return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
 }
@@ -210,6 +237,7 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
         struct unwinder u = {
                 .req = req,
                 .mem_fd = -1,
+                .root_fd = req->other_root ? req->root_fd : -1,
                 .deadline_usec = now_usec() + req->budget_usec,
                 .max_frames = MIN(req->max_frames ? req->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),
         };

@@ -47,6 +47,8 @@ struct unwind_result {
 struct unwind_request {
         pid_t pid;
         int proc_fd;                    /* /proc/<pid>, verified against the pidfd */
+        bool other_root;                /* the task has a root of its own (task_root_open()): root_fd */
+        int root_fd;                    /* ... in which its files are opened */
         pid_t crash_tid;                /* 0: unknown (the thread group leader goes first) */
         bool have_crash_regs;
         uint64_t crash_regs[CORE_NREGS];

@@ -79,6 +79,8 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_FRAME]             = { "COREDUMPD_FRAME",            NULL,                        FIELD_RAW },
         [FIELD_UNWIND_USEC]       = { "COREDUMPD_UNWIND_USEC",      NULL,                        FIELD_DECIMAL },
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
+        /* checked line by line on the way in (shared/saved-files.c) */
+        [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },
 };
 
 /* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */

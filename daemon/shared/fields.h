@@ -90,6 +90,8 @@ enum field {
         FIELD_FRAME,
         FIELD_UNWIND_USEC,
         FIELD_REPEAT,
+        /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
+        FIELD_SAVED_FILE,
         _FIELD_MAX,
 };
 

@@ -691,3 +691,113 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
         munmap(share, share_size);
         return r;
 }
+
+/* ---- files kept with a core ------------------------------------------------------------------ */
+
+#define ATTACHMENT_INFIX ".file-"
+
+char *store_attachment_name(const char *core_name, unsigned n) {
+        size_t len = strlen(core_name);
+        char *name;
+
+        if (len >= 4 && strcmp(core_name + len - 4, ".zst") == 0)
+                len -= 4;
+        if (asprintf(&name, "%.*s" ATTACHMENT_INFIX "%u", (int) len, core_name, n) < 0)
+                return NULL;
+        return name;
+}
+
+bool store_name_is_attachment(const char *name, size_t *ret_base_len) {
+        if (strncmp(name, "core.", 5) != 0)
+                return false;
+        const char *p = strstr(name + 5, ATTACHMENT_INFIX);
+        if (!p || p == name + 5)
+                return false; /* a core's name comes first */
+        const char *digits = p + strlen(ATTACHMENT_INFIX);
+        if (!*digits || strspn(digits, "0123456789") != strlen(digits))
+                return false;
+        if (ret_base_len)
+                *ret_base_len = (size_t) (p - name);
+        return true;
+}
+
+static int copy_fd(int src, int dst, uint64_t size) {
+        uint64_t done = 0;
+        _cleanup_free_ uint8_t *buf = NULL;
+
+        while (done < size) {
+                loff_t in = (loff_t) done;
+                ssize_t n = copy_file_range(src, &in, dst, NULL, (size_t) MIN(size - done, (uint64_t) 1 << 30), 0);
+                if (n > 0) {
+                        done += (uint64_t) n;
+                        continue;
+                }
+                if (n == 0)
+                        break; /* shorter now than it was */
+                if (errno == EINTR)
+                        continue;
+                if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+                        return -errno;
+                /* Across file systems on older kernels: by hand. */
+                if (!buf && !(buf = malloc(STREAM_BUFFER_SIZE)))
+                        return -ENOMEM;
+                ssize_t k = pread(src, buf, (size_t) MIN(size - done, (uint64_t) STREAM_BUFFER_SIZE), (off_t) done);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                int r = write_full(dst, buf, (size_t) k);
+                if (r < 0)
+                        return r;
+                done += (uint64_t) k;
+        }
+        return 0;
+}
+
+int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
+                    uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size) {
+        struct stat st;
+        int r;
+
+        if (fstat(src_fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                snprintf(reason, reason_size, "not a regular file");
+                return -EBADF;
+        }
+        if ((uint64_t) st.st_size > max_size) {
+                snprintf(reason, reason_size, "%" PRIu64 " bytes, more than the %" PRIu64 " left", (uint64_t) st.st_size,
+                         max_size);
+                return -EFBIG;
+        }
+        _cleanup_close_ int fd = openat(s->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
+        if (fd < 0) {
+                r = negative_errno();
+                snprintf(reason, reason_size, "cannot create an unnamed file (O_TMPFILE) in %s: %s", s->path, strerror(-r));
+                return r;
+        }
+        r = copy_fd(src_fd, fd, (uint64_t) st.st_size);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot copy: %s", strerror(-r));
+                return r;
+        }
+        if (fchmod(fd, CORE_FILE_MODE) < 0 || (geteuid() == 0 && fchown(fd, 0, 0) < 0)) {
+                r = negative_errno();
+                snprintf(reason, reason_size, "cannot set owner and mode: %s", strerror(-r));
+                return r;
+        }
+        (void) store_grant_user_read(fd, reader_uid, tag);
+        if (fdatasync(fd) < 0 || fstat(fd, &st) < 0) {
+                r = negative_errno();
+                snprintf(reason, reason_size, "cannot sync: %s", strerror(-r));
+                return r;
+        }
+        r = store_link(s, fd, name);
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot link %s/%s: %s", s->path, name, strerror(-r));
+                return r;
+        }
+        if (ret_disk_size)
+                *ret_disk_size = (uint64_t) st.st_blocks * 512;
+        return 0;
+}

@@ -105,6 +105,23 @@ void store_interrupt(struct store *s);
 
 void stored_core_done(struct stored_core *c);
 
+/*
+ * Files kept with a core ("attachments": the ELF objects of a container's crash, for the debugger):
+ * <core name without .zst>.file-<N>. Vacuum counts them to their core and removes them with it;
+ * the reader does not take them for cores.
+ */
+/* The attachment name of a core's n-th file (malloc'ed), or NULL. */
+char *store_attachment_name(const char *core_name, unsigned n);
+/* Whether name is an attachment; *ret_base_len (may be NULL) is the length of its core's name
+ * without .zst. */
+bool store_name_is_attachment(const char *name, size_t *ret_base_len);
+/* Copies src_fd (a regular file, at most max_size bytes, else -EFBIG) into the store as name: an
+ * O_TMPFILE, 0640 root:root with the core's read ACL for reader_uid, linked when complete (never
+ * over an existing name). *ret_disk_size gets what it takes. Negative: nothing kept; why is in
+ * reason. */
+int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
+                    uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
+
 /* Deletes core.* files until each user's cores take at most MaxUsePerUser=, the store at most
  * MaxUse= and the file system has KeepFree= left: first the oldest of a user over its share, then
  * the oldest of whichever user takes the most, so one user cannot flush everybody else's cores

@@ -22,6 +22,8 @@ struct stored_file {
         uint64_t disk_size;
         uint32_t uid;           /* from the name; UINT32_MAX if it has none */
         bool removed;
+        bool attached;          /* a file kept with a core that is there: goes with it */
+        struct stored_file *core;       /* for an attached file: its core */
 };
 
 struct stored_files {
@@ -55,6 +57,34 @@ static uint32_t name_uid(const char *name) {
         errno = 0;
         unsigned long v = strtoul(p + 1, &end, 10);
         return errno == 0 && end != p + 1 && *end == '.' && v < UINT32_MAX ? (uint32_t) v : UINT32_MAX;
+}
+
+/* The core whose attachment name is (store_name_is_attachment()), if it is there. */
+static struct stored_file *core_of(struct stored_files *l, const char *name, size_t base_len) {
+        for (size_t i = 0; i < l->n; i++) {
+                const char *c = l->files[i].name;
+                size_t n = strlen(c);
+                if (n >= 4 && strcmp(c + n - 4, ".zst") == 0)
+                        n -= 4;
+                if (n == base_len && strncmp(c, name, base_len) == 0 && !store_name_is_attachment(c, NULL))
+                        return &l->files[i];
+        }
+        return NULL;
+}
+
+/* Files kept with a core count to it and go with it; those whose core is gone stand alone. */
+static void attach_files(struct stored_files *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                size_t base_len;
+                if (!store_name_is_attachment(l->files[i].name, &base_len))
+                        continue;
+                struct stored_file *core = core_of(l, l->files[i].name, base_len);
+                if (!core)
+                        continue;
+                l->files[i].attached = true;
+                l->files[i].core = core;
+                core->disk_size += l->files[i].disk_size;
+        }
 }
 
 /* The store's core.* regular files, oldest first. */
@@ -93,6 +123,7 @@ static int list_stored_files(int dir_fd, struct stored_files *ret) {
 
         if (ret->n > 0)
                 qsort(ret->files, ret->n, sizeof ret->files[0], stored_file_compare);
+        attach_files(ret);
         return 0;
 }
 
@@ -114,6 +145,8 @@ static int users_tally(const struct stored_files *l, struct user_usage **ret, si
 
         for (size_t i = 0; i < l->n; i++) {
                 size_t k = 0;
+                if (l->files[i].attached)
+                        continue; /* counted with its core */
                 while (k < n && u[k].uid != l->files[i].uid)
                         k++;
                 if (k == n) {
@@ -143,7 +176,7 @@ static struct user_usage *user_of(struct user_usage *u, size_t n, uint32_t uid) 
 static struct stored_file *oldest_of(struct stored_files *l, const char *keep, uint32_t uid) {
         for (size_t i = 0; i < l->n; i++) {
                 struct stored_file *f = &l->files[i];
-                if (!f->removed && f->uid == uid && !(keep && strcmp(f->name, keep) == 0))
+                if (!f->removed && !f->attached && f->uid == uid && !(keep && strcmp(f->name, keep) == 0))
                         return f;
         }
         return NULL;
@@ -229,6 +262,18 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
                 files.usage -= MIN(files.usage, f->disk_size);
                 free_space += f->disk_size;
                 removed++;
+                /* What was kept with it goes too (its size was counted to the core). */
+                for (size_t i = 0; i < files.n; i++) {
+                        struct stored_file *a = &files.files[i];
+                        if (!a->attached || a->core != f || a->removed)
+                                continue;
+                        a->removed = true;
+                        if (unlinkat(s->dir_fd, a->name, 0) < 0 && errno != ENOENT)
+                                log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove %s/%s kept with %s: %m",
+                                                s->path, a->name, f->name);
+                        else
+                                removed++;
+                }
         }
         r = removed;
 

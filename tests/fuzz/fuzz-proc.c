@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What /proc/<pid> of a crashed (hostile) process says: limits (and, on the same selector, the
  * NSpid: and PPid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container),
- * maps (and which of them mountinfo calls remote), stat, syscall.
+ * maps (and which of them mountinfo calls remote, and which mount holds a path), stat, syscall.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,8 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         *nl = 0;
                         if (proc_maps_parse(text, &maps) >= 0) {
                                 (void) proc_maps_mark_remote_from(nl + 1, &maps);
+                                /* which mount holds each mapped path (the host side of a container's crash) */
+                                for (size_t i = 0; i < maps.n; i++)
+                                        if (maps.mappings[i].path)
+                                                (void) mountinfo_path_is_remote(nl + 1, maps.mappings[i].path);
                                 proc_maps_done(&maps);
                         }
+                        (void) mountinfo_path_is_remote(nl + 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
                 }
                 break;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What dumpctl reads back, which others may have written: journal data ("FIELD=value" lines, as
- * the journal hands them over, binary included) and store file names. */
+ * the journal hands them over, binary included; COREDUMPD_SAVED_FILE= checked line by line) and
+ * store file names (cores and the files kept with them). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "reader/entries.h"
 #include "shared/escape.h"
 #include "shared/fields.h"
+#include "shared/saved-files.h"
+#include "store/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -28,6 +31,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         free(e);
                 }
         }
+        struct saved_files saved = {};
+        if (saved_files_from_fields(&f, &saved) >= 0) {
+                for (size_t i = 0; i < saved.n; i++) {
+                        /* What was accepted is safe to place under a directory, and reads back the same. */
+                        if (!saved_file_path_ok(saved.v[i].path) || strstr(saved.v[i].path, "/../") ||
+                            (saved.v[i].stored && strchr(saved.v[i].stored, '/')))
+                                __builtin_trap();
+                        char *line = saved_file_format(&saved.v[i]);
+                        struct saved_files again = {};
+                        if (line && (saved_files_add_line(&again, line) < 0 || strcmp(again.v[0].path, saved.v[i].path) != 0))
+                                __builtin_trap();
+                        saved_files_done(&again);
+                        free(line);
+                }
+                saved_files_done(&saved);
+        }
         fields_done(&f);
 
         /* The whole input as a store file name. */
@@ -37,6 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (entry_parse_file_name(name, &g) >= 0 && !fields_get(&g, FIELD_PID))
                         __builtin_trap(); /* a parsed name always yields the pid */
                 fields_done(&g);
+                size_t base;
+                if (store_name_is_attachment(name, &base) && (base <= 5 || base >= strlen(name)))
+                        __builtin_trap();
                 free(name);
         }
         return 0;

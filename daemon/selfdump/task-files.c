@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/openat2.h>
+
+#include "selfdump/task-files.h"
+#include "shared/cleanup.h"
+
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#endif
+
+static bool same_inode(const struct stat *a, const struct stat *b) {
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static int root_of(int proc_fd, const char *name, int *ret_fd) {
+        struct stat ours, theirs;
+
+        if (stat("/", &ours) < 0)
+                return -errno;
+        _cleanup_close_ int fd = openat(proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &theirs) < 0)
+                return -errno;
+        if (same_inode(&ours, &theirs)) {
+                *ret_fd = -1;
+                return 0;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 1;
+}
+
+int task_root_open(int proc_fd, pid_t tid, int *ret_fd) {
+        int r = root_of(proc_fd, "root", ret_fd);
+        if (r >= 0 || tid <= 0)
+                return r;
+        char name[64];
+        snprintf(name, sizeof name, "task/%d/root", (int) tid);
+        int k = root_of(proc_fd, name, ret_fd);
+        return k >= 0 ? k : r;
+}
+
+bool task_file_is_mapped(int fd, const struct proc_mapping *m) {
+        struct stat st;
+        struct statfs sfs;
+
+        if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino != m->inode)
+                return false;
+        if (major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor)
+                return true;
+        return fstatfs(fd, &sfs) == 0 && (unsigned long) sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
+int open_beneath_nofollow(int root_fd, const char *path, int flags) {
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        _cleanup_close_ int dir = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (dir < 0)
+                return -errno;
+        for (const char *p = path;;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                char name[NAME_MAX + 1];
+                if (n == 0 || n > NAME_MAX)
+                        return -EINVAL;
+                memcpy(name, p, n);
+                name[n] = 0;
+                if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                        return -EINVAL;
+                p += n;
+                if (p[strspn(p, "/")] == 0) {
+                        int fd = openat(dir, name, flags | O_NOFOLLOW);
+                        return fd < 0 ? -errno : fd;
+                }
+                int next = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return errno == ENOTDIR ? -ELOOP : -errno; /* a symlink (or a file) on the way */
+                safe_close(dir);
+                dir = next;
+        }
+}
+
+/* Opens path inside root_fd (or from our root when it is -1): the fd if it is the mapped file. */
+static int open_checked(int root_fd, const struct proc_mapping *m) {
+        /* O_NONBLOCK: should the path be a FIFO by now, the open does not wait for a writer. */
+        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+        _cleanup_close_ int fd = -1;
+        if (root_fd >= 0) {
+                struct open_how how = {
+                        .flags = (uint64_t) flags,
+                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                };
+                fd = (int) syscall(SYS_openat2, root_fd, m->path, &how, sizeof how);
+                /* No openat2(): a kernel before 5.6, or a system call filter; coredumpd.service's
+                 * RestrictSUIDSGID=yes makes systemd answer every openat2() with ENOSYS (its flags
+                 * cannot be inspected by seccomp). maps names a file by its resolved path, so no link
+                 * needs following; none is. */
+                if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+                        fd = open_beneath_nofollow(root_fd, m->path, flags);
+                        if (fd < 0) {
+                                errno = -fd;
+                                fd = -1;
+                        }
+                }
+        } else
+                fd = open(m->path, flags);
+        if (fd < 0)
+                return -errno;
+
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADF;
+        if (!task_file_is_mapped(fd, m))
+                return -ESTALE;
+        return TAKE_FD(fd);
+}
+
+int task_file_open(int root_fd, const struct proc_mapping *m) {
+        if (!proc_mapping_is_file(m))
+                return -EINVAL;
+        if (m->remote)
+                return -EREMOTE;
+        int fd = open_checked(root_fd, m);
+        if (fd >= 0 || root_fd < 0)
+                return fd;
+        /* A root of its own in our mount namespace (a chroot): maps names the file by our path.
+         * Taken only if it is the mapped inode. */
+        int k = open_checked(-1, m);
+        return k >= 0 ? k : fd;
+}
+
+int elf_file_build_id(int fd, char out[static 41]) {
+        out[0] = 0;
+        if (elf_version(EV_CURRENT) == EV_NONE)
+                return -EIO;
+        Elf *elf = elf_begin(fd, ELF_C_READ, NULL); /* not mmap: a file truncated meanwhile must not SIGBUS us */
+        if (!elf)
+                return -EINVAL;
+        int r = 0;
+        if (elf_kind(elf) != ELF_K_ELF)
+                r = -EINVAL;
+        else {
+                const void *bits = NULL;
+                ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+                for (ssize_t i = 0; i < n && i < 20; i++)
+                        snprintf(out + 2 * i, 3, "%02x", ((const unsigned char *) bits)[i]);
+        }
+        elf_end(elf);
+        return r;
+}
