@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "build-config.h"
@@ -21,14 +17,15 @@
 #include "selfdump/bpf/crash-context.bpf.h"
 #endif
 
-/* What the daemon keeps of the probe: the two maps and the two attachments, as descriptors. The
- * object was opened, loaded and attached by a short-lived child (probe_open()), so that libbpf's
- * parse of the kernel's BTF (several MiB at its peak) never counts against the daemon's memory. */
 struct probe {
+#if HAVE_PROBE
+        struct bpf_object *obj;
+        struct bpf_link *stash_link;
+        struct bpf_link *crash_link;
         int stash_fd;
         int crashes_fd;
-        int link_fds[2];                /* the kprobes stay attached while these are open */
-        char crash_symbol[64];
+#endif
+        const char *crash_symbol;
 };
 
 void probe_regs_to_core(const uint64_t pt_regs[CRASH_CONTEXT_NREGS], uint64_t regs[CORE_NREGS]) {
@@ -51,17 +48,6 @@ bool probe_is_loaded(const struct probe *p) {
 
 const char *probe_crash_symbol(const struct probe *p) {
         return p ? p->crash_symbol : NULL;
-}
-
-struct probe *probe_free(struct probe *p) {
-        if (!p)
-                return NULL;
-        safe_close(p->stash_fd);
-        safe_close(p->crashes_fd);
-        safe_close(p->link_fds[0]);
-        safe_close(p->link_fds[1]);
-        free(p);
-        return NULL;
 }
 
 #if HAVE_PROBE
@@ -93,183 +79,57 @@ static struct bpf_link *attach_first(struct bpf_program *prog, const char *const
         return NULL;
 }
 
-static struct probe *probe_new(void) {
-        struct probe *p = calloc(1, sizeof *p);
-        if (p)
-                p->stash_fd = p->crashes_fd = p->link_fds[0] = p->link_fds[1] = -1;
-        return p;
-}
-
-/* The loader's report to the daemon: the names, or why it failed; the fds ride along. */
-struct probe_report {
-        int error;                      /* positive errno, 0 on success */
-        char what[96];                  /* what failed */
-        char stash_symbol[64];
-        char crash_symbol[64];
-};
-
-#define PROBE_FDS 4                     /* stash map, crashes map, stash link, crash link */
-#define PROBE_LOAD_TIMEOUT_MS 30000
-
-/* In the child: open, load, attach; report with the four descriptors. Never returns. */
-static _Noreturn void probe_load_child(int sock) {
+int probe_open(struct probe **ret) {
         static const char *const stash_symbols[] = { "arch_do_signal_or_restart", NULL };
         /* The coredump's entry: vfs_coredump since 6.16, do_coredump before. */
         static const char *const crash_symbols[] = { "vfs_coredump", "do_coredump", NULL };
-        struct probe_report rep = {};
-        const char *what, *stash_symbol = NULL, *crash_symbol = NULL;
-        int fds[PROBE_FDS] = { -1, -1, -1, -1 };
-        struct bpf_link *stash_link = NULL, *crash_link = NULL;
-        struct bpf_program *stash, *crash;
+        const char *what, *stash_symbol = NULL;
+        int r;
 
+        *ret = NULL;
         libbpf_set_print(libbpf_print);
+
+        struct probe *p = calloc(1, sizeof *p);
+        if (!p)
+                return log_error_errno(ENOMEM, "%m");
+        p->stash_fd = p->crashes_fd = -1;
+
         what = "open the BPF object";
-        struct bpf_object *obj = bpf_object__open_mem(crash_context_bpf_object, sizeof crash_context_bpf_object, NULL);
-        if (!obj)
+        p->obj = bpf_object__open_mem(crash_context_bpf_object, sizeof crash_context_bpf_object, NULL);
+        if (!p->obj)
                 goto fail;
         what = "load the BPF programs (needs CAP_BPF and CAP_PERFMON)";
-        if (bpf_object__load(obj) < 0)
+        if (bpf_object__load(p->obj) < 0)
                 goto fail;
 
-        stash = bpf_object__find_program_by_name(obj, "stash_regs");
-        crash = bpf_object__find_program_by_name(obj, "record_crash");
-        fds[0] = bpf_object__find_map_fd_by_name(obj, "stash");
-        fds[1] = bpf_object__find_map_fd_by_name(obj, "crashes");
+        struct bpf_program *stash = bpf_object__find_program_by_name(p->obj, "stash_regs");
+        struct bpf_program *crash = bpf_object__find_program_by_name(p->obj, "record_crash");
+        p->stash_fd = bpf_object__find_map_fd_by_name(p->obj, "stash");
+        p->crashes_fd = bpf_object__find_map_fd_by_name(p->obj, "crashes");
         what = "find the programs and maps";
-        if (!stash || !crash || fds[0] < 0 || fds[1] < 0) {
+        if (!stash || !crash || p->stash_fd < 0 || p->crashes_fd < 0) {
                 errno = ENOENT;
                 goto fail;
         }
+
         what = "attach a kprobe to arch_do_signal_or_restart";
-        stash_link = attach_first(stash, stash_symbols, &stash_symbol);
-        if (!stash_link)
+        p->stash_link = attach_first(stash, stash_symbols, &stash_symbol);
+        if (!p->stash_link)
                 goto fail;
         what = "attach a kprobe to vfs_coredump or do_coredump";
-        crash_link = attach_first(crash, crash_symbols, &crash_symbol);
-        if (!crash_link)
+        p->crash_link = attach_first(crash, crash_symbols, &p->crash_symbol);
+        if (!p->crash_link)
                 goto fail;
-        fds[2] = bpf_link__fd(stash_link);
-        fds[3] = bpf_link__fd(crash_link);
-        what = "hand the probe to the daemon";
-        if (fds[2] < 0 || fds[3] < 0) {
-                errno = EBADF;
-                goto fail;
-        }
-        snprintf(rep.stash_symbol, sizeof rep.stash_symbol, "%s", stash_symbol);
-        snprintf(rep.crash_symbol, sizeof rep.crash_symbol, "%s", crash_symbol);
-        goto send;
 
-fail:
-        rep.error = errno > 0 ? errno : EIO;
-        snprintf(rep.what, sizeof rep.what, "%s", what);
-send:;
-        struct iovec iov = { .iov_base = &rep, .iov_len = sizeof rep };
-        union {
-                struct cmsghdr align;
-                char buf[CMSG_SPACE(sizeof(int) * PROBE_FDS)];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-        if (rep.error == 0) {
-                mh.msg_control = control.buf;
-                mh.msg_controllen = sizeof control.buf;
-                struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-                cm->cmsg_level = SOL_SOCKET;
-                cm->cmsg_type = SCM_RIGHTS;
-                cm->cmsg_len = CMSG_LEN(sizeof(int) * PROBE_FDS);
-                memcpy(CMSG_DATA(cm), fds, sizeof(int) * PROBE_FDS);
-        }
-        /* Leave without libbpf's destructors: the attachments live on in the daemon's copies. */
-        _exit(sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t) sizeof rep ? 0 : 1);
-}
-
-/* In the daemon: the child's report and descriptors, within PROBE_LOAD_TIMEOUT_MS. */
-static int probe_receive(int sock, struct probe *p, struct probe_report *rep) {
-        struct pollfd pfd = { .fd = sock, .events = POLLIN };
-        int n = poll(&pfd, 1, PROBE_LOAD_TIMEOUT_MS);
-        if (n <= 0)
-                return n == 0 ? -ETIMEDOUT : -errno;
-
-        struct iovec iov = { .iov_base = rep, .iov_len = sizeof *rep };
-        union {
-                struct cmsghdr align;
-                char buf[CMSG_SPACE(sizeof(int) * PROBE_FDS)];
-        } control = {};
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-                             .msg_controllen = sizeof control.buf };
-        ssize_t k = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-        if (k < 0)
-                return -errno;
-        int fds[PROBE_FDS] = { -1, -1, -1, -1 };
-        bool have_fds = false;
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-                    cm->cmsg_len == CMSG_LEN(sizeof(int) * PROBE_FDS)) {
-                        memcpy(fds, CMSG_DATA(cm), sizeof fds);
-                        have_fds = true;
-                }
-        if (k != (ssize_t) sizeof *rep || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-                for (int i = 0; i < PROBE_FDS; i++)
-                        safe_close(fds[i]);
-                return -EBADMSG;
-        }
-        rep->what[sizeof rep->what - 1] = rep->stash_symbol[sizeof rep->stash_symbol - 1] =
-                rep->crash_symbol[sizeof rep->crash_symbol - 1] = 0;
-        if (rep->error != 0 || !have_fds) {
-                for (int i = 0; i < PROBE_FDS; i++)
-                        safe_close(fds[i]);
-                return rep->error > 0 ? -rep->error : -EBADMSG;
-        }
-        p->stash_fd = fds[0];
-        p->crashes_fd = fds[1];
-        p->link_fds[0] = fds[2];
-        p->link_fds[1] = fds[3];
-        snprintf(p->crash_symbol, sizeof p->crash_symbol, "%s", rep->crash_symbol);
-        return 0;
-}
-
-int probe_open(struct probe **ret) {
-        struct probe_report rep = {};
-        int pair[2], r;
-
-        *ret = NULL;
-        struct probe *p = probe_new();
-        if (!p)
-                return log_error_errno(ENOMEM, "%m");
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
-                r = log_error_errno(errno, "Crash-context probe unavailable: cannot make a socket pair: %m");
-                probe_free(p);
-                return r;
-        }
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid < 0) {
-                r = log_error_errno(errno, "Crash-context probe unavailable: cannot fork its loader: %m");
-                safe_close(pair[0]);
-                safe_close(pair[1]);
-                probe_free(p);
-                return r;
-        }
-        if (pid == 0) {
-                log_after_fork();
-                safe_close(pair[0]);
-                probe_load_child(pair[1]);
-        }
-        safe_close(pair[1]);
-        r = probe_receive(pair[0], p, &rep);
-        safe_close(pair[0]);
-        if (r == -ETIMEDOUT)
-                (void) kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        if (r < 0) {
-                log_full_errno(LOG_NOTICE, r, "Crash-context probe unavailable, going on without it: cannot %s: %m",
-                               rep.what[0] ? rep.what : "load it in a child process");
-                probe_free(p);
-                return r;
-        }
-        log_info("Crash-context probe attached (kprobes on %s and %s).", rep.stash_symbol, p->crash_symbol);
+        log_info("Crash-context probe attached (kprobes on %s and %s).", stash_symbol, p->crash_symbol);
         *ret = p;
         return 0;
+
+fail:
+        r = errno > 0 ? -errno : -EIO;
+        log_full_errno(LOG_NOTICE, r, "Crash-context probe unavailable, going on without it: cannot %s: %m", what);
+        probe_free(p);
+        return r;
 }
 
 int probe_check_object(void) {
@@ -282,6 +142,16 @@ int probe_check_object(void) {
                 ? 0 : -ENOENT;
         bpf_object__close(obj);
         return r;
+}
+
+struct probe *probe_free(struct probe *p) {
+        if (!p)
+                return NULL;
+        bpf_link__destroy(p->crash_link);
+        bpf_link__destroy(p->stash_link);
+        bpf_object__close(p->obj);
+        free(p);
+        return NULL;
 }
 
 int probe_take(struct probe *p, pid_t tgid, int signo, bool si_code_known, int si_code, uint64_t start_time,
@@ -342,6 +212,10 @@ int probe_open(struct probe **ret) {
 
 int probe_check_object(void) {
         return -EOPNOTSUPP;
+}
+
+struct probe *probe_free(struct probe *p) {
+        return NULL;
 }
 
 int probe_take(struct probe *p, pid_t tgid, int signo, bool si_code_known, int si_code, uint64_t start_time,
