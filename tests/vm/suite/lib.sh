@@ -97,6 +97,17 @@ journal_mark() {
 _jq() {
 	journalctl -q --no-pager -b ${SINCE:+--since=@$SINCE} "$@"
 }
+# pid_results — "PID RESULT" for every coredump entry since journal_mark.  The
+# mark has a resolution of one second, so the previous case's last entries can
+# be among them: callers keep only their own pids.
+pid_results() {	# one JSON object per line: a MESSAGE's blank lines cannot split an entry
+	_jq -o json MESSAGE_ID=$MSGID 2>/dev/null | awk '
+		function val(k,   m) {
+			if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
+			m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m
+		}
+		{ p = val("COREDUMP_PID"); if (p != "-") print p, val("COREDUMPD_RESULT") }'
+}
 # Number of coredump entries in this boot so far (one JSON object per entry: messages span lines).
 entry_count() {
 	journalctl -q --no-pager -b -o json MESSAGE_ID=$MSGID 2>/dev/null | wc -l

@@ -15,11 +15,10 @@ announced=$(grep -c ' core=1 ' "$WORK"/spawn.2* | awk -F: '{s += $2} END {print 
 [ "$(wc -w <<<"$pids")" = 100 ] || die "spawn reported $(wc -w <<<"$pids") of 100 crashers (one did not end?)"
 end=$((SECONDS + 100))
 while :; do
-	_jq -o export MESSAGE_ID=$MSGID 2>/dev/null |
-		grep -a -E '^(COREDUMP_PID|COREDUMPD_RESULT)=' > "$WORK/entries" || true
+	pid_results | awk 'NR == FNR {ours[$1] = 1; next} $1 in ours' <(tr ' ' '\n' <<<"$pids") - > "$WORK/entries"
 	recorded=0 missing=()
 	for p in $pids; do
-		n=$(grep -cx "COREDUMP_PID=$p" "$WORK/entries")
+		n=$(awk -v p="$p" '$1 == p' "$WORK/entries" | wc -l)
 		[ "$n" -gt 1 ] && die "pid $p recorded $n times"
 		[ "$n" = 1 ] && recorded=$((recorded + 1)) || missing+=("$p")
 	done
@@ -27,10 +26,10 @@ while :; do
 	[ $SECONDS -lt $end ] || die "$recorded of 100 crashes recorded; missing: ${missing[*]}"
 	sleep 1
 done
-stored=$(grep -c '^COREDUMPD_RESULT=stored$' "$WORK/entries")
+stored=$(awk '$2 == "stored"' "$WORK/entries" | wc -l)
 main=$(systemctl show -P MainPID coredumpd.service)
 hwm=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$main"/status 2>/dev/null)
 say "storm: 100 crashers, $announced dumped (WCOREDUMP), $recorded recorded, $stored stored; daemon VmHWM ${hwm:-?}"
-[ "$stored" = 100 ] || die "only $stored of 100 stored: $(grep COREDUMPD_RESULT= "$WORK/entries" | sort | uniq -c | tr -s ' \n' ' ')"
+[ "$stored" = 100 ] || die "$stored of 100 stored: $(cut -d' ' -f2 "$WORK/entries" | sort | uniq -c | tr -s ' \n' ' ')"
 kb=${hwm%% *}
 [ -z "$kb" ] || [ "$kb" -lt 131072 ] || die "daemon VmHWM $hwm is over 128 MiB"
