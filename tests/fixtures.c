@@ -504,11 +504,14 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
                 .store = e->store,
                 .record_sink = record_capture_sink,
                 .record_userdata = &e->records,
+                .host = &e->host,
         };
+        host_view_open(NULL, &e->host);
 }
 
 void test_env_done(struct test_env *e) {
         sleeper_stop(e->sleeper);
+        host_view_close(&e->host);
         store_free(e->store);
         policy_unref(e->policy);
         config_done(&e->config);

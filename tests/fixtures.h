@@ -96,6 +96,7 @@ struct test_env {
         struct log_capture logs;
         pid_t sleeper;
         struct fake_peer peer;
+        struct host_view host;
         struct crash_env env;
 };
 

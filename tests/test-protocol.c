@@ -938,7 +938,8 @@ TEST(record_and_policy_see_a_namespaced_crash) {
 static void check_untrusted_proc(const char *proc_path, const char *reason) {
         struct test_env e;
         test_env_init(&e, NULL, NULL);
-        e.env.proc_path = proc_path ? proc_path : e.dir;
+        host_view_close(&e.host);
+        host_view_open(proc_path ? proc_path : e.dir, &e.host);
 
         crash_without_core(&e, COREDUMP_REJECT);
         check_field(&e, 0, "COREDUMPD_RESULT", "failed");

@@ -267,8 +267,14 @@ static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) 
         return NULL;
 }
 
-void container_info_gather(int proc_fd, int proc_root_fd, pid_t pid, uid_t uid, gid_t gid, const char *cgroup,
-                           const char *tag, struct container_info *ret) {
+void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret) {
+        *ret = (struct host_namespaces) { .own_user_ns = namespace_id(proc_root_fd, "self/", NAMESPACE_USER) };
+        for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++)
+                ret->ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
+}
+
+void container_info_gather(int proc_fd, int proc_root_fd, const struct host_namespaces *host, pid_t pid, uid_t uid,
+                           gid_t gid, const char *cgroup, const char *tag, struct container_info *ret) {
         struct container_info ci = { .ns_uid = -1, .ns_gid = -1 };
         _cleanup_free_ char *status = NULL;
 
@@ -278,14 +284,13 @@ void container_info_gather(int proc_fd, int proc_root_fd, pid_t pid, uid_t uid, 
         if (r < 0)
                 log_crash_errno(tag, LOG_DEBUG, r, "Cannot read the pid in its namespace (NSpid:): %m");
 
-        uint64_t own_user_ns = namespace_id(proc_root_fd, "self/", NAMESPACE_USER);
         for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++) {
                 ci.ns[k] = namespace_id(proc_fd, "", k);
-                ci.host_ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
+                ci.host_ns[k] = host->ns[k];
         }
         /* The maps of a process in our own user namespace are relative to the parent namespace;
          * of one in another, relative to ours. */
-        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == own_user_ns) {
+        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == host->own_user_ns) {
                 ci.ns_uid = uid;
                 ci.ns_gid = gid;
         } else {

@@ -33,6 +33,14 @@ struct container_info {
                                          * NULL: not in a pid namespace of its own, or unknown */
 };
 
+/* The host's namespaces, read once: PID 1's of coredumpd's pid namespace (else coredumpd's own),
+ * and coredumpd's own user namespace (whose id maps need no translation). 0: unknown. */
+struct host_namespaces {
+        uint64_t ns[_NAMESPACE_MAX];
+        uint64_t own_user_ns;
+};
+void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret);
+
 /* "pid", "mnt", "user". */
 const char *namespace_kind_to_string(enum namespace_kind k);
 
@@ -43,11 +51,11 @@ bool container_ns_differs(const struct container_info *ci, enum namespace_kind k
 bool container_info_in_container(const struct container_info *ci);
 
 /* Fills *ret (strings owned, container_info_done() frees them) from the verified /proc/<pid>
- * directory proc_fd, the /proc root proc_root_fd (for the host's namespaces and the process's
- * ancestors), the process's pid, uid and gid as the kernel gave them, and its cgroup path (may be NULL). What cannot be read stays
- * unknown (logged at debug level with tag). */
-void container_info_gather(int proc_fd, int proc_root_fd, pid_t pid, uid_t uid, gid_t gid, const char *cgroup,
-                           const char *tag, struct container_info *ret);
+ * directory proc_fd, the /proc root proc_root_fd (for the process's ancestors), the host's
+ * namespaces, the process's pid, uid and gid as the kernel gave them, and its cgroup path (may be
+ * NULL). What cannot be read stays unknown (logged at debug level with tag). */
+void container_info_gather(int proc_fd, int proc_root_fd, const struct host_namespaces *host, pid_t pid, uid_t uid,
+                           gid_t gid, const char *cgroup, const char *tag, struct container_info *ret);
 void container_info_done(struct container_info *ci);
 
 /* Pure parsers (exposed for tests and fuzzing). */

@@ -221,18 +221,30 @@ int proc_root_check(int fd, char *reason, size_t size) {
         return 0;
 }
 
-/* Opens the /proc root and checks that it is procfs (proc_root_check()). */
-static int context_open_proc_root(const char *proc_path, struct crash_context *c, const char *tag) {
+void host_view_open(const char *proc_path, struct host_view *ret) {
+        *ret = (struct host_view) { .proc_fd = -1, .null_page_end = 4096 };
+        proc_path = proc_path ?: "/proc";
+
         _cleanup_close_ int fd = open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
-                int r = negative_errno();
-                snprintf(c->refused, sizeof c->refused, "cannot open %s: %s", proc_path, strerror(-r));
-                return log_crash_errno(tag, LOG_ERR, r, "Cannot open %s: %m", proc_path);
+                snprintf(ret->refused, sizeof ret->refused, "cannot open %s: %s", proc_path, strerror(errno));
+                return;
         }
-        int r = proc_root_check(fd, c->refused, sizeof c->refused);
-        if (r < 0)
-                return log_crash_errno(tag, LOG_ERR, r, "%s: %s", proc_path, c->refused);
-        return TAKE_FD(fd);
+        if (proc_root_check(fd, ret->refused, sizeof ret->refused) < 0)
+                return;
+
+        _cleanup_free_ char *min_addr = NULL;
+        unsigned long long v = 0;
+        if (read_file_at(fd, "sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
+            sscanf(min_addr, "%llu", &v) == 1 && v > ret->null_page_end)
+                ret->null_page_end = v;
+        host_namespaces_read(fd, &ret->ns);
+        ret->proc_fd = TAKE_FD(fd);
+}
+
+void host_view_close(struct host_view *v) {
+        safe_close(v->proc_fd);
+        *v = (struct host_view) { .proc_fd = -1 };
 }
 
 /* Opens <proc root>/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd
@@ -337,11 +349,9 @@ static void gather_at_secure(int proc_fd, struct crash_context *c, const char *t
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine AT_SECURE, treating the process as setuid: %m");
 }
 
-static void gather_crash_details(int proc_root_fd, int proc_fd, const struct pidfd_info *info,
+static void gather_crash_details(const struct host_view *host, int proc_fd, const struct pidfd_info *info,
                                  struct crash_context *c) {
         struct proc_stat stat;
-        _cleanup_free_ char *min_addr = NULL;
-        unsigned long long v = 0;
 
         c->si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE;
         c->si_code = c->si_code_known ? (int) info->coredump_code : 0;
@@ -349,10 +359,7 @@ static void gather_crash_details(int proc_root_fd, int proc_fd, const struct pid
                 c->start_time_known = true;
                 c->start_time = stat.start_time;
         }
-        c->null_page_end = 4096;
-        if (read_file_at(proc_root_fd, "sys/vm/mmap_min_addr", 64, &min_addr, NULL, NULL) >= 0 &&
-            sscanf(min_addr, "%llu", &v) == 1 && v > c->null_page_end)
-                c->null_page_end = v;
+        c->null_page_end = host->null_page_end;
 }
 
 static bool signal_has_fault_address(int signo, int si_code) {
@@ -395,7 +402,7 @@ static void gather_host(struct crash_context *c) {
         c->hostname[sizeof c->hostname - 1] = 0;
 }
 
-int context_gather(const struct peer *peer, const char *proc_path, const char *tag, struct crash_context *c) {
+int context_gather(const struct peer *peer, const struct host_view *host, const char *tag, struct crash_context *c) {
         const struct pidfd_info *info = &peer->info;
 
         *c = (struct crash_context) {
@@ -415,10 +422,11 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
         gather_host(c);
         gather_crash_id(peer, c);
 
-        _cleanup_close_ int proc_root_fd = context_open_proc_root(proc_path ?: "/proc", c, tag);
-        if (proc_root_fd < 0)
-                return proc_root_fd;
-        int proc_fd = context_open_proc_dir(peer, proc_root_fd, c->pid, tag);
+        if (host->proc_fd < 0) {
+                snprintf(c->refused, sizeof c->refused, "%s", host->refused);
+                return log_crash_errno(tag, LOG_ERR, EXDEV, "Not reading the crash's context: %s", host->refused);
+        }
+        int proc_fd = context_open_proc_dir(peer, host->proc_fd, c->pid, tag);
         if (proc_fd < 0)
                 return proc_fd;
         c->proc_fd = proc_fd;
@@ -429,9 +437,9 @@ int context_gather(const struct peer *peer, const char *proc_path, const char *t
         gather_cgroup(proc_fd, c, tag);
         gather_rlimit(proc_fd, c, tag);
         gather_at_secure(proc_fd, c, tag);
-        gather_crash_details(proc_root_fd, proc_fd, info, c);
+        gather_crash_details(host, proc_fd, info, c);
         gather_crash_id(peer, c);
-        container_info_gather(proc_fd, proc_root_fd, c->pid, c->uid, c->gid, c->cgroup, tag, &c->container);
+        container_info_gather(proc_fd, host->proc_fd, &host->ns, c->pid, c->uid, c->gid, c->cgroup, tag, &c->container);
         return 0;
 }
 

@@ -68,12 +68,25 @@ struct crash_context {
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
 };
 
-/* Fills *ret for the peer. proc_path (NULL: "/proc") must be the root of a procfs mount
- * (proc_root_check()); the /proc/<pid> directory is verified against the pidfd once and kept open
+/* What the context reads of the host once instead of per crash: the /proc root, checked with
+ * proc_root_check(), the host's namespaces and vm.mmap_min_addr. Read-only once opened: the
+ * crashes handled at the same time share it. */
+struct host_view {
+        int proc_fd;                    /* the /proc root; -1: refused says why */
+        char refused[160];
+        struct host_namespaces ns;
+        uint64_t null_page_end;         /* max(4096, vm.mmap_min_addr) */
+};
+/* proc_path NULL: "/proc". Never fails: a /proc that cannot be trusted leaves proc_fd -1, and every
+ * crash is then refused with the reason (context_gather()). */
+void host_view_open(const char *proc_path, struct host_view *ret);
+void host_view_close(struct host_view *v);
+
+/* Fills *ret for the peer. The host's /proc must have passed proc_root_check(); the /proc/<pid> directory is verified against the pidfd once and kept open
  * in ret->proc_fd for the later steps (unwinding, a core of our own); failing either, or a vanished
  * process, yields an error (logged, with tag; ret->refused says why). Fields that cannot be read
  * stay empty. */
-int context_gather(const struct peer *peer, const char *proc_path, const char *tag, struct crash_context *ret);
+int context_gather(const struct peer *peer, const struct host_view *host, const char *tag, struct crash_context *ret);
 
 /* Whether fd is the root directory of a procfs mount: statfs f_type PROC_SUPER_MAGIC and inode
  * PROCFS_ROOT_INODE. 0, or -EXDEV with the reason in reason (an -errno of fstatfs()/fstat() as it

@@ -84,7 +84,7 @@ int step_decide(const struct crash_env *env, struct crash *c) {
         }
 
         uint64_t t0 = monotonic_usec();
-        int r = context_gather(&c->peer, env->proc_path, c->tag, &c->context);
+        int r = context_gather(&c->peer, env->host, c->tag, &c->context);
         c->have_context = true;
         c->context_usec = monotonic_usec() - t0;
         if (r < 0) {

@@ -39,7 +39,7 @@ struct crash_env {
         void *record_userdata;
         struct probe *probe;            /* the crash-context probe, or NULL */
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
-        const char *proc_path;          /* the procfs root; NULL: "/proc" (tests point it elsewhere) */
+        const struct host_view *host;   /* the /proc root and what is read of the host once */
 };
 
 /* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator

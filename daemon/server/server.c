@@ -186,6 +186,7 @@ int server_new(const struct server_options *o, struct server **ret) {
         s->policy = policy_ref(o->policy);
         s->policy_dirs = o->policy_dirs;
         pthread_mutex_init(&s->policy_lock, NULL);
+        host_view_open(NULL, &s->host);
         s->env = (struct crash_env) {
                 .authenticate = o->authenticate,
                 .authenticate_userdata = o->authenticate_userdata,
@@ -197,6 +198,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .record_userdata = o->record_userdata,
                 .probe = o->probe,
                 .repeats = o->repeats,
+                .host = &s->host,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -237,6 +239,7 @@ struct server *server_free(struct server *s) {
         safe_close(s->listen_fd);
         safe_close(s->wake_fd);
         policy_unref(s->policy);
+        host_view_close(&s->host);
         pthread_mutex_destroy(&s->policy_lock);
         free(s);
         return NULL;

@@ -29,6 +29,7 @@ struct server {
         bool notify;
 
         const struct config *config;
+        struct host_view host;          /* read once, shared by every crash (env.host) */
         struct crash_env env;
 
         pthread_mutex_t policy_lock;
