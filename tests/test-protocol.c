@@ -565,6 +565,82 @@ TEST(vacuum_removes_kept_files_with_their_core) {
 }
 
 
+/* Whether path's ACL has user:<uid>:r-- (read, not write). */
+static bool has_user_read_acl(const char *path, uid_t uid) {
+        acl_t acl = acl_get_file(path, ACL_TYPE_ACCESS);
+        CHECK(acl);
+        bool found = false;
+        acl_entry_t entry;
+        for (int w = ACL_FIRST_ENTRY; acl_get_entry(acl, w, &entry) == 1; w = ACL_NEXT_ENTRY) {
+                acl_tag_t tag;
+                CHECK(acl_get_tag_type(entry, &tag) == 0);
+                if (tag != ACL_USER)
+                        continue;
+                uid_t *q = acl_get_qualifier(entry);
+                acl_permset_t ps;
+                CHECK(acl_get_permset(entry, &ps) == 0);
+                if (*q == uid && acl_get_perm(ps, ACL_READ) == 1 && acl_get_perm(ps, ACL_WRITE) == 0)
+                        found = true;
+                acl_free(q);
+        }
+        acl_free(acl);
+        return found;
+}
+
+/* A file kept beside a core: copied whole from its start (whatever the source's offset), 0640
+ * with the reader's ACL, bounded by what is left, never over an existing name, and nothing is left
+ * behind when it is refused. */
+TEST(saved_file_copied_bounded_never_replacing) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ char *src_path = NULL, *copy = NULL;
+        CHECK(asprintf(&src_path, "%s/source", e.dir) > 0);
+        CHECK(asprintf(&copy, "%s/core.x.1000.0123456789abcdef0123456789abcdef.7.9.file-0", e.store_dir) > 0);
+        _cleanup_close_ int src = open(src_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        CHECK(src >= 0);
+        /* Text, a run of zero blocks (the copy may leave a hole), text again. */
+        uint8_t *data = calloc(1, 200 * 1024);
+        CHECK(data);
+        memset(data, 'a', 5000);
+        memset(data + 150 * 1024, 'b', 50 * 1024);
+        CHECK(write(src, data, 200 * 1024) == 200 * 1024);      /* the offset is now at the end */
+
+        const char *name = strrchr(copy, '/') + 1;
+        char reason[256] = "";
+        uint64_t disk = 0;
+        CHECK_INT(store_save_file(e.store, src, name, 1000, 100 * 1024, &disk, "test", reason, sizeof reason), ==, -EFBIG);
+        CHECK(strstr(reason, "more than"));
+        CHECK(access(copy, F_OK) < 0 && errno == ENOENT);
+
+        CHECK_OK(store_save_file(e.store, src, name, 1000, 1 << 20, &disk, "test", reason, sizeof reason));
+        struct stat st;
+        CHECK(stat(copy, &st) == 0);
+        CHECK_INT(st.st_size, ==, 200 * 1024);
+        CHECK_INT(st.st_mode & 07777, ==, 0640);
+        CHECK_INT(disk, ==, (uint64_t) st.st_blocks * 512);
+        size_t size = 0;
+        _cleanup_free_ char *back = NULL;
+        CHECK_OK(read_file_at(AT_FDCWD, copy, 1 << 20, &back, &size, NULL));
+        CHECK_INT(size, ==, 200 * 1024);
+        CHECK(memcmp(back, data, size) == 0);
+        if (geteuid() == 0)
+                CHECK(has_user_read_acl(copy, 1000));
+
+        /* Never over an existing name: the first copy stays as it was. */
+        CHECK(pwrite(src, "c", 1, 0) == 1);
+        CHECK_INT(store_save_file(e.store, src, name, 1000, 1 << 20, &disk, "test", reason, sizeof reason), ==, -EEXIST);
+        free(back);
+        back = NULL;
+        CHECK_OK(read_file_at(AT_FDCWD, copy, 1 << 20, &back, &size, NULL));
+        CHECK(back[0] == 'a');
+
+        /* Not a regular file. */
+        _cleanup_close_ int dir = open(e.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK_INT(store_save_file(e.store, dir, "core.y.file-0", 1000, 1 << 20, NULL, "test", reason, sizeof reason), ==, -EBADF);
+        free(data);
+        test_env_done(&e);
+}
+
 /* A crash of a task with a root of its own (here a chroot, in our mount namespace: maps names its
  * files by our paths): its files are listed in COREDUMPD_SAVED_FILE=, those that are the host's
  * own (the same inode) are not copied, and the unwinder still finds its symbols. */
@@ -730,23 +806,7 @@ static void check_acl(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool 
         _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
         CHECK(path);
 
-        acl_t acl = acl_get_file(path, ACL_TYPE_ACCESS);
-        CHECK(acl);
-        bool found = false;
-        acl_entry_t entry;
-        for (int w = ACL_FIRST_ENTRY; acl_get_entry(acl, w, &entry) == 1; w = ACL_NEXT_ENTRY) {
-                acl_tag_t tag;
-                CHECK(acl_get_tag_type(entry, &tag) == 0);
-                if (tag != ACL_USER)
-                        continue;
-                uid_t *q = acl_get_qualifier(entry);
-                acl_permset_t ps;
-                CHECK(acl_get_permset(entry, &ps) == 0);
-                if (*q == uid && acl_get_perm(ps, ACL_READ) == 1 && acl_get_perm(ps, ACL_WRITE) == 0)
-                        found = true;
-                acl_free(q);
-        }
-        acl_free(acl);
+        bool found = has_user_read_acl(path, uid);
         CHECK_INT(found, ==, want_user_entry);
         test_env_done(&e);
 }
@@ -1184,6 +1244,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
         TEST_ENTRY(vacuum_removes_kept_files_with_their_core),
+        TEST_ENTRY(saved_file_copied_bounded_never_replacing),
         TEST_ENTRY(crash_with_its_own_root_lists_its_files),
         TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(deadline_closes_stalled_connection),

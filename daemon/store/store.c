@@ -105,6 +105,9 @@ static int set_xattr(int fd, enum field field, const char *value) {
 static void store_set_xattrs(int fd, const struct fields *metadata, bool truncated, const char *tag) {
         int r = 0;
 
+        if (!metadata)
+                return; /* not a core: a file kept beside one */
+
         for (enum field f = 0; f < _FIELD_MAX && r >= 0; f++)
                 if (field_table[f].xattr)
                         r = set_xattr(fd, f, fields_get(metadata, f));
@@ -454,13 +457,17 @@ void store_interrupt(struct store *s) {
 struct file_fill {
         struct store *store;
         int fd;
-        bool truncated;
+        uint64_t max_size;      /* bytes read at most; the file must not be longer (-EFBIG) */
+        bool truncated;         /* the plain core was already cut at MaxSize= */
 };
 
+/* Fills from a regular file, from its start whatever its offset: a plain core to compress, or a
+ * file kept beside a core. */
 static int fill_from_file(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
                           size_t reason_size) {
         struct file_fill *f = userdata;
         _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
+        uint64_t offset = 0;
 
         if (!buf)
                 return -ENOMEM;
@@ -470,16 +477,25 @@ static int fill_from_file(struct core_writer *w, void *userdata, bool *ret_trunc
                         snprintf(reason, reason_size, "interrupted: the daemon is stopping");
                         return -ECANCELED;
                 }
-                long n = read_full(f->fd, buf, STREAM_BUFFER_SIZE);
+                ssize_t n = pread(f->fd, buf, STREAM_BUFFER_SIZE, (off_t) offset);
+                if (n < 0 && errno == EINTR)
+                        continue;
                 if (n < 0) {
-                        snprintf(reason, reason_size, "reading the plain core failed: %s", strerror((int) -n));
-                        return (int) n;
+                        int r = negative_errno();
+                        snprintf(reason, reason_size, "reading %s failed: %s",
+                                 f->truncated ? "the plain core" : "the file", strerror(-r));
+                        return r;
                 }
                 if (n == 0)
                         break;
+                if ((uint64_t) n > f->max_size - offset) {
+                        snprintf(reason, reason_size, "longer than the %" PRIu64 " bytes left", f->max_size);
+                        return -EFBIG;
+                }
+                offset += (uint64_t) n;
                 int r = core_writer_write(w, buf, (size_t) n);
                 if (r < 0) {
-                        snprintf(reason, reason_size, "writing the compressed core failed: %s", strerror(-r));
+                        snprintf(reason, reason_size, "writing the copy failed: %s", strerror(-r));
                         return r;
                 }
         }
@@ -497,7 +513,7 @@ static void thread_lower_priority(void) {
 
 int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
                    size_t reason_size) {
-        struct file_fill fill = { .store = s, .truncated = plain->truncated };
+        struct file_fill fill = { .store = s, .max_size = UINT64_MAX, .truncated = plain->truncated };
         struct stored_core compressed = {};
         int r;
 
@@ -721,45 +737,18 @@ bool store_name_is_attachment(const char *name, size_t *ret_base_len) {
         return true;
 }
 
-static int copy_fd(int src, int dst, uint64_t size) {
-        uint64_t done = 0;
-        _cleanup_free_ uint8_t *buf = NULL;
-
-        while (done < size) {
-                loff_t in = (loff_t) done;
-                ssize_t n = copy_file_range(src, &in, dst, NULL, (size_t) MIN(size - done, (uint64_t) 1 << 30), 0);
-                if (n > 0) {
-                        done += (uint64_t) n;
-                        continue;
-                }
-                if (n == 0)
-                        break; /* shorter now than it was */
-                if (errno == EINTR)
-                        continue;
-                if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-                        return -errno;
-                /* Across file systems on older kernels: by hand. */
-                if (!buf && !(buf = malloc(STREAM_BUFFER_SIZE)))
-                        return -ENOMEM;
-                ssize_t k = pread(src, buf, (size_t) MIN(size - done, (uint64_t) STREAM_BUFFER_SIZE), (off_t) done);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                int r = write_full(dst, buf, (size_t) k);
-                if (r < 0)
-                        return r;
-                done += (uint64_t) k;
-        }
-        return 0;
-}
-
 int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
                     uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size) {
+        struct file_fill fill = { .store = s, .fd = src_fd, .max_size = max_size };
+        const struct store_target t = {
+                .name = name,
+                .reader_uid = reader_uid,
+                .max_size = max_size,
+                .compress = COMPRESSION_NONE,
+                .tag = tag,
+        };
+        struct stored_core saved = {};
         struct stat st;
-        int r;
 
         if (fstat(src_fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 snprintf(reason, reason_size, "not a regular file");
@@ -770,34 +759,11 @@ int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_
                          max_size);
                 return -EFBIG;
         }
-        _cleanup_close_ int fd = openat(s->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | O_NOFOLLOW, CORE_FILE_MODE);
-        if (fd < 0) {
-                r = negative_errno();
-                snprintf(reason, reason_size, "cannot create an unnamed file (O_TMPFILE) in %s: %s", s->path, strerror(-r));
+        int r = store_core_generated(s, &t, fill_from_file, &fill, &saved, reason, reason_size);
+        if (r < 0)
                 return r;
-        }
-        r = copy_fd(src_fd, fd, (uint64_t) st.st_size);
-        if (r < 0) {
-                snprintf(reason, reason_size, "cannot copy: %s", strerror(-r));
-                return r;
-        }
-        if (fchmod(fd, CORE_FILE_MODE) < 0 || (geteuid() == 0 && fchown(fd, 0, 0) < 0)) {
-                r = negative_errno();
-                snprintf(reason, reason_size, "cannot set owner and mode: %s", strerror(-r));
-                return r;
-        }
-        (void) store_grant_user_read(fd, reader_uid, tag);
-        if (fdatasync(fd) < 0 || fstat(fd, &st) < 0) {
-                r = negative_errno();
-                snprintf(reason, reason_size, "cannot sync: %s", strerror(-r));
-                return r;
-        }
-        r = store_link(s, fd, name);
-        if (r < 0) {
-                snprintf(reason, reason_size, "cannot link %s/%s: %s", s->path, name, strerror(-r));
-                return r;
-        }
         if (ret_disk_size)
-                *ret_disk_size = (uint64_t) st.st_blocks * 512;
+                *ret_disk_size = saved.disk_size;
+        stored_core_done(&saved);
         return 0;
 }
