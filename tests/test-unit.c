@@ -36,6 +36,7 @@
 #include "shared/strv.h"
 #include "shared/timestamp.h"
 #include "store/core-extent.h"
+#include "store/core-writer.h"
 #include "store/store.h"
 
 /* ---- escaping ---- */
@@ -1522,6 +1523,70 @@ TEST(task_file_opened_inside_its_root) {
         tmpdir_remove(t);
 }
 
+/* Spliced plain cores: the pipe's bytes land in the file whole, zero blocks punched out; a file
+ * that takes no splice (here O_APPEND: EINVAL) gets them copied, for this chunk and the next. */
+static void splice_through(int fd, const uint8_t *data, size_t size, size_t chunk) {
+        struct core_writer w;
+        int p[2];
+        CHECK(pipe2(p, O_CLOEXEC) == 0);
+        CHECK(fcntl(p[1], F_SETPIPE_SZ, (int) chunk) >= (int) chunk);
+        CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
+        for (size_t done = 0; done < size; done += chunk) {
+                CHECK(write(p[1], data + done, chunk) == (ssize_t) chunk);
+                CHECK_INT(core_writer_splice(&w, p[0], chunk), ==, (long) chunk);
+        }
+        CHECK_OK(core_writer_finish(&w));
+        CHECK_INT(w.size, ==, size);
+        core_writer_done(&w);
+        close(p[0]);
+        close(p[1]);
+}
+
+TEST(core_writer_splices_or_copies) {
+        _cleanup_free_ char *t = tmpdir_new();
+        const size_t chunk = 64 * 1024, size = 4 * chunk;
+        uint8_t *data = malloc(size);
+        CHECK(data);
+        for (size_t i = 0; i < size; i++)
+                data[i] = (uint8_t) (i * 7 + 1);
+        memset(data + chunk, 0, 2 * chunk);     /* 32 zero blocks in the middle */
+
+        _cleanup_free_ char *a = NULL, *b = NULL;
+        CHECK(asprintf(&a, "%s/spliced", t) > 0 && asprintf(&b, "%s/appended", t) > 0);
+        int fd = open(a, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        splice_through(fd, data, size, chunk);
+        struct stat st;
+        CHECK(fstat(fd, &st) == 0);
+        CHECK_INT(st.st_size, ==, size);
+        CHECK_INT((uint64_t) st.st_blocks * 512, <=, size - 2 * chunk + 4096); /* the zeros are a hole */
+        close(fd);
+
+        /* O_APPEND: every write lands at the end, so the copy's data has no zero block. */
+        for (size_t i = chunk; i < 3 * chunk; i++)
+                data[i] = (uint8_t) (i * 3 + 2);
+        fd = open(b, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        splice_through(fd, data, size, chunk);
+        close(fd);
+
+        for (int k = 0; k < 2; k++) {
+                _cleanup_free_ char *back = NULL;
+                size_t n = 0;
+                CHECK_OK(read_file_at(AT_FDCWD, k ? b : a, 2 * size, &back, &n, NULL));
+                CHECK_INT(n, ==, size);
+                if (k) {
+                        CHECK(memcmp(back, data, size) == 0);
+                } else {
+                        CHECK(memcmp(back, data, chunk) == 0 && memcmp(back + 3 * chunk, data + 3 * chunk, chunk) == 0);
+                        for (size_t i = chunk; i < 3 * chunk; i++)
+                                CHECK(back[i] == 0);
+                }
+        }
+        free(data);
+        tmpdir_remove(t);
+}
+
 /* Attachment names: after the core's name without .zst, told apart from cores. */
 TEST(store_attachment_names) {
         _cleanup_free_ char *a = store_attachment_name("core.x.0.0123456789abcdef0123456789abcdef.7.9.zst", 2);
@@ -1537,6 +1602,7 @@ TEST(store_attachment_names) {
 }
 
 static const struct test_case tests[] = {
+        TEST_ENTRY(core_writer_splices_or_copies),
         TEST_ENTRY(privileges_lock_down_filters_bpf_and_perf),
         TEST_ENTRY(escape_text_hostile_bytes),
         TEST_ENTRY(escape_cmdline_arguments),

@@ -123,9 +123,33 @@ static int punch_zero_blocks(struct core_writer *w) {
         return r;
 }
 
+/* Where the file takes no splice() (its file system, or O_APPEND): the pipe's bytes pass through
+ * our memory, as recv() would have brought them. */
+static long pipe_copy(struct core_writer *w, int pipe_fd, size_t size) {
+        if (!w->out) {
+                w->out_size = 64 * 1024;
+                w->out = malloc(w->out_size);
+                if (!w->out)
+                        return -ENOMEM;
+        }
+        size_t moved = 0;
+        while (moved < size) {
+                long n = read_full(pipe_fd, w->out, MIN(w->out_size, size - moved));
+                if (n <= 0)
+                        return n < 0 ? n : (long) moved;
+                int r = plain_write(w, w->out, (size_t) n);
+                if (r < 0)
+                        return r;
+                moved += (size_t) n;
+        }
+        return (long) moved;
+}
+
 long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size) {
         if (w->compression != COMPRESSION_NONE)
                 return -EINVAL;
+        if (w->no_splice)
+                return pipe_copy(w, pipe_fd, size);
 
         size_t moved = 0;
         while (moved < size) {
@@ -134,7 +158,14 @@ long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size) {
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return negative_errno();
+                        if (errno != EINVAL)
+                                return negative_errno();
+                        w->no_splice = true;
+                        long copied = pipe_copy(w, pipe_fd, size - moved);
+                        if (copied < 0)
+                                return copied;
+                        moved += (size_t) copied;
+                        break;
                 }
                 if (n == 0)
                         break;

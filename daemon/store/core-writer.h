@@ -24,13 +24,15 @@ struct core_writer {
         uint64_t checked;               /* plain, spliced: blocks before this were checked for zeros */
         bool finished;                  /* nothing is left to flush */
         bool no_punch;                  /* the file system cannot punch holes */
+        bool no_splice;                 /* the file takes no splice(): copy from the pipe (out) */
 };
 
 int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level);
 int core_writer_write(struct core_writer *w, const void *data, size_t size);
 /* Plain only: moves up to SIZE bytes from the pipe PIPE_FD into the file at its end with splice()
- * (no copy through our memory), then punches out the whole zero blocks among them. Returns the
- * bytes moved (0: the pipe's writer is gone) or -errno. */
+ * (no copy through our memory), then punches out the whole zero blocks among them; where the file
+ * takes no splice (EINVAL) they are copied through a buffer, now and for the rest of the core.
+ * Returns the bytes moved (0: the pipe's writer is gone) or -errno. */
 long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size);
 /* Flushes the compressor, or sets the length of a plain file (a trailing hole). */
 int core_writer_finish(struct core_writer *w);

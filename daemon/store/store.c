@@ -203,7 +203,8 @@ static int stream_receive_failed(int r, const struct stream_result *res, char *r
 /* A plain core, socket → pipe → file with splice(): the kernel hands the stream's pages to the
  * pipe and copies them once into the file, where read()/write() copies them twice through our
  * buffer (bench/README.md has the figures). Returns -ENOTSUP before taking any byte when the
- * socket or the file cannot splice, so that the caller receives with recv() instead. */
+ * socket cannot splice, so that the caller receives with recv() instead (a file that cannot is
+ * the writer's business: core_writer_splice()). */
 static int stream_splice(int sock_fd, struct core_writer *w, uint64_t max_size, struct store_progress *progress,
                          struct stream_result *res, char *reason, size_t reason_size) {
         _cleanup_close_ int pipe_rd = -1, pipe_wr = -1;
@@ -240,19 +241,6 @@ static int stream_splice(int sock_fd, struct core_writer *w, uint64_t max_size, 
                         atomic_store(&progress->last_usec, now_monotonic_usec());
 
                 long moved = core_writer_splice(w, pipe_rd, (size_t) n);
-                if (moved == -EINVAL && res->received == 0 && w->size == 0) {
-                        /* The file system cannot take a splice: hand these bytes on by copy. */
-                        _cleanup_free_ uint8_t *buf = malloc((size_t) n);
-                        if (!buf || read(pipe_rd, buf, (size_t) n) != n)
-                                return stream_receive_failed(-EIO, res, reason, reason_size);
-                        int r = core_writer_write(w, buf, (size_t) n);
-                        if (r < 0) {
-                                snprintf(reason, reason_size, "writing the core failed: %s", strerror(-r));
-                                return r;
-                        }
-                        res->received += (uint64_t) n;
-                        return -ENOTSUP;
-                }
                 if (moved < 0 || moved != n) {
                         int r = moved < 0 ? (int) moved : -EIO;
                         snprintf(reason, reason_size, "writing the core failed: %s", strerror(-r));
