@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "crash/backtrace.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "shared/cleanup.h"
@@ -505,13 +506,16 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
                 .record_sink = record_capture_sink,
                 .record_userdata = &e->records,
                 .host = &e->host,
+                .unwind_slots = &e->unwind_slots,
         };
         host_view_open(NULL, &e->host);
+        unwind_slots_init(&e->unwind_slots);
 }
 
 void test_env_done(struct test_env *e) {
         sleeper_stop(e->sleeper);
         host_view_close(&e->host);
+        sem_destroy(&e->unwind_slots);
         store_free(e->store);
         policy_unref(e->policy);
         config_done(&e->config);

@@ -97,6 +97,7 @@ struct test_env {
         pid_t sleeper;
         struct fake_peer peer;
         struct host_view host;
+        sem_t unwind_slots;
         struct crash_env env;
 };
 

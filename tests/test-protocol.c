@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "crash/authenticate.h"
+#include "crash/backtrace.h"
 #include "crash/container.h"
 #include "crash/context.h"
 #include "crash/repeats.h"
@@ -425,6 +426,45 @@ static void store_one(struct test_env *e, size_t size) {
         CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
         CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
         connection_run_join(&run);
+}
+
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Every unwinder slot taken (as by as many crashes as CPUs being unwound): a crash waits
+ * UnwindTimeout= for one, then goes on without a backtrace and is stored all the same; with a slot
+ * free again, the next crash is unwound. */
+TEST(unwinders_busy_crash_goes_on_without_backtrace) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nUnwindTimeout=300ms\n");
+        unsigned held = 0;
+        while (sem_trywait(&e.unwind_slots) == 0)
+                held++;
+        CHECK_INT(held, >=, 1);
+
+        uint64_t t0 = monotonic_usec();
+        store_one(&e, 16384);
+        uint64_t waited = monotonic_usec() - t0;
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_SIGNATURE", NULL);
+        check_field(&e, 0, "COREDUMPD_BACKTRACE", NULL);
+        CHECK(log_capture_contains(&e.logs, "Every unwinder was busy"));
+        CHECK_INT(waited, >=, 300000);
+        _cleanup_free_ char *ack_usec = record_capture_field(&e.records, 0, "COREDUMPD_ACK_USEC");
+        CHECK(ack_usec && strtoull(ack_usec, NULL, 10) >= 300000);
+
+        (void) sem_post(&e.unwind_slots);
+        store_one(&e, 16384);
+        CHECK_INT(record_capture_count(&e.records), ==, 2);
+        _cleanup_free_ char *signature = record_capture_field(&e.records, 1, "COREDUMPD_SIGNATURE");
+        CHECK(signature && strlen(signature) == 16);
+        while (held-- > 1)
+                (void) sem_post(&e.unwind_slots);
+        test_env_done(&e);
 }
 
 static uint64_t store_usage(struct test_env *e) {
@@ -1243,6 +1283,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(unwinders_busy_crash_goes_on_without_backtrace),
         TEST_ENTRY(vacuum_removes_kept_files_with_their_core),
         TEST_ENTRY(saved_file_copied_bounded_never_replacing),
         TEST_ENTRY(crash_with_its_own_root_lists_its_files),

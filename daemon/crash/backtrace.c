@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <semaphore.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,17 +51,13 @@ void signature_compute(const struct unwind_result *u, int signo, char out[static
         snprintf(out, 17, "%016" PRIx64, h);
 }
 
-/* Unwinding is CPU work with large short-lived tables: more at once than CPUs makes none of them
- * sooner and multiplies the memory. A crash waits its turn for at most UnwindTimeout=. */
-static sem_t unwind_slots;
-static pthread_once_t unwind_slots_once = PTHREAD_ONCE_INIT;
-
-static void unwind_slots_init(void) {
+void unwind_slots_init(sem_t *slots) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        (void) sem_init(&unwind_slots, 0, (unsigned) (cpus < 1 ? 1 : cpus > 256 ? 256 : cpus));
+        /* Cannot fail: the count is far below SEM_VALUE_MAX. */
+        (void) sem_init(slots, 0, (unsigned) (cpus < 1 ? 1 : cpus > 256 ? 256 : cpus));
 }
 
-static bool unwind_slot_take(uint64_t wait_usec) {
+static bool unwind_slot_take(sem_t *slots, uint64_t wait_usec) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += (time_t) (wait_usec / 1000000);
@@ -71,8 +66,7 @@ static bool unwind_slot_take(uint64_t wait_usec) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000;
         }
-        pthread_once(&unwind_slots_once, unwind_slots_init);
-        while (sem_timedwait(&unwind_slots, &until) < 0)
+        while (sem_timedwait(slots, &until) < 0)
                 if (errno != EINTR)
                         return false;
         return true;
@@ -85,7 +79,7 @@ void backtrace_take(const struct crash_env *env, struct crash *c) {
                 return;
         if (ctx->proc_fd < 0)
                 return;
-        if (!unwind_slot_take(env->config->unwind_timeout_usec)) {
+        if (env->unwind_slots && !unwind_slot_take(env->unwind_slots, env->config->unwind_timeout_usec)) {
                 log_crash(c->tag, LOG_NOTICE, "Every unwinder was busy for UnwindTimeout=, going on without a backtrace.");
                 return;
         }
@@ -106,7 +100,8 @@ void backtrace_take(const struct crash_env *env, struct crash *c) {
                 memcpy(req.crash_regs, ctx->probe.regs, sizeof req.crash_regs);
 
         int r = unwind_task(&req, &ctx->unwind);
-        (void) sem_post(&unwind_slots);
+        if (env->unwind_slots)
+                (void) sem_post(env->unwind_slots);
         if (r < 0) {
                 log_crash_errno(c->tag, LOG_NOTICE, r, "Cannot unwind the crashed task, going on without a backtrace: %m");
                 return;

@@ -22,6 +22,8 @@
 #include "crash/authenticate.h"
 #include "crash/connection.h"
 #include "crash/crash.h"
+#include <semaphore.h>
+
 #include "crash/record.h"
 #include "crash/repeats.h"
 #include "selfdump/probe.h"
@@ -40,6 +42,7 @@ struct crash_env {
         struct probe *probe;            /* the crash-context probe, or NULL */
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
         const struct host_view *host;   /* the /proc root and what is read of the host once */
+        sem_t *unwind_slots;            /* unwinders that may run at once (crash/backtrace.h); NULL: any */
 };
 
 /* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator

@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "crash/backtrace.h"
 #include "server/server.h"
 #include "server/workers.h"
 #include "shared/cleanup.h"
@@ -187,6 +188,7 @@ int server_new(const struct server_options *o, struct server **ret) {
         s->policy_dirs = o->policy_dirs;
         pthread_mutex_init(&s->policy_lock, NULL);
         host_view_open(NULL, &s->host);
+        unwind_slots_init(&s->unwind_slots);
         s->env = (struct crash_env) {
                 .authenticate = o->authenticate,
                 .authenticate_userdata = o->authenticate_userdata,
@@ -199,6 +201,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .probe = o->probe,
                 .repeats = o->repeats,
                 .host = &s->host,
+                .unwind_slots = &s->unwind_slots,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -240,6 +243,7 @@ struct server *server_free(struct server *s) {
         safe_close(s->wake_fd);
         policy_unref(s->policy);
         host_view_close(&s->host);
+        sem_destroy(&s->unwind_slots);
         pthread_mutex_destroy(&s->policy_lock);
         free(s);
         return NULL;

@@ -30,6 +30,7 @@ struct server {
 
         const struct config *config;
         struct host_view host;          /* read once, shared by every crash (env.host) */
+        sem_t unwind_slots;             /* env.unwind_slots */
         struct crash_env env;
 
         pthread_mutex_t policy_lock;
