@@ -222,8 +222,12 @@ int proc_root_check(int fd, char *reason, size_t size) {
 }
 
 void host_view_open(const char *proc_path, struct host_view *ret) {
-        *ret = (struct host_view) { .proc_fd = -1, .null_page_end = 4096 };
+        *ret = (struct host_view) { .proc_fd = -1, .null_page_end = 4096, .boot_id = "unknown" };
         proc_path = proc_path ?: "/proc";
+
+        sd_id128_t boot;
+        if (sd_id128_get_boot(&boot) >= 0)
+                sd_id128_to_string(boot, ret->boot_id);
 
         _cleanup_close_ int fd = open(proc_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
@@ -390,13 +394,8 @@ void context_add_probe(struct crash_context *c, struct probe *probe, const char 
         c->fault_addr = c->fault_addr_known ? c->probe.fault_addr : 0;
 }
 
-static void gather_host(struct crash_context *c) {
-        sd_id128_t boot;
-        if (sd_id128_get_boot(&boot) >= 0)
-                sd_id128_to_string(boot, c->boot_id);
-        else
-                strcpy(c->boot_id, "unknown");
-
+static void gather_host(const struct host_view *host, struct crash_context *c) {
+        snprintf(c->boot_id, sizeof c->boot_id, "%s", host->boot_id);
         if (gethostname(c->hostname, sizeof c->hostname - 1) < 0)
                 c->hostname[0] = 0;
         c->hostname[sizeof c->hostname - 1] = 0;
@@ -419,7 +418,7 @@ int context_gather(const struct peer *peer, const struct host_view *host, const 
                 .timestamp_usec = now_realtime_usec(),
                 .container = { .ns_uid = -1, .ns_gid = -1 },
         };
-        gather_host(c);
+        gather_host(host, c);
         gather_crash_id(peer, c);
 
         if (host->proc_fd < 0) {

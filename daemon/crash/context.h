@@ -69,13 +69,14 @@ struct crash_context {
 };
 
 /* What the context reads of the host once instead of per crash: the /proc root, checked with
- * proc_root_check(), the host's namespaces and vm.mmap_min_addr. Read-only once opened: the
+ * proc_root_check(), the host's namespaces, vm.mmap_min_addr and the boot id. Read-only once opened: the
  * crashes handled at the same time share it. */
 struct host_view {
         int proc_fd;                    /* the /proc root; -1: refused says why */
         char refused[160];
         struct host_namespaces ns;
         uint64_t null_page_end;         /* max(4096, vm.mmap_min_addr) */
+        char boot_id[33];               /* "unknown" if it cannot be read */
 };
 /* proc_path NULL: "/proc". Never fails: a /proc that cannot be trusted leaves proc_fd -1, and every
  * crash is then refused with the reason (context_gather()). */
