@@ -146,10 +146,16 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
         return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
 }
 
+/* Separate debug files by build-id only (under /usr/lib/debug/.build-id, where Debian's -dbgsym
+ * packages put them). dwfl_standard_find_debuginfo() would go on to a debuginfod server when that
+ * finds nothing: the daemon has no network (PrivateNetwork=), the task is held meanwhile, and only
+ * loading libdebuginfod with libcurl and its TLS libraries cost 8 MiB of resident memory,
+ * measured (bench/README.md). A debugger reads the stored core later, with debuginfod if the
+ * operator wants it. */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
         .find_elf = find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .find_debuginfo = dwfl_build_id_find_debuginfo,
         .debuginfo_path = &debuginfo_path,
 };
 

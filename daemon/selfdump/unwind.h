@@ -5,8 +5,8 @@
  * The stacks of a held task, unwound before the ack: the threads' registers (the crash-context
  * probe's, or sp and pc from /proc), memory from /proc/<pid>/mem, and the call frame information
  * of the mapped objects (.eh_frame, so binaries without frame pointers unwind too; symbols from
- * .symtab or, for stripped ones, .dynsym; separate debug info by build-id, and debuginfod when
- * DEBUGINFOD_URLS is set) — elfutils' libdwfl with thread callbacks of our own. Bounded by a time
+ * .symtab or, for stripped ones, .dynsym; separate debug info by build-id, never from a
+ * debuginfod server) — elfutils' libdwfl with thread callbacks of our own. Bounded by a time
  * and a frame budget: what is not unwound by then stays out, the crash goes on.
  */
 
