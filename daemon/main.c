@@ -246,6 +246,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 .record_sink = record_sink_journal,
                 .probe = probe,
                 .repeats = repeats,
+                .exit_wait_usec = SERVER_EXIT_WAIT_USEC,
                 .handle_signals = true,
                 .notify = true,
         };

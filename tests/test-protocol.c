@@ -467,6 +467,38 @@ TEST(unwinders_busy_crash_goes_on_without_backtrace) {
         test_env_done(&e);
 }
 
+/* Compression waits for the released task's exit, not to take the CPU from its teardown: at most
+ * exit_wait_usec while it lives on (here the sleeper, which is no crashing task), and not at all
+ * once it has ended. */
+TEST(compression_waits_for_the_task_exit) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.exit_wait_usec = 600000;
+        const size_t size = 16384;
+
+        uint64_t t0 = monotonic_usec();
+        store_one(&e, size);
+        CHECK_INT(monotonic_usec() - t0, >=, 600000);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_CORE_FORM", "zstd");
+
+        struct connection_run run;
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+        t0 = monotonic_usec();
+        connection_run_start(&run, &e.env);
+        (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK(kill(e.sleeper, SIGKILL) == 0);  /* ends now: a zombie, its pidfd readable */
+        CHECK_INT(fk_stream(run.kernel_fd, core, size), ==, size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        CHECK_INT(monotonic_usec() - t0, <, 600000);
+        CHECK_INT(record_capture_count(&e.records), ==, 2);
+        check_field(&e, 1, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 1, "COREDUMPD_CORE_FORM", "zstd");
+        test_env_done(&e);
+}
+
 static uint64_t store_usage(struct test_env *e) {
         char **names;
         size_t n = test_env_count_cores(e, &names);
@@ -1284,6 +1316,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
         TEST_ENTRY(unwinders_busy_crash_goes_on_without_backtrace),
+        TEST_ENTRY(compression_waits_for_the_task_exit),
         TEST_ENTRY(vacuum_removes_kept_files_with_their_core),
         TEST_ENTRY(saved_file_copied_bounded_never_replacing),
         TEST_ENTRY(crash_with_its_own_root_lists_its_files),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
@@ -194,11 +195,22 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
         }
 }
 
+/* The released task still has its teardown to do (unmapping all it held: the longer the larger it
+ * was), and until it ends it is not reaped. Compressing meanwhile would take the CPU from it; the
+ * compressor waits for its exit (the pidfd polls readable), for at most env->exit_wait_usec. */
+static void wait_task_exit(const struct crash_env *env, const struct crash *c) {
+        if (env->exit_wait_usec == 0 || !c->have_peer || c->peer.pidfd < 0)
+                return;
+        struct pollfd p = { .fd = c->peer.pidfd, .events = POLLIN };
+        (void) poll(&p, 1, (int) MIN(env->exit_wait_usec / 1000, (uint64_t) INT32_MAX));
+}
+
 void step_keep(const struct crash_env *env, struct crash *c) {
         if (!c->have_stored)
                 return;
 
         if (c->compress_pending) {
+                wait_task_exit(env, c);
                 _cleanup_(record_core_done) struct record_core core = {};
                 char reason[sizeof c->error] = "";
 

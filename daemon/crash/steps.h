@@ -43,6 +43,8 @@ struct crash_env {
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
         const struct host_view *host;   /* the /proc root and what is read of the host once */
         sem_t *unwind_slots;            /* unwinders that may run at once (crash/backtrace.h); NULL: any */
+        uint64_t exit_wait_usec;        /* compression waits this long at most for the released task's
+                                         * exit (its teardown); 0: not at all */
 };
 
 /* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator

@@ -202,6 +202,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .repeats = o->repeats,
                 .host = &s->host,
                 .unwind_slots = &s->unwind_slots,
+                .exit_wait_usec = o->exit_wait_usec,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -41,6 +41,9 @@ struct server {
         unsigned long long n_accepted;
 };
 
+/* How long compression waits at most for a released task's teardown (crash/steps.c). */
+#define SERVER_EXIT_WAIT_USEC (5 * 1000000ULL)
+
 struct server_options {
         const struct config *config;
         int listen_fd;                  /* taken over by the server */
@@ -53,6 +56,8 @@ struct server_options {
         void *record_userdata;
         struct probe *probe;            /* crash-context probe, not owned; may be NULL */
         struct repeats *repeats;        /* counts per crash signature, not owned; may be NULL */
+        uint64_t exit_wait_usec;        /* crash_env.exit_wait_usec: SERVER_EXIT_WAIT_USEC, or 0 where
+                                         * the peers are no crashing tasks and never exit (tests) */
         bool handle_signals;            /* SIGTERM/SIGINT/SIGHUP (must be blocked by the caller) */
         bool notify;                    /* sd_notify() READY=1 / STOPPING=1 */
 };
