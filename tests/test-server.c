@@ -29,7 +29,7 @@ static void *server_thread(void *userdata) {
         return NULL;
 }
 
-static void server_start(struct running_server *rs, struct test_env *e) {
+static void server_start_waiting(struct running_server *rs, struct test_env *e, uint64_t exit_wait_usec) {
         CHECK(asprintf(&rs->socket_path, "%s/coredump.socket", e->dir) > 0);
         int fd = listen_fd_bind(rs->socket_path);
         CHECK_OK(fd);
@@ -46,9 +46,15 @@ static void server_start(struct running_server *rs, struct test_env *e) {
                 .authenticate_userdata = &e->peer,
                 .record_sink = record_capture_sink,
                 .record_userdata = &e->records,
+                .exit_wait_usec = exit_wait_usec,
         };
         CHECK_OK(server_new(&o, &rs->server));
         CHECK(pthread_create(&rs->thread, NULL, server_thread, rs) == 0);
+}
+
+/* The fake peers never exit: compression does not wait for them. */
+static void server_start(struct running_server *rs, struct test_env *e) {
+        server_start_waiting(rs, e, 0);
 }
 
 static void server_join(struct running_server *rs) {
@@ -198,6 +204,35 @@ TEST(queued_beyond_max_concurrent_then_stored) {
         CHECK(wait_records(&e, 2, 5000));
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* A crash gives its slot back when it releases its task, not when its thread ends: here the first
+ * crash's thread goes on waiting (up to 3 s) for its task's exit before it compresses, and the
+ * queued crash is answered at once all the same. */
+TEST(released_crash_frees_its_slot) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nDeadline=10s\nIdleExit=0\n");
+        server_start_waiting(&rs, &e, 3000000);
+
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 500), ==, 0);            /* queued behind a */
+
+        crash_finish(a);                                        /* a's task released */
+        uint64_t t0 = now_ms();
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(now_ms() - t0, <, 2000);                      /* not after a's 3 s */
+        crash_finish(b);
+
+        CHECK(wait_records(&e, 2, 10000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
+        CHECK_INT(count_records(&e, "COREDUMPD_CORE_FORM", "zstd"), ==, 2);
         server_request_stop(rs.server);
         server_join(&rs);
         test_env_done(&e);
@@ -411,6 +446,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
+        TEST_ENTRY(released_crash_frees_its_slot),
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(deadline_caps_a_moving_core),

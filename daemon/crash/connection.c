@@ -9,6 +9,9 @@ void connection_init(struct connection *c, int fd) {
         pthread_mutex_init(&c->lock, NULL);
         atomic_init(&c->progress.expired, false);
         atomic_init(&c->progress.last_usec, 0);
+        atomic_init(&c->released, false);
+        c->on_release = NULL;
+        c->on_release_userdata = NULL;
 }
 
 void connection_destroy(struct connection *c) {
@@ -19,7 +22,10 @@ void connection_destroy(struct connection *c) {
 void connection_release(struct connection *c) {
         pthread_mutex_lock(&c->lock);
         c->fd = safe_close(c->fd);
+        bool first = !atomic_exchange(&c->released, true);
         pthread_mutex_unlock(&c->lock);
+        if (first && c->on_release)
+                c->on_release(c->on_release_userdata);
 }
 
 void connection_expire(struct connection *c) {

@@ -20,7 +20,10 @@
 
 enum worker_kind {
         WORKER_QUEUED,          /* authenticated, waiting for a slot; the kernel holds the task */
-        WORKER_THREAD,          /* the rest of the steps on a thread of its own */
+        WORKER_THREAD,          /* the rest of the steps on a thread of its own; it holds a slot of
+                                 * MaxConcurrent= until it releases the task (conn.released), then
+                                 * compresses and records beside the slots, MaxConcurrent= such
+                                 * threads at most */
         WORKER_OVERLOAD,        /* the steps on the loop, answered REJECT */
         _WORKER_KIND_MAX,
 };
@@ -160,11 +163,16 @@ static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
 
 /* ---- fair shares ----------------------------------------------------------------------------- */
 
-/* Thread workers running for uid (any uid > SYSTEM_UID_MAX if users is set). */
-static unsigned running_of(const struct workers *ws, uid_t uid, bool users) {
+static bool holds_task(const struct worker *w) {
+        return w->kind == WORKER_THREAD && !atomic_load(&w->conn.released);
+}
+
+/* Thread workers holding a task, of uid (any uid > SYSTEM_UID_MAX if users is set; any uid at all
+ * if all is set). */
+static unsigned holding(const struct workers *ws, uid_t uid, bool users, bool all) {
         unsigned n = 0;
         for (const struct worker *w = ws->list; w; w = w->next)
-                if (w->kind == WORKER_THREAD && (users ? w->uid > SYSTEM_UID_MAX : w->uid == uid))
+                if (holds_task(w) && (all || (users ? w->uid > SYSTEM_UID_MAX : w->uid == uid)))
                         n++;
         return n;
 }
@@ -174,15 +182,16 @@ static unsigned running_of(const struct workers *ws, uid_t uid, bool users) {
 static bool may_run(const struct workers *ws, uid_t uid) {
         const struct config *c = ws->config;
 
-        if (ws->n[WORKER_THREAD] >= c->max_concurrent)
+        /* Threads that released their task and only compress and record: MaxConcurrent= more. */
+        if (holding(ws, 0, false, true) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
                 return false;
         if (uid > SYSTEM_UID_MAX) {
                 /* At least one slot stays open to users, whatever is reserved. */
                 unsigned for_users = c->max_concurrent - MIN(c->reserved_concurrent, c->max_concurrent - 1);
-                if (running_of(ws, uid, true) >= for_users)
+                if (holding(ws, uid, true, false) >= for_users)
                         return false;
         }
-        return running_of(ws, uid, false) < c->max_concurrent_per_user;
+        return holding(ws, uid, false, false) < c->max_concurrent_per_user;
 }
 
 /* ---- thread workers -------------------------------------------------------------------------- */
@@ -199,7 +208,16 @@ static void *thread_main(void *userdata) {
         return NULL;
 }
 
+/* From the worker's thread: its task is released, its slot is free for a queued crash. */
+static void on_thread_released(void *userdata) {
+        struct worker *w = userdata;
+        uint64_t one = 1;
+        (void) !write(w->workers->wake_fd, &one, sizeof one);
+}
+
 static int thread_start(struct workers *ws, struct worker *w) {
+        w->conn.on_release = on_thread_released;
+        w->conn.on_release_userdata = w;
         int r = worker_arm_deadline(w, false);
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
@@ -293,7 +311,7 @@ static void reject_now(struct workers *ws, struct worker *w, const char *why) {
 static void queue_dispatch(struct workers *ws) {
         struct worker *w = ws->queue;
 
-        while (w && ws->n[WORKER_THREAD] < ws->config->max_concurrent) {
+        while (w) {
                 struct worker *next = w->next;
                 if (may_run(ws, w->uid)) {
                         worker_unlink(ws, w);
@@ -312,6 +330,8 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
 
         switch (w->kind) {
         case WORKER_THREAD: {
+                if (atomic_load(&w->conn.released))
+                        break; /* nothing held to cut: it compresses and records */
                 uint64_t next = worker_deadline_next(w, usec);
                 if (next > 0) {
                         (void) sd_event_source_set_time(source, next);
@@ -379,8 +399,8 @@ void workers_start(struct workers *ws, int fd) {
         }
         if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
                 if (worker_arm_deadline(w, true) >= 0) {
-                        log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes running, %u queued.",
-                                  ws->n[WORKER_THREAD], ws->n[WORKER_QUEUED]);
+                        log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes held, %u queued.",
+                                  holding(ws, 0, false, true), ws->n[WORKER_QUEUED]);
                         worker_link(ws, w, WORKER_QUEUED);
                         queue_dispatch(ws); /* it may be first in line for a free share */
                         return;
