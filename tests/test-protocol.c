@@ -468,8 +468,8 @@ TEST(unwinders_busy_crash_goes_on_without_backtrace) {
 }
 
 /* Compression waits for the released task's exit, not to take the CPU from its teardown: at most
- * exit_wait_usec while it lives on (here the sleeper, which is no crashing task), and not at all
- * once it has ended. */
+ * exit_wait_usec while it lives on (here the sleeper, which is no crashing task), not at all once
+ * it has ended, nor when the daemon is stopping. */
 TEST(compression_waits_for_the_task_exit) {
         struct test_env e;
         test_env_init(&e, NULL, NULL);
@@ -496,6 +496,17 @@ TEST(compression_waits_for_the_task_exit) {
         CHECK_INT(record_capture_count(&e.records), ==, 2);
         check_field(&e, 1, "COREDUMPD_RESULT", "stored");
         check_field(&e, 1, "COREDUMPD_CORE_FORM", "zstd");
+
+        /* A stopping daemon waits for nobody (and compresses nothing): a fresh task that lives on. */
+        sleeper_stop(e.sleeper);
+        e.sleeper = sleeper_start("crasher", -1);
+        fake_peer_init(&e.peer, e.sleeper);
+        store_interrupt(e.store);
+        t0 = monotonic_usec();
+        store_one(&e, size);
+        CHECK_INT(monotonic_usec() - t0, <, 600000);
+        check_field(&e, 2, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 2, "COREDUMPD_CORE_FORM", "plain");
         test_env_done(&e);
 }
 

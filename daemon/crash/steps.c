@@ -197,12 +197,18 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
 
 /* The released task still has its teardown to do (unmapping all it held: the longer the larger it
  * was), and until it ends it is not reaped. Compressing meanwhile would take the CPU from it; the
- * compressor waits for its exit (the pidfd polls readable), for at most env->exit_wait_usec. */
+ * compressor waits for its exit (the pidfd polls readable), for at most env->exit_wait_usec, and
+ * not at all once the daemon is stopping (the store is interrupted). */
 static void wait_task_exit(const struct crash_env *env, const struct crash *c) {
         if (env->exit_wait_usec == 0 || !c->have_peer || c->peer.pidfd < 0)
                 return;
-        struct pollfd p = { .fd = c->peer.pidfd, .events = POLLIN };
-        (void) poll(&p, 1, (int) MIN(env->exit_wait_usec / 1000, (uint64_t) INT32_MAX));
+        for (uint64_t waited = 0; waited < env->exit_wait_usec; waited += 100000) {
+                if (env->store && atomic_load(&env->store->interrupted))
+                        return;
+                struct pollfd p = { .fd = c->peer.pidfd, .events = POLLIN };
+                if (poll(&p, 1, 100) != 0)
+                        return; /* exited, or the pidfd cannot tell: no use waiting */
+        }
 }
 
 void step_keep(const struct crash_env *env, struct crash *c) {
