@@ -38,6 +38,7 @@
 #include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/names.h"
+#include "shared/timestamp.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000
@@ -428,12 +429,6 @@ static void store_one(struct test_env *e, size_t size) {
         connection_run_join(&run);
 }
 
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* Every unwinder slot taken (as by as many crashes as CPUs being unwound): a crash waits
  * UnwindTimeout= for one, then goes on without a backtrace and is stored all the same; with a slot
  * free again, the next crash is unwound. */
@@ -445,9 +440,9 @@ TEST(unwinders_busy_crash_goes_on_without_backtrace) {
                 held++;
         CHECK_INT(held, >=, 1);
 
-        uint64_t t0 = monotonic_usec();
+        uint64_t t0 = now_monotonic_usec();
         store_one(&e, 16384);
-        uint64_t waited = monotonic_usec() - t0;
+        uint64_t waited = now_monotonic_usec() - t0;
         CHECK_INT(record_capture_count(&e.records), ==, 1);
         check_field(&e, 0, "COREDUMPD_RESULT", "stored");
         check_field(&e, 0, "COREDUMPD_SIGNATURE", NULL);
@@ -476,15 +471,15 @@ TEST(compression_waits_for_the_task_exit) {
         e.env.exit_wait_usec = 600000;
         const size_t size = 16384;
 
-        uint64_t t0 = monotonic_usec();
+        uint64_t t0 = now_monotonic_usec();
         store_one(&e, size);
-        CHECK_INT(monotonic_usec() - t0, >=, 600000);
+        CHECK_INT(now_monotonic_usec() - t0, >=, 600000);
         check_field(&e, 0, "COREDUMPD_RESULT", "stored");
         check_field(&e, 0, "COREDUMPD_CORE_FORM", "zstd");
 
         struct connection_run run;
         _cleanup_free_ uint8_t *core = fake_core_new(size, size);
-        t0 = monotonic_usec();
+        t0 = now_monotonic_usec();
         connection_run_start(&run, &e.env);
         (void) exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
         CHECK(kill(e.sleeper, SIGKILL) == 0);  /* ends now: a zombie, its pidfd readable */
@@ -492,7 +487,7 @@ TEST(compression_waits_for_the_task_exit) {
         CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
         CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
         connection_run_join(&run);
-        CHECK_INT(monotonic_usec() - t0, <, 600000);
+        CHECK_INT(now_monotonic_usec() - t0, <, 600000);
         CHECK_INT(record_capture_count(&e.records), ==, 2);
         check_field(&e, 1, "COREDUMPD_RESULT", "stored");
         check_field(&e, 1, "COREDUMPD_CORE_FORM", "zstd");
@@ -502,9 +497,9 @@ TEST(compression_waits_for_the_task_exit) {
         e.sleeper = sleeper_start("crasher", -1);
         fake_peer_init(&e.peer, e.sleeper);
         store_interrupt(e.store);
-        t0 = monotonic_usec();
+        t0 = now_monotonic_usec();
         store_one(&e, size);
-        CHECK_INT(monotonic_usec() - t0, <, 600000);
+        CHECK_INT(now_monotonic_usec() - t0, <, 600000);
         check_field(&e, 2, "COREDUMPD_RESULT", "stored");
         check_field(&e, 2, "COREDUMPD_CORE_FORM", "plain");
         test_env_done(&e);

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <semaphore.h>
-#include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "crash/context.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 
 /* FNV-1a, 64 bits: a stable, dependency-free hash of a short text. */
 static uint64_t fnv1a(uint64_t h, const char *s) {
@@ -58,14 +58,7 @@ void unwind_slots_init(sem_t *slots) {
 }
 
 static bool unwind_slot_take(sem_t *slots, uint64_t wait_usec) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += (time_t) (wait_usec / 1000000);
-        until.tv_nsec += (long) (wait_usec % 1000000) * 1000;
-        if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
-        }
+        struct timespec until = realtime_after(wait_usec);
         while (sem_timedwait(slots, &until) < 0)
                 if (errno != EINTR)
                         return false;

@@ -21,6 +21,7 @@
 #include "shared/escape.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 #include "shared/parse.h"
 
 #define CMDLINE_MAX (128 * 1024)
@@ -180,12 +181,6 @@ int cgroup_path_to_units(const char *path, char **ret_unit, char **ret_user_unit
 }
 
 /* ---- gathering ------------------------------------------------------------------------------- */
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
 
 /* A pidfd polls readable once its process has exited; until then its pid cannot be reused. Needs no
  * permission over the process, unlike signalling it. */
@@ -415,7 +410,7 @@ int context_gather(const struct peer *peer, const struct host_view *host, const 
                 .proc_fd = -1,
                 .root_fd = -1,
                 .at_secure = -1,
-                .timestamp_usec = now_realtime_usec(),
+                .timestamp_usec = now_usec(),
                 .container = { .ns_uid = -1, .ns_gid = -1 },
         };
         gather_host(host, c);

@@ -12,21 +12,10 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/names.h"
-
-static uint64_t realtime_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
+#include "shared/timestamp.h"
 
 int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
-        c->accepted_mono = monotonic_usec();
+        c->accepted_mono = now_monotonic_usec();
         int r = env->authenticate(fd, &c->peer, env->authenticate_userdata);
         if (r < 0)
                 return r;
@@ -66,7 +55,7 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
 
         if (!env->repeats || !c->context.signature[0] || d->action == ACTION_REJECT || d->rate_limit_burst == 0)
                 return;
-        d->repeat = repeats_count(env->repeats, c->context.signature, d->rate_limit_interval_usec, realtime_usec());
+        d->repeat = repeats_count(env->repeats, c->context.signature, d->rate_limit_interval_usec, now_usec());
         if (d->repeat <= d->rate_limit_burst)
                 return;
         log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u): %s.", d->repeat,
@@ -84,10 +73,10 @@ int step_decide(const struct crash_env *env, struct crash *c) {
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
 
-        uint64_t t0 = monotonic_usec();
+        uint64_t t0 = now_monotonic_usec();
         int r = context_gather(&c->peer, env->host, c->tag, &c->context);
         c->have_context = true;
-        c->context_usec = monotonic_usec() - t0;
+        c->context_usec = now_monotonic_usec() - t0;
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot gather the crash context: %s",
                                   c->context.refused[0] ? c->context.refused : strerror(-r));
@@ -138,7 +127,7 @@ int step_ack(int fd, struct crash *c) {
                 return crash_fail(c, r, "Cannot send the ack: %s", strerror(-r));
         c->acked = true;
         if (c->accepted_mono > 0)
-                c->ack_usec = monotonic_usec() - c->accepted_mono;
+                c->ack_usec = now_monotonic_usec() - c->accepted_mono;
         c->ack_mask = ack.mask;
         c->ack_size = (unsigned) size;
         return 0;
@@ -263,7 +252,7 @@ void crash_continue(const struct crash_env *env, struct connection *conn, struct
 record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
         connection_release(conn);
-        c->released_usec = realtime_usec();
+        c->released_usec = now_usec();
         step_keep(env, c);
         step_record(env, c);
 }

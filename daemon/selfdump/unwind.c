@@ -14,6 +14,7 @@
 #include "selfdump/task-files.h"
 #include "selfdump/unwind.h"
 #include "shared/cleanup.h"
+#include "shared/timestamp.h"
 
 /* x86-64: DWARF registers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15, rip) from the
  * kernel's user_regs_struct order, in which the probe and /proc hand them over. */
@@ -41,14 +42,8 @@ struct unwinder {
         bool over_budget;
 };
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static bool budget_left(struct unwinder *u) {
-        if (!u->over_budget && now_usec() >= u->deadline_usec)
+        if (!u->over_budget && now_monotonic_usec() >= u->deadline_usec)
                 u->over_budget = true;
         return !u->over_budget;
 }
@@ -244,12 +239,12 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
                 .req = req,
                 .mem_fd = -1,
                 .root_fd = req->other_root ? req->root_fd : -1,
-                .deadline_usec = now_usec() + req->budget_usec,
+                .deadline_usec = now_monotonic_usec() + req->budget_usec,
                 .max_frames = MIN(req->max_frames ? req->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),
         };
         struct proc_threads threads = {};
         struct unwind_result res = {};
-        uint64_t t0 = now_usec();
+        uint64_t t0 = now_monotonic_usec();
         int r;
 
         u.mem_fd = openat(req->proc_fd, "mem", O_RDONLY | O_CLOEXEC);
@@ -314,7 +309,7 @@ finish:
         proc_maps_done(&u.maps);
         proc_threads_done(&threads);
         safe_close(u.mem_fd);
-        res.usec = now_usec() - t0;
+        res.usec = now_monotonic_usec() - t0;
         if (r < 0) {
                 unwind_result_done(&res);
                 return r;

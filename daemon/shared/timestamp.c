@@ -21,10 +21,23 @@
 #define USEC_PER_MONTH  UINT64_C(2629800000000)         /* 30.44 days */
 #define USEC_PER_YEAR   UINT64_C(31557600000000)        /* 365.25 days */
 
-uint64_t now_usec(void) {
+static uint64_t clock_usec(clockid_t clock) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
+        clock_gettime(clock, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+uint64_t now_usec(void) {
+        return clock_usec(CLOCK_REALTIME);
+}
+
+uint64_t now_monotonic_usec(void) {
+        return clock_usec(CLOCK_MONOTONIC);
+}
+
+struct timespec realtime_after(uint64_t usec) {
+        uint64_t at = now_usec() + usec;
+        return (struct timespec) { .tv_sec = (time_t) (at / USEC_PER_SEC), .tv_nsec = (long) (at % USEC_PER_SEC) * 1000 };
 }
 
 /* ---- timespans ------------------------------------------------------------------------------- */

@@ -19,9 +19,14 @@
  */
 
 #include <stdint.h>
+#include <time.h>
 
 /* Microseconds since the epoch, now. */
 uint64_t now_usec(void);
+/* Microseconds of CLOCK_MONOTONIC, now: for durations and deadlines. */
+uint64_t now_monotonic_usec(void);
+/* CLOCK_REALTIME usec from now, as the absolute time sem_timedwait() takes. */
+struct timespec realtime_after(uint64_t usec);
 
 /* "1h 30min", "2 hours", "90" → microseconds. -EINVAL, -ERANGE. */
 int parse_timespan(const char *s, uint64_t *ret_usec);

@@ -24,6 +24,7 @@
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 #include "shared/names.h"
 #include "store/core-extent.h"
 #include "store/core-writer.h"
@@ -177,20 +178,6 @@ static bool peer_has_more(int sock_fd) {
                 n = recv(sock_fd, &c, 1, MSG_PEEK);
         while (n < 0 && errno == EINTR);
         return n > 0;
-}
-
-static uint64_t now_usec(clockid_t clock) {
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static uint64_t now_monotonic_usec(void) {
-        return now_usec(CLOCK_MONOTONIC);
-}
-
-static uint64_t now_realtime_usec(void) {
-        return now_usec(CLOCK_REALTIME);
 }
 
 /* The stream's bytes: what to do with a failed receive, and the progress the deadline watches. */
@@ -428,7 +415,7 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                 .size = writer.size,
                 .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
                 .truncated = truncated,
-                .linked_usec = now_realtime_usec(),
+                .linked_usec = now_usec(),
                 .compression = t->compress,
         };
         if (truncated)
@@ -445,6 +432,7 @@ void store_interrupt(struct store *s) {
 struct file_fill {
         struct store *store;
         int fd;
+        const char *what;       /* for the reason: "the plain core", "the file" */
         uint64_t max_size;      /* bytes read at most; the file must not be longer (-EFBIG) */
         bool truncated;         /* the plain core was already cut at MaxSize= */
 };
@@ -470,8 +458,7 @@ static int fill_from_file(struct core_writer *w, void *userdata, bool *ret_trunc
                         continue;
                 if (n < 0) {
                         int r = negative_errno();
-                        snprintf(reason, reason_size, "reading %s failed: %s",
-                                 f->truncated ? "the plain core" : "the file", strerror(-r));
+                        snprintf(reason, reason_size, "reading %s failed: %s", f->what, strerror(-r));
                         return r;
                 }
                 if (n == 0)
@@ -501,7 +488,12 @@ static void thread_lower_priority(void) {
 
 int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
                    size_t reason_size) {
-        struct file_fill fill = { .store = s, .max_size = UINT64_MAX, .truncated = plain->truncated };
+        struct file_fill fill = {
+                .store = s,
+                .what = "the plain core",
+                .max_size = UINT64_MAX,
+                .truncated = plain->truncated,
+        };
         struct stored_core compressed = {};
         int r;
 
@@ -514,13 +506,7 @@ int store_compress(struct store *s, struct stored_core *plain, const struct stor
 
         /* Wait for a slot, looking up every 100 ms in case the daemon is stopping. */
         for (;;) {
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_nsec += 100 * 1000 * 1000;
-                if (until.tv_nsec >= 1000 * 1000 * 1000) {
-                        until.tv_sec++;
-                        until.tv_nsec -= 1000 * 1000 * 1000;
-                }
+                struct timespec until = realtime_after(100 * 1000);
                 if (sem_timedwait(&s->compress_slots, &until) == 0)
                         break;
                 if (atomic_load(&s->interrupted)) {
@@ -727,7 +713,7 @@ bool store_name_is_attachment(const char *name, size_t *ret_base_len) {
 
 int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
                     uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size) {
-        struct file_fill fill = { .store = s, .fd = src_fd, .max_size = max_size };
+        struct file_fill fill = { .store = s, .fd = src_fd, .what = "the file", .max_size = max_size };
         const struct store_target t = {
                 .name = name,
                 .reader_uid = reader_uid,
