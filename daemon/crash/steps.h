@@ -19,11 +19,11 @@
 
 #include "config/config.h"
 #include "config/policy.h"
+#include <semaphore.h>
+
 #include "crash/authenticate.h"
 #include "crash/connection.h"
 #include "crash/crash.h"
-#include <semaphore.h>
-
 #include "crash/record.h"
 #include "crash/repeats.h"
 #include "selfdump/probe.h"

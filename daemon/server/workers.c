@@ -167,12 +167,17 @@ static bool holds_task(const struct worker *w) {
         return w->kind == WORKER_THREAD && !atomic_load(&w->conn.released);
 }
 
-/* Thread workers holding a task, of uid (any uid > SYSTEM_UID_MAX if users is set; any uid at all
- * if all is set). */
-static unsigned holding(const struct workers *ws, uid_t uid, bool users, bool all) {
+enum holders {
+        HOLDERS_ALL,
+        HOLDERS_USERS,          /* uids above SYSTEM_UID_MAX */
+        HOLDERS_UID,            /* the uid given */
+};
+
+/* Thread workers holding a task, of whom. */
+static unsigned holding(const struct workers *ws, enum holders who, uid_t uid) {
         unsigned n = 0;
         for (const struct worker *w = ws->list; w; w = w->next)
-                if (holds_task(w) && (all || (users ? w->uid > SYSTEM_UID_MAX : w->uid == uid)))
+                if (holds_task(w) && (who == HOLDERS_ALL || (who == HOLDERS_USERS ? w->uid > SYSTEM_UID_MAX : w->uid == uid)))
                         n++;
         return n;
 }
@@ -183,15 +188,15 @@ static bool may_run(const struct workers *ws, uid_t uid) {
         const struct config *c = ws->config;
 
         /* Threads that released their task and only compress and record: MaxConcurrent= more. */
-        if (holding(ws, 0, false, true) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
+        if (holding(ws, HOLDERS_ALL, 0) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
                 return false;
         if (uid > SYSTEM_UID_MAX) {
                 /* At least one slot stays open to users, whatever is reserved. */
                 unsigned for_users = c->max_concurrent - MIN(c->reserved_concurrent, c->max_concurrent - 1);
-                if (holding(ws, uid, true, false) >= for_users)
+                if (holding(ws, HOLDERS_USERS, 0) >= for_users)
                         return false;
         }
-        return holding(ws, uid, false, false) < c->max_concurrent_per_user;
+        return holding(ws, HOLDERS_UID, uid) < c->max_concurrent_per_user;
 }
 
 /* ---- thread workers -------------------------------------------------------------------------- */
@@ -400,7 +405,7 @@ void workers_start(struct workers *ws, int fd) {
         if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
                 if (worker_arm_deadline(w, true) >= 0) {
                         log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes held, %u queued.",
-                                  holding(ws, 0, false, true), ws->n[WORKER_QUEUED]);
+                                  holding(ws, HOLDERS_ALL, 0), ws->n[WORKER_QUEUED]);
                         worker_link(ws, w, WORKER_QUEUED);
                         queue_dispatch(ws); /* it may be first in line for a free share */
                         return;
