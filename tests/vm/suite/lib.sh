@@ -87,19 +87,19 @@ add_policy() {	# NAME (content on stdin) — installs $POLICY_DIR/NAME.conf, rem
 	reload_policy
 }
 
-# Journal helpers.  journal_mark remembers the time; later queries only look
-# at this boot's entries from that second on.  (Entries are matched by PID,
+# Journal helpers.  journal_mark remembers the time, to the microsecond (a
+# whole second let the previous case's last entries in); later queries only
+# look at this boot's entries from then on.  (Entries are matched by PID,
 # which is unique within a boot here; cursors proved unreliable together with
 # field matches.)
 journal_mark() {
-	SINCE=$(date +%s)
+	SINCE=$(date +%s.%6N)
 }
 _jq() {
 	journalctl -q --no-pager -b ${SINCE:+--since=@$SINCE} "$@"
 }
-# pid_results — "PID RESULT" for every coredump entry since journal_mark.  The
-# mark has a resolution of one second, so the previous case's last entries can
-# be among them: callers keep only their own pids.
+# pid_results — "PID RESULT" for every coredump entry since journal_mark
+# (callers keep their own pids: a daemon may still record an earlier crash).
 pid_results() {	# one JSON object per line: a MESSAGE's blank lines cannot split an entry
 	_jq -o json MESSAGE_ID=$MSGID 2>/dev/null | awk '
 		function val(k,   m) {
