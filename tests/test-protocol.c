@@ -1037,16 +1037,23 @@ TEST(record_says_where_a_host_crash_lives) {
         test_env_done(&e);
 }
 
-TEST(record_and_policy_see_a_namespaced_crash) {
+/* A crash in namespaces of its own, matched by MatchContainer=: kept (left to userspace), its
+ * record has all; rejected, all that names it but what is read from a process's memory (its
+ * command line, its container manager's), which is read only for a crash that is kept. */
+static void namespaced_crash(const char *action, const char *result) {
         struct test_env e;
         struct ns_sleeper s;
-        test_env_init(&e, "[Rule]\nName=containers\nMatchContainer=yes\nAction=reject\nWait=no\n", NULL);
+        char policy[256];
+        bool kept = strcmp(action, "reject") != 0;
+        snprintf(policy, sizeof policy, "[Rule]\nName=containers\nMatchContainer=yes\nAction=%s\n%s", action,
+                 kept ? "UserspaceDump=none\n" : "Wait=no\n");
+        test_env_init(&e, policy, NULL);
         ns_sleeper_start(&s);
         e.peer.pid = s.pid;
         e.peer.uid = e.peer.euid = s.uid;
         e.peer.gid = e.peer.egid = s.gid;
 
-        crash_without_core(&e, COREDUMP_REJECT);
+        crash_without_core(&e, kept ? COREDUMP_USERSPACE | COREDUMP_WAIT : COREDUMP_REJECT);
         char number[32];
         snprintf(number, sizeof number, "%d", (int) s.pid);
         check_field(&e, 0, "COREDUMP_PID", number);
@@ -1058,10 +1065,18 @@ TEST(record_and_policy_see_a_namespaced_crash) {
         check_field(&e, 0, "COREDUMPD_OWN_NAMESPACES", "pid user");
         check_field(&e, 0, "COREDUMPD_IN_CONTAINER", "1");
         check_field(&e, 0, "COREDUMPD_RULE", "containers");
+        _cleanup_free_ char *comm = record_capture_field(&e.records, 0, "COREDUMP_COMM");
+        _cleanup_free_ char *exe = record_capture_field(&e.records, 0, "COREDUMP_EXE");
+        _cleanup_free_ char *cmdline = record_capture_field(&e.records, 0, "COREDUMP_CMDLINE");
+        CHECK(comm && exe && strstr(exe, "test-protocol"));
         /* The manager is the helper that made the pid namespace: a fork of this test. */
         _cleanup_free_ char *manager = record_capture_field(&e.records, 0, "COREDUMP_CONTAINER_CMDLINE");
-        CHECK(manager && strstr(manager, "test-protocol") && strstr(manager, " record_and_policy_see_a_namespaced_crash"));
-        check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
+        if (kept) {
+                CHECK(cmdline && strstr(cmdline, "test-protocol"));
+                CHECK(manager && strstr(manager, "test-protocol") && strstr(manager, " record_and_policy_see_a_namespaced_crash"));
+        } else
+                CHECK(!cmdline && !manager);
+        check_field(&e, 0, "COREDUMPD_RESULT", result);
         _cleanup_free_ char *pidns = ns_id_text(s.pid, "pid"), *userns = ns_id_text(s.pid, "user");
         check_field(&e, 0, "COREDUMPD_PID_NS", pidns);
         check_field(&e, 0, "COREDUMPD_USER_NS", userns);
@@ -1069,6 +1084,11 @@ TEST(record_and_policy_see_a_namespaced_crash) {
         check_field(&e, 0, "COREDUMPD_CRASH_ID", crash_id);
         ns_sleeper_stop(&s);
         test_env_done(&e);
+}
+
+TEST(record_and_policy_see_a_namespaced_crash) {
+        namespaced_crash("userspace", "left-to-userspace");
+        namespaced_crash("reject", "rejected");
 }
 
 /* A /proc that is not procfs, or not its root, is not read: the crash is rejected at once and

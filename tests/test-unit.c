@@ -549,7 +549,7 @@ static struct crash_context sample_context(void) {
         };
 }
 
-static const char *decide_rule(const struct policy *p, const struct crash_context *ctx) {
+static const char *decide_rule(const struct policy *p, struct crash_context *ctx) {
         const struct policy_rule *r = policy_find_rule(p, ctx);
         return r ? r->name : NULL;
 }

@@ -474,7 +474,7 @@ TEST(proc_parsers) {
         CHECK_INT(proc_maps_mark_remote_from("no separator here\n", &m), ==, -EINVAL);
 }
 
-static bool rule_matches(const char *rule_text, const struct crash_context *ctx) {
+static bool rule_matches(const char *rule_text, struct crash_context *ctx) {
         struct policy *p = policy_new();
         CHECK(p);
         FILE *f = fmemopen((void *) rule_text, strlen(rule_text), "r");

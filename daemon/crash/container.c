@@ -273,8 +273,8 @@ void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret) {
                 ret->ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
 }
 
-void container_info_gather(int proc_fd, int proc_root_fd, const struct host_namespaces *host, pid_t pid, uid_t uid,
-                           gid_t gid, const char *cgroup, const char *tag, struct container_info *ret) {
+void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *cgroup,
+                           const char *tag, struct container_info *ret) {
         struct container_info ci = { .ns_uid = -1, .ns_gid = -1 };
         _cleanup_free_ char *status = NULL;
 
@@ -299,9 +299,12 @@ void container_info_gather(int proc_fd, int proc_root_fd, const struct host_name
         }
         if (cgroup && cgroup_path_to_container(cgroup, &ci.kind, &ci.name) == -ENOMEM)
                 log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
-        if (container_ns_differs(&ci, NAMESPACE_PID))
-                ci.manager_cmdline = manager_cmdline(proc_root_fd, pid, ci.host_ns[NAMESPACE_PID]);
         *ret = ci;
+}
+
+void container_info_gather_manager(int proc_root_fd, pid_t pid, struct container_info *ci) {
+        if (!ci->manager_cmdline && container_ns_differs(ci, NAMESPACE_PID))
+                ci->manager_cmdline = manager_cmdline(proc_root_fd, pid, ci->host_ns[NAMESPACE_PID]);
 }
 
 void container_info_done(struct container_info *ci) {

@@ -273,20 +273,17 @@ static int context_open_proc_dir(const struct peer *peer, int proc_root_fd, pid_
 
 /* COREDUMPD_CRASH_ID: the pidfd's inode where pidfds live on pidfs (unique in a boot; known
  * before /proc is read, so even a crash whose context fails has it), else the pid and its start
- * time (once /proc/<pid>/stat is read). */
-static void gather_crash_id(const struct peer *peer, struct crash_context *c) {
+ * time (CONTEXT_START, once /proc/<pid>/stat is read). */
+static void gather_crash_id_pidfs(const struct peer *peer, struct crash_context *c) {
         struct statfs sfs;
         struct stat st;
 
-        if (c->crash_id[0])
-                return;
         if (fstatfs(peer->pidfd, &sfs) == 0 && (uint64_t) sfs.f_type == PID_FS_MAGIC && fstat(peer->pidfd, &st) == 0)
                 (void) crash_id_from_pidfs(c->crash_id, c->boot_id, (uint64_t) st.st_ino);
-        else if (c->start_time_known)
-                (void) crash_id_from_start_time(c->crash_id, c->boot_id, c->pid, c->start_time);
 }
 
-static void gather_comm(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_comm(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         int r = read_file_at(proc_fd, "comm", SMALL_FILE_MAX, &c->comm, NULL, NULL);
         if (r < 0)
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot read comm: %m");
@@ -294,13 +291,15 @@ static void gather_comm(int proc_fd, struct crash_context *c, const char *tag) {
                 strip_trailing_newlines(c->comm);
 }
 
-static void gather_exe(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_exe(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         int r = read_link_at(proc_fd, "exe", &c->exe);
         if (r < 0)
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot read exe: %m");
 }
 
-static void gather_cmdline(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_cmdline(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         _cleanup_free_ char *raw = NULL;
         size_t size;
 
@@ -312,7 +311,8 @@ static void gather_cmdline(int proc_fd, struct crash_context *c, const char *tag
         c->cmdline = escape_cmdline(raw, size);
 }
 
-static void gather_cgroup(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_cgroup(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         _cleanup_free_ char *text = NULL;
 
         int r = read_file_at(proc_fd, "cgroup", SMALL_FILE_MAX, &text, NULL, NULL);
@@ -324,7 +324,8 @@ static void gather_cgroup(int proc_fd, struct crash_context *c, const char *tag)
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine cgroup: %m");
 }
 
-static void gather_rlimit(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_rlimit(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         _cleanup_free_ char *text = NULL;
 
         int r = read_file_at(proc_fd, "limits", SMALL_FILE_MAX, &text, NULL, NULL);
@@ -336,7 +337,8 @@ static void gather_rlimit(int proc_fd, struct crash_context *c, const char *tag)
                 c->rlimit_known = true;
 }
 
-static void gather_at_secure(int proc_fd, struct crash_context *c, const char *tag) {
+static void gather_at_secure(int proc_fd, struct crash_context *c) {
+        const char *tag = c->tag;
         _cleanup_free_ char *data = NULL;
         size_t size;
 
@@ -348,17 +350,13 @@ static void gather_at_secure(int proc_fd, struct crash_context *c, const char *t
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine AT_SECURE, treating the process as setuid: %m");
 }
 
-static void gather_crash_details(const struct host_view *host, int proc_fd, const struct pidfd_info *info,
-                                 struct crash_context *c) {
+static void gather_start_time(int proc_fd, struct crash_context *c) {
         struct proc_stat stat;
 
-        c->si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE;
-        c->si_code = c->si_code_known ? (int) info->coredump_code : 0;
         if (proc_stat_read(proc_fd, &stat) >= 0) {
                 c->start_time_known = true;
                 c->start_time = stat.start_time;
         }
-        c->null_page_end = host->null_page_end;
 }
 
 static bool signal_has_fault_address(int signo, int si_code) {
@@ -368,7 +366,10 @@ static bool signal_has_fault_address(int signo, int si_code) {
                (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGTRAP);
 }
 
-void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag) {
+/* The probe's record of this crash, if any (have_probe, fault_addr, si_code). */
+static void gather_probe(struct probe *probe, struct crash_context *c) {
+        const char *tag = c->tag;
+
         if (!probe || !c->start_time_known)
                 return;
 
@@ -396,10 +397,15 @@ static void gather_host(const struct host_view *host, struct crash_context *c) {
         c->hostname[sizeof c->hostname - 1] = 0;
 }
 
-int context_gather(const struct peer *peer, const struct host_view *host, const char *tag, struct crash_context *c) {
+int context_open(const struct peer *peer, const struct host_view *host, struct probe *probe, const char *tag,
+                 struct crash_context *c) {
         const struct pidfd_info *info = &peer->info;
+        uint64_t t0 = now_monotonic_usec();
 
         *c = (struct crash_context) {
+                .tag = tag,
+                .host = host,
+                .prober = probe,
                 .pid = (pid_t) (info->tgid ? info->tgid : info->pid),
                 .uid = info->ruid,
                 .euid = info->euid,
@@ -407,6 +413,9 @@ int context_gather(const struct peer *peer, const struct host_view *host, const 
                 .egid = info->egid,
                 .signal = (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0,
                 .dumpable = (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMP_USER),
+                .si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE,
+                .si_code = (info->mask & PIDFD_INFO_COREDUMP_CODE) ? (int) info->coredump_code : 0,
+                .null_page_end = host->null_page_end,
                 .proc_fd = -1,
                 .root_fd = -1,
                 .at_secure = -1,
@@ -414,27 +423,60 @@ int context_gather(const struct peer *peer, const struct host_view *host, const 
                 .container = { .ns_uid = -1, .ns_gid = -1 },
         };
         gather_host(host, c);
-        gather_crash_id(peer, c);
+        gather_crash_id_pidfs(peer, c);
 
         if (host->proc_fd < 0) {
                 snprintf(c->refused, sizeof c->refused, "%s", host->refused);
                 return log_crash_errno(tag, LOG_ERR, EXDEV, "Not reading the crash's context: %s", host->refused);
         }
         int proc_fd = context_open_proc_dir(peer, host->proc_fd, c->pid, tag);
+        c->read_usec = now_monotonic_usec() - t0;
         if (proc_fd < 0)
                 return proc_fd;
         c->proc_fd = proc_fd;
-
-        gather_comm(proc_fd, c, tag);
-        gather_exe(proc_fd, c, tag);
-        gather_cmdline(proc_fd, c, tag);
-        gather_cgroup(proc_fd, c, tag);
-        gather_rlimit(proc_fd, c, tag);
-        gather_at_secure(proc_fd, c, tag);
-        gather_crash_details(host, proc_fd, info, c);
-        gather_crash_id(peer, c);
-        container_info_gather(proc_fd, host->proc_fd, &host->ns, c->pid, c->uid, c->gid, c->cgroup, tag, &c->container);
+        c->opened = true;
         return 0;
+}
+
+void context_read(struct crash_context *c, unsigned parts) {
+        if (!c->opened)
+                return;
+        /* What each part needs first. */
+        if (parts & CONTEXT_PROBE)
+                parts |= CONTEXT_START;
+        if (parts & (CONTEXT_CONTAINER | CONTEXT_MEMORY))
+                parts |= CONTEXT_CGROUP | CONTEXT_CONTAINER;
+        parts &= ~c->parts;
+        if (parts == 0)
+                return;
+
+        uint64_t t0 = now_monotonic_usec();
+        int fd = c->proc_fd;
+        if (parts & CONTEXT_COMM)
+                gather_comm(fd, c);
+        if (parts & CONTEXT_EXE)
+                gather_exe(fd, c);
+        if (parts & CONTEXT_CGROUP)
+                gather_cgroup(fd, c);
+        if (parts & CONTEXT_RLIMIT)
+                gather_rlimit(fd, c);
+        if (parts & CONTEXT_AT_SECURE)
+                gather_at_secure(fd, c);
+        if (parts & CONTEXT_START) {
+                gather_start_time(fd, c);
+                if (!c->crash_id[0] && c->start_time_known)
+                        (void) crash_id_from_start_time(c->crash_id, c->boot_id, c->pid, c->start_time);
+        }
+        if (parts & CONTEXT_PROBE)
+                gather_probe(c->prober, c);
+        if (parts & CONTEXT_CONTAINER)
+                container_info_gather(fd, &c->host->ns, c->uid, c->gid, c->cgroup, c->tag, &c->container);
+        if (parts & CONTEXT_MEMORY) {
+                gather_cmdline(fd, c);
+                container_info_gather_manager(c->host->proc_fd, c->pid, &c->container);
+        }
+        c->parts |= parts;
+        c->read_usec += now_monotonic_usec() - t0;
 }
 
 void context_done(struct crash_context *c) {

@@ -22,7 +22,37 @@
 
 #define RLIMIT_UNLIMITED UINT64_MAX
 
+/* The parts of the context read from /proc, each once, when a step first needs it
+ * (context_read()): the policy those its rules match on (policy_rule_needs()), a rejected crash
+ * then its identity for the record, a crash that is kept all of them. */
+enum context_part {
+        CONTEXT_COMM            = 1u << 0,
+        CONTEXT_EXE             = 1u << 1,
+        CONTEXT_CGROUP          = 1u << 2,      /* cgroup path, unit, user unit, slice */
+        CONTEXT_RLIMIT          = 1u << 3,      /* limits: RLIMIT_CORE */
+        CONTEXT_AT_SECURE       = 1u << 4,      /* auxv */
+        CONTEXT_START           = 1u << 5,      /* stat: the start time; the crash id off pidfs */
+        CONTEXT_PROBE           = 1u << 6,      /* the probe's record (needs START) */
+        CONTEXT_CONTAINER       = 1u << 7,      /* namespaces, ids inside them, container name (needs CGROUP) */
+        /* Processes' memory: the task's command line, its container manager's. A task can back
+         * that memory with a file system that never answers; read from worker threads only. */
+        CONTEXT_MEMORY          = 1u << 8,
+        _CONTEXT_PART_MAX       = 1u << 9,
+
+        /* What names a rejected crash in its record: who, what, where, and its crash id. */
+        CONTEXT_IDENTITY        = CONTEXT_COMM | CONTEXT_EXE | CONTEXT_CGROUP | CONTEXT_START,
+        /* What never blocks on a process's memory: may be read on the event loop. */
+        CONTEXT_LOOP_SAFE       = _CONTEXT_PART_MAX - 1 - CONTEXT_MEMORY,
+        CONTEXT_ALL             = _CONTEXT_PART_MAX - 1,
+};
+
 struct crash_context {
+        bool opened;            /* context_open() succeeded: context_read() may read /proc */
+        unsigned parts;         /* enum context_part read so far (or tried: what failed was logged) */
+        const char *tag;        /* the crash's log tag, for what context_read() logs */
+        const struct host_view *host;
+        struct probe *prober;   /* the crash-context probe to take the record from, or NULL */
+        uint64_t read_usec;     /* time spent opening and reading /proc so far */
         int proc_fd;            /* /proc/<pid>, proven through the pidfd to be the peer's; -1 if not */
         int root_fd;            /* the task's root when it is not ours (context_open_root()), else -1 */
         bool root_looked_at;
@@ -79,15 +109,21 @@ struct host_view {
         char boot_id[33];               /* "unknown" if it cannot be read */
 };
 /* proc_path NULL: "/proc". Never fails: a /proc that cannot be trusted leaves proc_fd -1, and every
- * crash is then refused with the reason (context_gather()). */
+ * crash is then refused with the reason (context_open()). */
 void host_view_open(const char *proc_path, struct host_view *ret);
 void host_view_close(struct host_view *v);
 
-/* Fills *ret for the peer. The host's /proc must have passed proc_root_check(); the /proc/<pid> directory is verified against the pidfd once and kept open
- * in ret->proc_fd for the later steps (unwinding, a core of our own); failing either, or a vanished
- * process, yields an error (logged, with tag; ret->refused says why). Fields that cannot be read
- * stay empty. */
-int context_gather(const struct peer *peer, const struct host_view *host, const char *tag, struct crash_context *ret);
+/* Starts *ret for the peer with what its pidfd and the host view tell (ids, signal, dump mode,
+ * si_code, the crash id on pidfs), reading no /proc file yet. The host's /proc must have passed
+ * proc_root_check(); the /proc/<pid> directory is verified against the pidfd once and kept open in
+ * ret->proc_fd for the later steps (unwinding, a core of our own); failing either, or a vanished
+ * process, yields an error (logged, with tag; ret->refused says why). tag must outlive ret (it is
+ * the crash's, updated as the crash learns its name); probe may be NULL. */
+int context_open(const struct peer *peer, const struct host_view *host, struct probe *probe, const char *tag,
+                 struct crash_context *ret);
+/* Reads the parts (enum context_part) not read yet, with those they need. Fields that cannot be
+ * read stay empty (logged). Nothing for a context that is not opened (a test's, or a refused one). */
+void context_read(struct crash_context *c, unsigned parts);
 
 /* Whether fd is the root directory of a procfs mount: statfs f_type PROC_SUPER_MAGIC and inode
  * PROCFS_ROOT_INODE. 0, or -EXDEV with the reason in reason (an -errno of fstatfs()/fstat() as it
@@ -99,9 +135,6 @@ void context_done(struct crash_context *c);
  * maps are to be opened in it), 0 when it shares ours or it cannot be told (logged). */
 int context_open_root(struct crash_context *c, const char *tag);
 
-
-/* Takes the probe's record of this crash, if any, into c (have_probe, fault_addr, si_code). */
-void context_add_probe(struct crash_context *c, struct probe *probe, const char *tag);
 
 /* Whether the crashing user may read its own dump: only if the kernel dumped the task as itself,
  * with uid == euid, gid == egid and AT_SECURE 0 (CVE-2022-4415). */

@@ -35,6 +35,7 @@ struct crash {
         struct crash_context context;
         bool have_decision;
         struct decision decision;
+        bool unwind_tried;              /* backtrace_take() ran: before the policy, or after it */
         bool acked;
         uint64_t ack_mask;
         unsigned ack_size;

@@ -122,33 +122,54 @@ static bool machine_list_matches(char *const *patterns, const struct container_i
         return false;
 }
 
-bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx) {
-        bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
+unsigned policy_rule_needs(const struct policy_rule *rule) {
+        unsigned parts = 0;
 
+        if (rule->match_exe && *rule->match_exe)
+                parts |= CONTEXT_EXE;
+        if (rule->match_comm && *rule->match_comm)
+                parts |= CONTEXT_COMM;
+        if ((rule->match_unit && *rule->match_unit) || (rule->match_slice && *rule->match_slice))
+                parts |= CONTEXT_CGROUP;
+        if ((rule->match_container && *rule->match_container) || (rule->match_machine && *rule->match_machine))
+                parts |= CONTEXT_CONTAINER;
+        if (rule->match_rlimit_zero != POLICY_UNSET)
+                parts |= CONTEXT_RLIMIT;
+        if (rule->n_match_si_code > 0 || rule->n_match_fault > 0)
+                parts |= CONTEXT_PROBE;
+        return parts;
+}
+
+bool policy_rule_matches(const struct policy_rule *rule, struct crash_context *ctx) {
+        /* What the pidfd told first; the /proc files the rest needs only if that holds. */
+        if (!id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) ||
+            !id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) ||
+            !signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) ||
+            !tristate_matches(rule->match_dumpable, ctx->dumpable) ||
+            !glob_list_matches(rule->match_signature, ctx->signature[0] ? ctx->signature : NULL))
+                return false;
+
+        context_read(ctx, policy_rule_needs(rule));
+        bool rlimit_zero = ctx->rlimit_known && ctx->rlimit_core == 0;
         return exe_matches(rule->match_exe, ctx->exe) &&
                glob_list_matches(rule->match_comm, ctx->comm) &&
                glob_list_matches(rule->match_unit, ctx->unit) &&
                glob_list_matches(rule->match_slice, ctx->slice) &&
-               glob_list_matches(rule->match_signature, ctx->signature[0] ? ctx->signature : NULL) &&
                container_list_matches(rule->match_container, &ctx->container) &&
                machine_list_matches(rule->match_machine, &ctx->container) &&
-               id_list_matches(rule->match_uid, rule->n_match_uid, ctx->uid) &&
-               id_list_matches(rule->match_gid, rule->n_match_gid, ctx->gid) &&
-               signal_list_matches(rule->match_signal, rule->n_match_signal, ctx->signal) &&
-               tristate_matches(rule->match_dumpable, ctx->dumpable) &&
                tristate_matches(rule->match_rlimit_zero, rlimit_zero) &&
                si_code_list_matches(rule->match_si_code, rule->n_match_si_code, ctx) &&
                fault_list_matches(rule->match_fault, rule->n_match_fault, ctx);
 }
 
-const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx) {
+const struct policy_rule *policy_find_rule(const struct policy *p, struct crash_context *ctx) {
         for (size_t i = 0; p && i < p->n_rules; i++)
                 if (policy_rule_matches(&p->rules[i], ctx))
                         return &p->rules[i];
         return NULL;
 }
 
-int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
+int policy_decide(const struct policy *p, const struct config *config, struct crash_context *ctx,
                   struct decision *ret) {
         const struct policy_rule *rule = policy_find_rule(p, ctx);
 

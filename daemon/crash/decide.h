@@ -27,11 +27,16 @@ struct decision {
         unsigned repeat;        /* this crash's number for its signature in the interval; 0: not counted */
 };
 
-bool policy_rule_matches(const struct policy_rule *rule, const struct crash_context *ctx);
-const struct policy_rule *policy_find_rule(const struct policy *p, const struct crash_context *ctx);
+/* The context parts (enum context_part) a rule's Match*= read, MatchSignature= aside (the
+ * backtrace, crash/backtrace.c). */
+unsigned policy_rule_needs(const struct policy_rule *rule);
+/* Whether every Match*= of the rule holds. The parts it needs are read (context_read()) only once
+ * the conditions on the pidfd's facts hold: a rule that cannot match costs no /proc file. */
+bool policy_rule_matches(const struct policy_rule *rule, struct crash_context *ctx);
+const struct policy_rule *policy_find_rule(const struct policy *p, struct crash_context *ctx);
 
 /* Applies the first matching rule, with config supplying what the rule leaves open. */
-int policy_decide(const struct policy *p, const struct config *config, const struct crash_context *ctx,
+int policy_decide(const struct policy *p, const struct config *config, struct crash_context *ctx,
                   struct decision *ret);
 void decision_done(struct decision *d);
 

@@ -73,40 +73,54 @@ int step_decide(const struct crash_env *env, struct crash *c) {
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
 
-        uint64_t t0 = now_monotonic_usec();
-        int r = context_gather(&c->peer, env->host, c->tag, &c->context);
+        int r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);
         c->have_context = true;
-        c->context_usec = now_monotonic_usec() - t0;
+        c->context_usec = c->context.read_usec;
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot gather the crash context: %s",
                                   c->context.refused[0] ? c->context.refused : strerror(-r));
                 return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
         }
-        crash_update_tag(c);
-        context_add_probe(&c->context, env->probe, c->tag);
 
         /* Unwinding costs the held task time. It comes first when a rule matches on the signature;
-         * otherwise the policy decides first, and a crash it rejects is not unwound at all: a
-         * rejection is then as quick as the kernel allows (it has no repeats to count either). */
+         * otherwise the policy decides first, and a crash it rejects is not unwound at all. */
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
-        bool signature_first = policy_uses_signature(policy);
-        if (signature_first)
+        if (policy_uses_signature(policy)) {
+                context_read(&c->context, CONTEXT_ALL);
+                crash_update_tag(c);
                 backtrace_take(env, c);
+                c->unwind_tried = true;
+        }
         r = policy_decide(policy, env->config, &c->context, &c->decision);
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot apply the policy: %s", strerror(-r));
                 return crash_set_decision(c, ACTION_REJECT, "policy-failed");
         }
         c->have_decision = true;
-        if (!signature_first && c->decision.action != ACTION_REJECT)
+        /* A rejected crash: only what names it in the record (a rejection is then as quick as the
+         * kernel allows); one that is kept: all that never blocks, the rest in step_prepare(). */
+        context_read(&c->context, c->decision.action == ACTION_REJECT ? CONTEXT_IDENTITY : CONTEXT_LOOP_SAFE);
+        c->context_usec = c->context.read_usec;
+        crash_update_tag(c);
+        return 0;
+}
+
+void step_prepare(const struct crash_env *env, struct crash *c) {
+        if (!c->have_decision || c->decision.action == ACTION_REJECT)
+                return;
+
+        context_read(&c->context, CONTEXT_ALL);
+        c->context_usec = c->context.read_usec;
+        if (!c->unwind_tried) {
                 backtrace_take(env, c);
+                c->unwind_tried = true;
+        }
         decide_repeat(env, c);
         /* A container's files, for the debugger: opened while the task is held, kept later; not
          * again for a repeat, whose first crash has them. */
         bool repeat = c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
         if (c->decision.action != ACTION_REJECT && !repeat)
                 kept_files_open(&c->context, &c->kept, c->tag);
-        return 0;
 }
 
 int step_ack(int fd, struct crash *c) {
@@ -237,12 +251,13 @@ void step_record(const struct crash_env *env, struct crash *c) {
 }
 
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {
-        if (step_request(conn->fd, c) < 0)
+        if (!c->have_request && step_request(conn->fd, c) < 0)
                 goto record;
-        if (step_decide(env, c) < 0) {
+        if (!c->have_decision && step_decide(env, c) < 0) {
                 (void) crash_fail(c, -ENOMEM, "Out of memory");
                 goto record;
         }
+        step_prepare(env, c);
         if (step_ack(conn->fd, c) < 0 || step_mark(conn->fd, c) < 0)
                 goto record;
 

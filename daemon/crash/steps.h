@@ -8,8 +8,9 @@
  *   → release → keep (compress, vacuum) → record
  *
  * crash_handle() runs the whole path on a blocking socket (in a worker thread in the daemon,
- * directly in tests) and always ends by releasing the connection. The overload path
- * (server/workers.c) runs the same steps from the event loop, with a decision made without policy.
+ * directly in tests) and always ends by releasing the connection. The workers (server/workers.c)
+ * run request and decide on the event loop and answer a REJECT there; a crash that is kept goes on
+ * with crash_continue() on a thread.
  *
  * Each step returns 0 or a negative errno; a step that fails has said why once, through
  * crash_fail() (the log line and the record's COREDUMPD_ERROR=).
@@ -52,9 +53,15 @@ struct crash_env {
 int step_authenticate(const struct crash_env *env, int fd, struct crash *c);
 /* Reads and checks the kernel's coredump_req. */
 int step_request(int fd, struct crash *c);
-/* Gathers the context and applies the policy; without either the crash is rejected. Fails only
- * when out of memory. */
+/* Applies the policy, reading of the context what its rules match on; without a context or a
+ * policy the crash is rejected. A rejected crash then reads only its identity for the record; a
+ * kept one every part that cannot block. Reads no process's memory: the workers run it on the event
+ * loop, unless the policy matches on signatures (policy_uses_signature(): the backtrace comes
+ * first). Fails only when out of memory. */
 int step_decide(const struct crash_env *env, struct crash *c);
+/* For a crash that is kept, before the ack, on a worker thread: the rest of its context (the
+ * memory parts), its backtrace, whether it repeats (OnRepeat=), a container's files. */
+void step_prepare(const struct crash_env *env, struct crash *c);
 /* Sends the ack for the decision (REJECT if the kernel does not offer that action). */
 int step_ack(int fd, struct crash *c);
 /* Reads the kernel's mark; anything but REQACK fails the crash. */
@@ -69,5 +76,6 @@ void step_record(const struct crash_env *env, struct crash *c);
 
 void crash_handle(const struct crash_env *env, struct connection *conn);
 /* The steps after step_authenticate(), for a crash authenticated already (the workers do that on
- * the loop, to know whose it is). Does not free c. */
+ * the loop, to know whose it is), from the request or the decision on, whichever c lacks. Does not
+ * free c. */
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c);
