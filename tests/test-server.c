@@ -209,6 +209,52 @@ TEST(queued_beyond_max_concurrent_then_stored) {
         test_env_done(&e);
 }
 
+/* The policy decides on the loop: a crash it rejects is answered at once, without a slot, while
+ * the only one is held; its record names it (comm, exe) without what a kept crash reads of the
+ * task's memory (its command line). The crash holding the slot is stored after it. */
+TEST(rejected_crash_needs_no_slot) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=no-4242\nMatchUID=4242\nAction=reject\nWait=no\n",
+                      "MaxConcurrent=1\nDeadline=10s\nIdleExit=0\n");
+        e.peer.uids[0] = 0;
+        e.peer.uids[1] = 4242;
+        e.peer.uids[2] = 0;
+        e.peer.n_uids = 3;
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        _cleanup_close_ int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 2000), ==, 16);          /* not queued behind a */
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(b, 5000), ==, 0);
+        _cleanup_close_ int c = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(c, &ack, 500), ==, 0);            /* kept: queued behind a */
+
+        CHECK(wait_records(&e, 1, 5000));
+        _cleanup_free_ char *rule = find_record_field(&e, "COREDUMPD_RESULT", "rejected", "COREDUMPD_RULE");
+        _cleanup_free_ char *comm = find_record_field(&e, "COREDUMPD_RESULT", "rejected", "COREDUMP_COMM");
+        _cleanup_free_ char *exe = find_record_field(&e, "COREDUMPD_RESULT", "rejected", "COREDUMP_EXE");
+        _cleanup_free_ char *cmdline = find_record_field(&e, "COREDUMPD_RESULT", "rejected", "COREDUMP_CMDLINE");
+        CHECK_STR(rule, "no-4242");
+        CHECK(comm && exe && !cmdline);
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        crash_finish(c);
+        CHECK(wait_records(&e, 3, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
+        _cleanup_free_ char *kept_cmdline = find_record_field(&e, "COREDUMPD_RESULT", "stored", "COREDUMP_CMDLINE");
+        CHECK(kept_cmdline);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* A crash gives its slot back when it releases its task, not when its thread ends: here the first
  * crash's thread goes on waiting (up to 3 s) for its task's exit before it compresses, and the
  * queued crash is answered at once all the same. Deadline= passes meanwhile: with nothing held it
@@ -448,6 +494,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
+        TEST_ENTRY(rejected_crash_needs_no_slot),
         TEST_ENTRY(released_crash_frees_its_slot),
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),

@@ -67,25 +67,31 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
                 d->userspace_mode = USERSPACE_MODE_STACKS;
 }
 
-int step_decide(const struct crash_env *env, struct crash *c) {
+int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
+        int r;
+
         if (peer_is_self(&c->peer)) {
                 log_crash(c->tag, LOG_CRIT, "Our own process crashed: rejecting at once, never waiting on ourselves.");
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
 
-        int r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);
-        c->have_context = true;
-        c->context_usec = c->context.read_usec;
-        if (r < 0) {
-                (void) crash_fail(c, r, "Cannot gather the crash context: %s",
-                                  c->context.refused[0] ? c->context.refused : strerror(-r));
-                return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
+        if (!c->have_context) {
+                r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);
+                c->have_context = true;
+                c->context_usec = c->context.read_usec;
+                if (r < 0) {
+                        (void) crash_fail(c, r, "Cannot gather the crash context: %s",
+                                          c->context.refused[0] ? c->context.refused : strerror(-r));
+                        return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
+                }
         }
 
         /* Unwinding costs the held task time. It comes first when a rule matches on the signature;
          * otherwise the policy decides first, and a crash it rejects is not unwound at all. */
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
         if (policy_uses_signature(policy)) {
+                if (!may_block)
+                        return 0; /* undecided: unwinding reads the task's memory, on a thread */
                 context_read(&c->context, CONTEXT_ALL);
                 crash_update_tag(c);
                 backtrace_take(env, c);
@@ -253,7 +259,7 @@ void step_record(const struct crash_env *env, struct crash *c) {
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {
         if (!c->have_request && step_request(conn->fd, c) < 0)
                 goto record;
-        if (!c->have_decision && step_decide(env, c) < 0) {
+        if (!c->have_decision && step_decide(env, c, true) < 0) {
                 (void) crash_fail(c, -ENOMEM, "Out of memory");
                 goto record;
         }

@@ -55,10 +55,11 @@ int step_authenticate(const struct crash_env *env, int fd, struct crash *c);
 int step_request(int fd, struct crash *c);
 /* Applies the policy, reading of the context what its rules match on; without a context or a
  * policy the crash is rejected. A rejected crash then reads only its identity for the record; a
- * kept one every part that cannot block. Reads no process's memory: the workers run it on the event
- * loop, unless the policy matches on signatures (policy_uses_signature(): the backtrace comes
- * first). Fails only when out of memory. */
-int step_decide(const struct crash_env *env, struct crash *c);
+ * kept one every part that cannot block. Reads no process's memory, so the workers run it on the
+ * event loop; only when a rule matches on signatures is the task unwound first, which may block:
+ * without may_block the crash is then left undecided (have_decision false) for a thread. Fails
+ * only when out of memory. */
+int step_decide(const struct crash_env *env, struct crash *c, bool may_block);
 /* For a crash that is kept, before the ack, on a worker thread: the rest of its context (the
  * memory parts), its backtrace, whether it repeats (OnRepeat=), a container's files. */
 void step_prepare(const struct crash_env *env, struct crash *c);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -12,25 +13,27 @@
 #include "server/workers.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 
 #define OVERLOAD_MIN_PENDING 16
-#define OVERLOAD_RECV_TIMEOUT_USEC 250000
+#define LOOP_RECV_TIMEOUT_USEC 250000
 /* UIDs below this are root and system users: they may use the reserved slots. */
 #define SYSTEM_UID_MAX 999
 
 enum worker_kind {
-        WORKER_QUEUED,          /* authenticated, waiting for a slot; the kernel holds the task */
+        WORKER_LOOP,            /* on the loop: the request read, the policy applied; a REJECT (by
+                                 * the policy, or overload) answered there, waiting for the mark */
+        WORKER_QUEUED,          /* decided to keep, waiting for a slot; the kernel holds the task */
         WORKER_THREAD,          /* the rest of the steps on a thread of its own; it holds a slot of
                                  * MaxConcurrent= until it releases the task (conn.released), then
                                  * compresses and records beside the slots, MaxConcurrent= such
                                  * threads at most */
-        WORKER_OVERLOAD,        /* the steps on the loop, answered REJECT */
         _WORKER_KIND_MAX,
 };
 
-enum overload_state {
-        OVERLOAD_WANT_REQUEST,
-        OVERLOAD_WANT_MARK,
+enum loop_state {
+        LOOP_WANT_REQUEST,
+        LOOP_WANT_MARK,
 };
 
 struct worker {
@@ -47,10 +50,10 @@ struct worker {
         pthread_t thread;
         atomic_bool finished;
 
-        /* WORKER_OVERLOAD */
-        enum overload_state state;
+        /* WORKER_LOOP */
+        enum loop_state state;
         sd_event_source *io;
-        const char *overload_why;
+        const char *overload_why;       /* rejected for overload, not by the policy: which bound */
 };
 
 struct workers {
@@ -63,7 +66,7 @@ struct workers {
         int wake_fd;                    /* thread workers report completion here */
         sd_event_source *wake_source;
 
-        struct worker *list;            /* threads and overloads, any order */
+        struct worker *list;            /* threads and loop workers, any order */
         struct worker *queue, **queue_tail;     /* queued, oldest first */
         unsigned n[_WORKER_KIND_MAX];
 };
@@ -234,55 +237,83 @@ static int thread_start(struct workers *ws, struct worker *w) {
         return 0;
 }
 
-/* ---- overload workers: the steps on the loop, answered REJECT -------------------------------- */
+/* ---- loop workers: request and decision on the loop, a REJECT answered there ---------------- */
+
+/* Reads on the loop wait for data that is there (the kernel writes the request and the mark in one
+ * piece each); the socket's receive timeout bounds them all the same. A thread's reads have none:
+ * the deadline is on progress. */
+static int set_receive_timeout(struct worker *w, uint64_t usec) {
+        struct timeval tv = { .tv_sec = (time_t) (usec / 1000000), .tv_usec = (suseconds_t) (usec % 1000000) };
+        return setsockopt(w->conn.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ? negative_errno() : 0;
+}
 
 static unsigned overload_limit(const struct workers *ws) {
         return MAX(OVERLOAD_MIN_PENDING, 4 * ws->config->max_concurrent);
 }
 
-static void overload_finish(struct worker *w) {
+static void loop_finish(struct worker *w) {
         struct workers *ws = w->workers;
 
         if (w->crash.result == CRASH_RESULT_NONE)
-                w->crash.result = CRASH_RESULT_OVERLOAD;
+                w->crash.result = w->overload_why ? CRASH_RESULT_OVERLOAD : CRASH_RESULT_REJECTED;
+        connection_release(&w->conn);
+        w->crash.released_usec = now_usec();
         step_record(ws->env, &w->crash);
         worker_reap(ws, w);
         ws->changed(ws->userdata);
 }
 
-static int on_overload_io(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        struct worker *w = userdata;
+static int on_loop_io(sd_event_source *source, int fd, uint32_t revents, void *userdata);
 
-        if (w->state == OVERLOAD_WANT_REQUEST) {
-                /* The request and the mark arrive in one piece each: read when readable, bounded by
-                 * the socket's receive timeout. */
-                if (step_request(w->conn.fd, &w->crash) >= 0 && step_ack(w->conn.fd, &w->crash) >= 0) {
-                        w->state = OVERLOAD_WANT_MARK;
-                        return 0;
-                }
-        } else
-                (void) step_mark(w->conn.fd, &w->crash);
-
-        overload_finish(w);
-        return 0;
+/* Waits on the loop for what the worker's state needs next. */
+static int loop_wait(struct worker *w, enum loop_state state) {
+        w->state = state;
+        if (w->io)
+                return 0;
+        return sd_event_add_io(w->workers->event, &w->io, w->conn.fd, EPOLLIN, on_loop_io, w);
 }
 
-/* Answers REJECT from the loop; why says which bound was reached. */
-static int overload_start(struct workers *ws, struct worker *w, const char *why) {
-        struct timeval tv = { .tv_usec = OVERLOAD_RECV_TIMEOUT_USEC };
+static void hand_over(struct workers *ws, struct worker *w);
 
-        log_crash(w->crash.tag, LOG_DEBUG, "Overload (%s): rejecting.", why);
-        w->overload_why = why;
-        int r = crash_set_decision(&w->crash, ACTION_REJECT, "overload");
-        if (r >= 0 && setsockopt(w->conn.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
-                r = negative_errno();
-        if (r >= 0)
-                r = sd_event_add_io(ws->event, &w->io, w->conn.fd, EPOLLIN, on_overload_io, w);
-        if (r >= 0)
-                r = worker_arm_deadline(w, false);
-        if (r < 0)
-                return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot answer an overload rejection: %m");
-        worker_link(ws, w, WORKER_OVERLOAD);
+/* The request is readable: read it, decide, answer a REJECT; a crash to keep goes to a thread. */
+static void loop_request(struct workers *ws, struct worker *w) {
+        struct crash *c = &w->crash;
+
+        if (step_request(w->conn.fd, c) < 0) {
+                loop_finish(w);
+                return;
+        }
+        if (!w->overload_why) {
+                if (step_decide(ws->env, c, false) < 0) {
+                        (void) crash_fail(c, -ENOMEM, "Out of memory");
+                        loop_finish(w);
+                        return;
+                }
+                if (!c->have_decision || c->decision.action != ACTION_REJECT) {
+                        hand_over(ws, w);
+                        return;
+                }
+        }
+        if (step_ack(w->conn.fd, c) < 0) {
+                loop_finish(w);
+                return;
+        }
+        int r = loop_wait(w, LOOP_WANT_MARK);
+        if (r < 0) {
+                (void) crash_fail(c, r, "Cannot wait for the mark: %s", strerror(-r));
+                loop_finish(w);
+        }
+}
+
+static int on_loop_io(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        struct worker *w = userdata;
+
+        if (w->state == LOOP_WANT_REQUEST)
+                loop_request(w->workers, w);
+        else {
+                (void) step_mark(w->conn.fd, &w->crash);
+                loop_finish(w);
+        }
         return 0;
 }
 
@@ -293,21 +324,59 @@ static void drop_unanswered(struct workers *ws, struct worker *w) {
                   "Overloaded beyond %u pending rejections: closing the crash connection unanswered.",
                   overload_limit(ws));
         (void) crash_set_decision(&w->crash, ACTION_REJECT, "overload");
-        (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u rejections pending",
-                          ws->n[WORKER_QUEUED], ws->n[WORKER_OVERLOAD]);
+        (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u on the loop",
+                          ws->n[WORKER_QUEUED], ws->n[WORKER_LOOP]);
         connection_release(&w->conn);
         step_record(ws->env, &w->crash);
         worker_free(w);
 }
 
-/* Not queued, not run: REJECT from the loop if that is still bounded, else closed unanswered. */
-static void reject_now(struct workers *ws, struct worker *w, const char *why) {
-        if (ws->n[WORKER_OVERLOAD] >= overload_limit(ws)) {
+/* Starts w (not linked) on the loop: why NULL to decide by the policy, else rejected for overload
+ * (why says which bound was reached). Its request is read now if it is there, else when it comes. */
+static void loop_start(struct workers *ws, struct worker *w, const char *why) {
+        if (ws->n[WORKER_LOOP] >= overload_limit(ws)) {
                 drop_unanswered(ws, w);
                 return;
         }
-        if (overload_start(ws, w, why) < 0)
+        if (why) {
+                log_crash(w->crash.tag, LOG_DEBUG, "Overload (%s): rejecting.", why);
+                w->overload_why = why;
+        }
+        int r = why ? crash_set_decision(&w->crash, ACTION_REJECT, "overload") : 0;
+        if (r >= 0)
+                r = set_receive_timeout(w, LOOP_RECV_TIMEOUT_USEC);
+        if (r >= 0)
+                r = worker_arm_deadline(w, false);
+        if (r < 0) {
+                log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot answer on the loop: %m");
                 drop_unanswered(ws, w);
+                return;
+        }
+        worker_link(ws, w, WORKER_LOOP);
+
+        struct pollfd p = { .fd = w->conn.fd, .events = POLLIN };
+        if (w->crash.have_request || poll(&p, 1, 0) > 0) {
+                if (!w->crash.have_request) {
+                        loop_request(ws, w);
+                        return;
+                }
+                /* Taken off the queue: asked and decided already, the ack is due. */
+                if (step_ack(w->conn.fd, &w->crash) < 0) {
+                        loop_finish(w);
+                        return;
+                }
+                r = loop_wait(w, LOOP_WANT_MARK);
+        } else
+                r = loop_wait(w, LOOP_WANT_REQUEST);
+        if (r < 0) {
+                (void) crash_fail(&w->crash, r, "Cannot wait on the crash connection: %s", strerror(-r));
+                loop_finish(w);
+        }
+}
+
+/* Not queued, not run: REJECT from the loop if that is still bounded, else closed unanswered. */
+static void reject_now(struct workers *ws, struct worker *w, const char *why) {
+        loop_start(ws, w, why);
 }
 
 /* ---- the queue ------------------------------------------------------------------------------- */
@@ -354,9 +423,10 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
                 reject_now(ws, w, "queued for QueueDeadline=");
                 ws->changed(ws->userdata);
                 break;
-        case WORKER_OVERLOAD:
-                (void) crash_fail(&w->crash, -ETIMEDOUT, "Overload rejection reached its deadline");
-                overload_finish(w);
+        case WORKER_LOOP:
+                (void) crash_fail(&w->crash, -ETIMEDOUT, "%s reached its deadline",
+                                  w->state == LOOP_WANT_REQUEST ? "Waiting for the request" : "Waiting for the mark");
+                loop_finish(w);
                 break;
         default:
                 break;
@@ -382,20 +452,18 @@ static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *user
 
 /* ---- the pool -------------------------------------------------------------------------------- */
 
-void workers_start(struct workers *ws, int fd) {
-        struct worker *w = worker_new(ws, fd);
-        if (!w) {
-                safe_close(fd);
-                log_error_errno(ENOMEM, "Cannot handle a crash: %m");
+/* A decided crash to keep (or one left undecided for a thread): a slot now, else the queue, else
+ * REJECT for overload. */
+static void hand_over(struct workers *ws, struct worker *w) {
+        sd_event_source_disable_unref(w->io);
+        w->io = NULL;
+        worker_unlink(ws, w);
+        int r = set_receive_timeout(w, 0);
+        if (r < 0) {
+                log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot clear the receive timeout: %m");
+                reject_now(ws, w, "no worker thread");
                 return;
         }
-
-        /* Cheap and non-blocking (SO_PEERPIDFD, PIDFD_GET_INFO): who it is decides where it goes. */
-        if (step_authenticate(ws->env, w->conn.fd, &w->crash) < 0) {
-                worker_free(w); /* not a crash: logged by the authenticator */
-                return;
-        }
-        w->uid = w->crash.peer.info.ruid;
 
         if (!ws->queue && may_run(ws, w->uid)) {
                 if (thread_start(ws, w) < 0)
@@ -414,8 +482,26 @@ void workers_start(struct workers *ws, int fd) {
         reject_now(ws, w, "queue full");
 }
 
+void workers_start(struct workers *ws, int fd) {
+        struct worker *w = worker_new(ws, fd);
+        if (!w) {
+                safe_close(fd);
+                log_error_errno(ENOMEM, "Cannot handle a crash: %m");
+                return;
+        }
+
+        /* Cheap and non-blocking (SO_PEERPIDFD, PIDFD_GET_INFO): who it is decides where it goes. */
+        if (step_authenticate(ws->env, w->conn.fd, &w->crash) < 0) {
+                worker_free(w); /* not a crash: logged by the authenticator */
+                return;
+        }
+        w->uid = w->crash.peer.info.ruid;
+        /* The decision on the loop: a REJECT is answered without a thread's start or a slot. */
+        loop_start(ws, w, NULL);
+}
+
 unsigned workers_busy(const struct workers *ws) {
-        return ws->n[WORKER_QUEUED] + ws->n[WORKER_THREAD] + ws->n[WORKER_OVERLOAD];
+        return ws->n[WORKER_QUEUED] + ws->n[WORKER_THREAD] + ws->n[WORKER_LOOP];
 }
 
 int workers_new(sd_event *event, const struct config *config, const struct crash_env *env,
