@@ -273,33 +273,34 @@ void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret) {
                 ret->ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
 }
 
-void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *cgroup,
-                           const char *tag, struct container_info *ret) {
-        struct container_info ci = { .ns_uid = -1, .ns_gid = -1 };
+void container_info_name(const char *cgroup, const char *tag, struct container_info *ci) {
+        if (cgroup && !ci->name && cgroup_path_to_container(cgroup, &ci->kind, &ci->name) == -ENOMEM)
+                log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
+}
+
+void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *tag,
+                           struct container_info *ci) {
         _cleanup_free_ char *status = NULL;
 
         int r = read_file_at(proc_fd, "status", STATUS_MAX, &status, NULL, NULL);
         if (r >= 0)
-                r = parse_status_nspid(status, &ci.ns_pid);
+                r = parse_status_nspid(status, &ci->ns_pid);
         if (r < 0)
                 log_crash_errno(tag, LOG_DEBUG, r, "Cannot read the pid in its namespace (NSpid:): %m");
 
         for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++) {
-                ci.ns[k] = namespace_id(proc_fd, "", k);
-                ci.host_ns[k] = host->ns[k];
+                ci->ns[k] = namespace_id(proc_fd, "", k);
+                ci->host_ns[k] = host->ns[k];
         }
         /* The maps of a process in our own user namespace are relative to the parent namespace;
          * of one in another, relative to ours. */
-        if (ci.ns[NAMESPACE_USER] != 0 && ci.ns[NAMESPACE_USER] == host->own_user_ns) {
-                ci.ns_uid = uid;
-                ci.ns_gid = gid;
+        if (ci->ns[NAMESPACE_USER] != 0 && ci->ns[NAMESPACE_USER] == host->own_user_ns) {
+                ci->ns_uid = uid;
+                ci->ns_gid = gid;
         } else {
-                ci.ns_uid = map_id(proc_fd, "uid_map", uid, tag);
-                ci.ns_gid = map_id(proc_fd, "gid_map", gid, tag);
+                ci->ns_uid = map_id(proc_fd, "uid_map", uid, tag);
+                ci->ns_gid = map_id(proc_fd, "gid_map", gid, tag);
         }
-        if (cgroup && cgroup_path_to_container(cgroup, &ci.kind, &ci.name) == -ENOMEM)
-                log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
-        *ret = ci;
 }
 
 void container_info_gather_manager(int proc_root_fd, pid_t pid, struct container_info *ci) {

@@ -50,12 +50,14 @@ bool container_ns_differs(const struct container_info *ci, enum namespace_kind k
  * (A mount or user namespace alone, as a sandboxed service has, is not a container.) */
 bool container_info_in_container(const struct container_info *ci);
 
-/* Fills *ret (strings owned, container_info_done() frees them) from the verified /proc/<pid>
- * directory proc_fd, the host's namespaces, the process's uid and gid as the kernel gave them, and
- * its cgroup path (may be NULL). What cannot be read stays unknown (logged at debug level with
- * tag). Reads no process's memory. */
-void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *cgroup,
-                           const char *tag, struct container_info *ret);
+/* ci->name and ci->kind (owned, container_info_done() frees them) from the cgroup path (may be
+ * NULL): no file read. */
+void container_info_name(const char *cgroup, const char *tag, struct container_info *ci);
+/* The namespaces of ci and the ids inside them, from the verified /proc/<pid> directory proc_fd,
+ * the host's namespaces, and the process's uid and gid as the kernel gave them. What cannot be read
+ * stays unknown (logged at debug level with tag). Reads no process's memory. */
+void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *tag,
+                           struct container_info *ci);
 /* ci->manager_cmdline, for a process in a pid namespace not the host's: the command line of its
  * nearest ancestor in the host's pid namespace, found through the /proc root proc_root_fd. That is
  * another process's memory (which its owner can make block): only from a worker thread. */

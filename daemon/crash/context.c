@@ -456,8 +456,10 @@ void context_read(struct crash_context *c, unsigned parts) {
                 gather_comm(fd, c);
         if (parts & CONTEXT_EXE)
                 gather_exe(fd, c);
-        if (parts & CONTEXT_CGROUP)
+        if (parts & CONTEXT_CGROUP) {
                 gather_cgroup(fd, c);
+                container_info_name(c->cgroup, c->tag, &c->container);
+        }
         if (parts & CONTEXT_RLIMIT)
                 gather_rlimit(fd, c);
         if (parts & CONTEXT_AT_SECURE)
@@ -470,7 +472,7 @@ void context_read(struct crash_context *c, unsigned parts) {
         if (parts & CONTEXT_PROBE)
                 gather_probe(c->prober, c);
         if (parts & CONTEXT_CONTAINER)
-                container_info_gather(fd, &c->host->ns, c->uid, c->gid, c->cgroup, c->tag, &c->container);
+                container_info_gather(fd, &c->host->ns, c->uid, c->gid, c->tag, &c->container);
         if (parts & CONTEXT_MEMORY) {
                 gather_cmdline(fd, c);
                 container_info_gather_manager(c->host->proc_fd, c->pid, &c->container);

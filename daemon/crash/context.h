@@ -28,12 +28,12 @@
 enum context_part {
         CONTEXT_COMM            = 1u << 0,
         CONTEXT_EXE             = 1u << 1,
-        CONTEXT_CGROUP          = 1u << 2,      /* cgroup path, unit, user unit, slice */
+        CONTEXT_CGROUP          = 1u << 2,      /* cgroup path, unit, user unit, slice, container name */
         CONTEXT_RLIMIT          = 1u << 3,      /* limits: RLIMIT_CORE */
         CONTEXT_AT_SECURE       = 1u << 4,      /* auxv */
         CONTEXT_START           = 1u << 5,      /* stat: the start time; the crash id off pidfs */
         CONTEXT_PROBE           = 1u << 6,      /* the probe's record (needs START) */
-        CONTEXT_CONTAINER       = 1u << 7,      /* namespaces, ids inside them, container name (needs CGROUP) */
+        CONTEXT_CONTAINER       = 1u << 7,      /* namespaces, ids inside them (needs CGROUP) */
         /* Processes' memory: the task's command line, its container manager's. A task can back
          * that memory with a file system that never answers; read from worker threads only. */
         CONTEXT_MEMORY          = 1u << 8,
