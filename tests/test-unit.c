@@ -554,6 +554,26 @@ static const char *decide_rule(const struct policy *p, struct crash_context *ctx
         return r ? r->name : NULL;
 }
 
+/* Each Match*= names the context part it reads; the pidfd's facts need none. */
+TEST(policy_rule_needs_the_parts_it_matches_on) {
+        static const char text[] =
+                "[Rule]\nName=ids\nMatchUID=0\nMatchGID=0\nMatchSignal=11\nMatchDumpable=yes\nAction=reject\n"
+                "[Rule]\nName=names\nMatchComm=a*\nMatchExe=/b\nAction=reject\n"
+                "[Rule]\nName=where\nMatchUnit=x.service\nMatchContainer=yes\nAction=reject\n"
+                "[Rule]\nName=how\nMatchSiCode=SEGV_MAPERR\nMatchFaultAddress=null\nAction=reject\n";
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        CHECK_INT(p->n_rules, ==, 6);
+        CHECK_INT(policy_rule_needs(&p->rules[0]), ==, 0);
+        CHECK_INT(policy_rule_needs(&p->rules[1]), ==, CONTEXT_COMM | CONTEXT_EXE);
+        CHECK_INT(policy_rule_needs(&p->rules[2]), ==, CONTEXT_CGROUP | CONTEXT_CONTAINER);
+        CHECK_INT(policy_rule_needs(&p->rules[3]), ==, CONTEXT_PROBE);
+        CHECK_INT(policy_rule_needs(&p->rules[4]), ==, CONTEXT_RLIMIT);        /* builtin:rlimit-zero */
+        CHECK_INT(policy_rule_needs(&p->rules[5]), ==, 0);                     /* builtin:keep */
+        /* None of them is in a process's memory: the policy can run on the event loop. */
+        for (size_t i = 0; i < p->n_rules; i++)
+                CHECK_INT(policy_rule_needs(&p->rules[i]) & ~CONTEXT_LOOP_SAFE, ==, 0);
+}
+
 TEST(policy_every_key_round_trips) {
         static const char text[] =
                 "[Rule]\n"
@@ -1621,6 +1641,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(config_dropins_precedence),
         TEST_ENTRY(config_every_error_reported_with_hint),
         TEST_ENTRY(config_print_round_trips),
+        TEST_ENTRY(policy_rule_needs_the_parts_it_matches_on),
         TEST_ENTRY(policy_every_key_round_trips),
         TEST_ENTRY(policy_each_match_key),
         TEST_ENTRY(policy_match_container_yes_no_and_globs),
