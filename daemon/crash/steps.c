@@ -104,8 +104,9 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
         }
         c->have_decision = true;
         /* A rejected crash: only what names it in the record (a rejection is then as quick as the
-         * kernel allows); one that is kept: all that never blocks, the rest in step_prepare(). */
-        context_read(&c->context, c->decision.action == ACTION_REJECT ? CONTEXT_IDENTITY : CONTEXT_LOOP_SAFE);
+         * kernel allows). One that is kept reads the rest in step_prepare(), on its thread. */
+        if (c->decision.action == ACTION_REJECT)
+                context_read(&c->context, CONTEXT_IDENTITY);
         c->context_usec = c->context.read_usec;
         crash_update_tag(c);
         return 0;
@@ -117,6 +118,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
 
         context_read(&c->context, CONTEXT_ALL);
         c->context_usec = c->context.read_usec;
+        crash_update_tag(c);
         if (!c->unwind_tried) {
                 backtrace_take(env, c);
                 c->unwind_tried = true;

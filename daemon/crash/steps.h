@@ -54,8 +54,8 @@ int step_authenticate(const struct crash_env *env, int fd, struct crash *c);
 /* Reads and checks the kernel's coredump_req. */
 int step_request(int fd, struct crash *c);
 /* Applies the policy, reading of the context what its rules match on; without a context or a
- * policy the crash is rejected. A rejected crash then reads only its identity for the record; a
- * kept one every part that cannot block. Reads no process's memory, so the workers run it on the
+ * policy the crash is rejected. A rejected crash then reads only its identity for the record (a
+ * kept one the rest in step_prepare()). Reads no process's memory, so the workers run it on the
  * event loop; only when a rule matches on signatures is the task unwound first, which may block:
  * without may_block the crash is then left undecided (have_decision false) for a thread. Fails
  * only when out of memory. */
