@@ -442,6 +442,8 @@ void context_read(struct crash_context *c, unsigned parts) {
         if (!c->opened)
                 return;
         /* What each part needs first. */
+        if ((parts & CONTEXT_CRASH_ID) && !c->crash_id[0])
+                parts |= CONTEXT_START;
         if (parts & CONTEXT_PROBE)
                 parts |= CONTEXT_START;
         if (parts & (CONTEXT_CONTAINER | CONTEXT_MEMORY))

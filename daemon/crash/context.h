@@ -37,10 +37,12 @@ enum context_part {
         /* Processes' memory: the task's command line, its container manager's. A task can back
          * that memory with a file system that never answers; read from worker threads only. */
         CONTEXT_MEMORY          = 1u << 8,
-        _CONTEXT_PART_MAX       = 1u << 9,
+        /* COREDUMPD_CRASH_ID: known from the pidfd on pidfs, else it needs START. */
+        CONTEXT_CRASH_ID        = 1u << 9,
+        _CONTEXT_PART_MAX       = 1u << 10,
 
         /* What names a rejected crash in its record: who, what, where, and its crash id. */
-        CONTEXT_IDENTITY        = CONTEXT_COMM | CONTEXT_EXE | CONTEXT_CGROUP | CONTEXT_START,
+        CONTEXT_IDENTITY        = CONTEXT_COMM | CONTEXT_EXE | CONTEXT_CGROUP | CONTEXT_CRASH_ID,
         /* What never blocks on a process's memory: may be read on the event loop. */
         CONTEXT_LOOP_SAFE       = _CONTEXT_PART_MAX - 1 - CONTEXT_MEMORY,
         CONTEXT_ALL             = _CONTEXT_PART_MAX - 1,
