@@ -121,12 +121,15 @@ static void worker_unlink(struct workers *ws, struct worker *w) {
 }
 
 static void worker_reap(struct workers *ws, struct worker *w) {
+        bool thread = w->kind == WORKER_THREAD;
+
         worker_unlink(ws, w);
-        if (w->kind == WORKER_THREAD)
+        if (thread)
                 pthread_join(w->thread, NULL);
         worker_free(w);
-        /* What the crash's thread freed goes back to the system once the last one is done. */
-        if (ws->n[WORKER_THREAD] == 0)
+        /* What the crashes' threads freed goes back to the system once the last one is done (not
+         * after every rejection answered on the loop). */
+        if (thread && ws->n[WORKER_THREAD] == 0)
                 (void) malloc_trim(0);
 }
 
@@ -321,7 +324,7 @@ static int on_loop_io(sd_event_source *source, int fd, uint32_t revents, void *u
  * the crash is still recorded. */
 static void drop_unanswered(struct workers *ws, struct worker *w) {
         log_crash(w->crash.tag, LOG_WARNING,
-                  "Overloaded beyond %u pending rejections: closing the crash connection unanswered.",
+                  "Overloaded beyond %u crashes waiting on the loop: closing the crash connection unanswered.",
                   overload_limit(ws));
         (void) crash_set_decision(&w->crash, ACTION_REJECT, "overload");
         (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u on the loop",
