@@ -9,7 +9,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        static const struct crash_context ctx = {
+        struct crash_context ctx = {
                 .pid = 1, .uid = 1000, .gid = 1000, .comm = (char *) "x", .exe = (char *) "/bin/x (deleted)",
                 .signal = 11, .rlimit_known = true, .dumpable = true,
         };
