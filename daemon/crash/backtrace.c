@@ -65,14 +65,14 @@ static bool unwind_slot_take(sem_t *slots, uint64_t wait_usec) {
         return true;
 }
 
-void backtrace_take(const struct crash_env *env, struct crash *c) {
+void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) {
         struct crash_context *ctx = &c->context;
 
-        if (env->config->unwind_timeout_usec == 0)
+        if (config->unwind_timeout_usec == 0)
                 return;
         if (ctx->proc_fd < 0)
                 return;
-        if (env->unwind_slots && !unwind_slot_take(env->unwind_slots, env->config->unwind_timeout_usec)) {
+        if (slots && !unwind_slot_take(slots, config->unwind_timeout_usec)) {
                 log_crash(c->tag, LOG_NOTICE, "Every unwinder was busy for UnwindTimeout=, going on without a backtrace.");
                 return;
         }
@@ -86,15 +86,15 @@ void backtrace_take(const struct crash_env *env, struct crash *c) {
                 .root_fd = ctx->root_fd,
                 .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
                 .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
-                .budget_usec = env->config->unwind_timeout_usec,
-                .max_frames = env->config->unwind_max_frames,
+                .budget_usec = config->unwind_timeout_usec,
+                .max_frames = config->unwind_max_frames,
         };
         if (req.have_crash_regs)
                 memcpy(req.crash_regs, ctx->probe.regs, sizeof req.crash_regs);
 
         int r = unwind_task(&req, &ctx->unwind);
-        if (env->unwind_slots)
-                (void) sem_post(env->unwind_slots);
+        if (slots)
+                (void) sem_post(slots);
         if (r < 0) {
                 log_crash_errno(c->tag, LOG_NOTICE, r, "Cannot unwind the crashed task, going on without a backtrace: %m");
                 return;

@@ -10,20 +10,21 @@
 
 #include <semaphore.h>
 
+#include "config/config.h"
 #include "crash/crash.h"
-#include "crash/steps.h"
 
 /* Frames of the crashing thread that make the signature. */
 #define SIGNATURE_FRAMES 5
 
 /* Unwinding is CPU work with large short-lived tables: more at once than CPUs makes none of them
- * sooner and multiplies the memory. The env's slots (a semaphore of one per CPU) bound it; a crash
+ * sooner and multiplies the memory. The server's slots (a semaphore of one per CPU) bound it; a crash
  * waits its turn for at most UnwindTimeout= and goes on without a backtrace after that. */
 void unwind_slots_init(sem_t *slots);
 
-/* Unwinds the crashed task into c->context.unwind and computes c->context.signature. Never
- * fails the crash: without /proc or frames, or without a free slot, the signature stays empty. */
-void backtrace_take(const struct crash_env *env, struct crash *c);
+/* Unwinds the crashed task into c->context.unwind and computes c->context.signature, within
+ * config's UnwindTimeout= and UnwindMaxFrames=, in one of slots (NULL: no bound). Never fails the
+ * crash: without /proc or frames, or without a free slot, the signature stays empty. */
+void backtrace_take(const struct config *config, sem_t *slots, struct crash *c);
 
 /* The signature of an unwind: 16 hex digits, or "" if its first thread has no frame. */
 void signature_compute(const struct unwind_result *u, int signo, char out[static 17]);

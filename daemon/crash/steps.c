@@ -94,7 +94,7 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
                         return 0; /* undecided: unwinding reads the task's memory, on a thread */
                 context_read(&c->context, CONTEXT_ALL);
                 crash_update_tag(c);
-                backtrace_take(env, c);
+                backtrace_take(env->config, env->unwind_slots, c);
                 c->unwind_tried = true;
         }
         r = policy_decide(policy, env->config, &c->context, &c->decision);
@@ -120,7 +120,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
         c->context_usec = c->context.read_usec;
         crash_update_tag(c);
         if (!c->unwind_tried) {
-                backtrace_take(env, c);
+                backtrace_take(env->config, env->unwind_slots, c);
                 c->unwind_tried = true;
         }
         decide_repeat(env, c);

@@ -16,11 +16,11 @@
  * crash_fail() (the log line and the record's COREDUMPD_ERROR=).
  */
 
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "config/config.h"
 #include "config/policy.h"
-#include <semaphore.h>
 
 #include "crash/authenticate.h"
 #include "crash/connection.h"
