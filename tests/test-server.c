@@ -407,6 +407,39 @@ TEST(overload_rejected_and_deadline_enforced) {
         test_env_done(&e);
 }
 
+/* The loop waits for a request without blocking on it: a crash whose request comes 300 ms after
+ * its connect is answered then, while another that never sends one waits beside it; that one is
+ * closed at Deadline= and recorded as failed, saying what it waited for. */
+TEST(late_and_missing_requests_wait_on_the_loop) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=2\nDeadline=1s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        _cleanup_close_ int silent = client_connect(rs.socket_path);
+        uint64_t t0 = now_ms();
+        _cleanup_close_ int late = client_connect(rs.socket_path);
+        usleep(300000);
+        fk_send_request(late, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(late, &ack, 2000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(now_ms() - t0, <, 900);
+        crash_finish(late);
+
+        CHECK(fk_wait_eof(silent, 5000) >= 0);
+        uint64_t elapsed = now_ms() - t0;
+        CHECK_INT(elapsed, >=, 900);
+        CHECK_INT(elapsed, <, 3000);
+        CHECK(wait_records(&e, 2, 5000));
+        _cleanup_free_ char *error = find_record_field(&e, "COREDUMPD_RESULT", "failed", "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "waiting for the request reached its deadline"));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 1);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 TEST(concurrent_crashes_all_stored) {
         struct test_env e;
         struct running_server rs = {};
@@ -499,6 +532,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(deadline_caps_a_moving_core),
+        TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_keeps_previous),
