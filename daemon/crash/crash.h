@@ -46,7 +46,6 @@ struct crash {
         bool compress_pending;          /* stored plain; to be compressed once the task is released */
         uint64_t released_usec;         /* CLOCK_REALTIME when the connection was closed */
         uint64_t accepted_mono;         /* CLOCK_MONOTONIC when it was authenticated, after accept() */
-        uint64_t context_usec;          /* how long gathering the context took */
         uint64_t ack_usec;              /* from accept to the ack: how long we kept the kernel waiting */
         bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
         struct selfdump_result selfdump;

@@ -166,7 +166,7 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         if (c->released_usec > 0)
                 k = k ?: fields_set_unsigned(f, FIELD_RELEASED_TIMESTAMP, c->released_usec);
         if (c->have_context)
-                k = k ?: fields_set_unsigned(f, FIELD_CONTEXT_USEC, c->context_usec);
+                k = k ?: fields_set_unsigned(f, FIELD_CONTEXT_USEC, c->context.read_usec);
         if (c->acked)
                 k = k ?: fields_set_unsigned(f, FIELD_ACK_USEC, c->ack_usec);
         return k;

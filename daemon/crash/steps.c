@@ -78,8 +78,7 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
         if (!c->have_context) {
                 r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);
                 c->have_context = true;
-                c->context_usec = c->context.read_usec;
-                if (r < 0) {
+                        if (r < 0) {
                         (void) crash_fail(c, r, "Cannot gather the crash context: %s",
                                           c->context.refused[0] ? c->context.refused : strerror(-r));
                         return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
@@ -107,7 +106,6 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
          * kernel allows). One that is kept reads the rest in step_prepare(), on its thread. */
         if (c->decision.action == ACTION_REJECT)
                 context_read(&c->context, CONTEXT_IDENTITY);
-        c->context_usec = c->context.read_usec;
         crash_update_tag(c);
         return 0;
 }
@@ -117,7 +115,6 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
                 return;
 
         context_read(&c->context, CONTEXT_ALL);
-        c->context_usec = c->context.read_usec;
         crash_update_tag(c);
         if (!c->unwind_tried) {
                 backtrace_take(env->config, env->unwind_slots, c);
@@ -206,6 +203,12 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
         }
 }
 
+void step_release(struct connection *conn, struct crash *c) {
+        connection_release(conn);
+        if (c->released_usec == 0)
+                c->released_usec = now_usec();
+}
+
 /* The released task still has its teardown to do (unmapping all it held: the longer the larger it
  * was), and until it ends it is not reaped. Compressing meanwhile would take the CPU from it; the
  * compressor waits for its exit (the pidfd polls readable), for at most env->exit_wait_usec, and
@@ -274,8 +277,7 @@ void crash_continue(const struct crash_env *env, struct connection *conn, struct
 
 record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
-        connection_release(conn);
-        c->released_usec = now_usec();
+        step_release(conn, c);
         step_keep(env, c);
         step_record(env, c);
 }

@@ -70,6 +70,9 @@ int step_mark(int fd, struct crash *c);
 /* Carries out the accepted decision: KERNEL stores the streamed core, USERSPACE makes our own
  * (crash/userspace.c), REJECT keeps nothing. Sets the result. */
 void step_act(const struct crash_env *env, int fd, struct store_progress *progress, struct crash *c);
+/* Closes the connection, which releases the task (once; its time is the record's
+ * COREDUMPD_RELEASED_TIMESTAMP=). */
+void step_release(struct connection *conn, struct crash *c);
 /* After the task is released: compresses a core that was taken plain, then vacuums the store. */
 void step_keep(const struct crash_env *env, struct crash *c);
 /* One log line for a handled crash and the record. */

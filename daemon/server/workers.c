@@ -13,7 +13,6 @@
 #include "server/workers.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
-#include "shared/timestamp.h"
 
 #define OVERLOAD_MIN_PENDING 16
 #define LOOP_RECV_TIMEOUT_USEC 250000
@@ -259,8 +258,7 @@ static void loop_finish(struct worker *w) {
 
         if (w->crash.result == CRASH_RESULT_NONE)
                 w->crash.result = w->overload_why ? CRASH_RESULT_OVERLOAD : CRASH_RESULT_REJECTED;
-        connection_release(&w->conn);
-        w->crash.released_usec = now_usec();
+        step_release(&w->conn, &w->crash);
         step_record(ws->env, &w->crash);
         worker_reap(ws, w);
         ws->changed(ws->userdata);
@@ -329,13 +327,14 @@ static void drop_unanswered(struct workers *ws, struct worker *w) {
         (void) crash_set_decision(&w->crash, ACTION_REJECT, "overload");
         (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u on the loop",
                           ws->n[WORKER_QUEUED], ws->n[WORKER_LOOP]);
-        connection_release(&w->conn);
+        step_release(&w->conn, &w->crash);
         step_record(ws->env, &w->crash);
         worker_free(w);
 }
 
 /* Starts w (not linked) on the loop: why NULL to decide by the policy, else rejected for overload
- * (why says which bound was reached). Its request is read now if it is there, else when it comes. */
+ * (why says which bound was reached). Its request is read now if it is there, else when it comes.
+ * Beyond the loop's bound it is closed unanswered (and recorded). */
 static void loop_start(struct workers *ws, struct worker *w, const char *why) {
         if (ws->n[WORKER_LOOP] >= overload_limit(ws)) {
                 drop_unanswered(ws, w);
@@ -377,11 +376,6 @@ static void loop_start(struct workers *ws, struct worker *w, const char *why) {
         }
 }
 
-/* Not queued, not run: REJECT from the loop if that is still bounded, else closed unanswered. */
-static void reject_now(struct workers *ws, struct worker *w, const char *why) {
-        loop_start(ws, w, why);
-}
-
 /* ---- the queue ------------------------------------------------------------------------------- */
 
 /* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
@@ -393,7 +387,7 @@ static void queue_dispatch(struct workers *ws) {
                 if (may_run(ws, w->uid)) {
                         worker_unlink(ws, w);
                         if (thread_start(ws, w) < 0)
-                                reject_now(ws, w, "no worker thread");
+                                loop_start(ws, w, "no worker thread");
                 }
                 w = next;
         }
@@ -423,7 +417,7 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         case WORKER_QUEUED:
                 /* Waited QueueDeadline= for a slot: answer it now rather than hold the task longer. */
                 worker_unlink(ws, w);
-                reject_now(ws, w, "queued for QueueDeadline=");
+                loop_start(ws, w, "queued for QueueDeadline=");
                 ws->changed(ws->userdata);
                 break;
         case WORKER_LOOP:
@@ -464,13 +458,13 @@ static void hand_over(struct workers *ws, struct worker *w) {
         int r = set_receive_timeout(w, 0);
         if (r < 0) {
                 log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot clear the receive timeout: %m");
-                reject_now(ws, w, "no worker thread");
+                loop_start(ws, w, "no worker thread");
                 return;
         }
 
         if (!ws->queue && may_run(ws, w->uid)) {
                 if (thread_start(ws, w) < 0)
-                        reject_now(ws, w, "no worker thread");
+                        loop_start(ws, w, "no worker thread");
                 return;
         }
         if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
@@ -482,7 +476,7 @@ static void hand_over(struct workers *ws, struct worker *w) {
                         return;
                 }
         }
-        reject_now(ws, w, "queue full");
+        loop_start(ws, w, "queue full");
 }
 
 void workers_start(struct workers *ws, int fd) {
