@@ -1086,6 +1086,36 @@ static void namespaced_crash(const char *action, const char *result) {
         test_env_done(&e);
 }
 
+/* The policy reads a rule's /proc files only once its conditions on the pidfd's facts hold, and
+ * only those files: a rule for another uid reads nothing, MatchComm= reads comm alone, and the
+ * record's identity for a rejected crash adds exe and cgroup but never the task's memory. */
+TEST(policy_reads_only_what_its_rules_need) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=other-user\nMatchUID=4242\nMatchExe=/x\nAction=reject\n"
+                          "[Rule]\nName=by-comm\nMatchComm=*\nAction=reject\n", NULL);
+        struct peer peer;
+        CHECK_OK(fake_authenticate(-1, &peer, &e.peer));
+        struct crash_context ctx;
+        CHECK_OK(context_open(&peer, &e.host, NULL, "test", &ctx));
+        CHECK_INT(ctx.parts, ==, 0);
+
+        CHECK(!policy_rule_matches(&e.policy->rules[0], &ctx));
+        CHECK_INT(ctx.parts, ==, 0);                    /* uid differs: no file read */
+        CHECK(policy_rule_matches(&e.policy->rules[1], &ctx));
+        CHECK_INT(ctx.parts, ==, CONTEXT_COMM);
+        CHECK(ctx.comm && !ctx.exe);
+
+        context_read(&ctx, CONTEXT_IDENTITY);
+        CHECK(ctx.exe && ctx.cgroup && !ctx.cmdline);
+        CHECK_INT(ctx.parts & CONTEXT_MEMORY, ==, 0);
+        context_read(&ctx, CONTEXT_ALL);
+        CHECK(ctx.cmdline && ctx.rlimit_known && ctx.at_secure >= 0);
+        CHECK_INT(ctx.parts, ==, CONTEXT_ALL);
+        context_done(&ctx);
+        peer_done(&peer);
+        test_env_done(&e);
+}
+
 TEST(record_and_policy_see_a_namespaced_crash) {
         namespaced_crash("userspace", "left-to-userspace");
         namespaced_crash("reject", "rejected");
@@ -1356,6 +1386,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(hostile_comm_escaped_in_record_and_file_name),
         TEST_ENTRY(hostile_cmdline_escaped),
         TEST_ENTRY(record_says_where_a_host_crash_lives),
+        TEST_ENTRY(policy_reads_only_what_its_rules_need),
         TEST_ENTRY(record_and_policy_see_a_namespaced_crash),
         TEST_ENTRY(proc_not_procfs_refused),
         TEST_ENTRY(proc_not_procfs_root_refused),
