@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# units/coredumpd-register against a fake /proc/sys/kernel and /run (COREDUMPD_REGISTER_ROOT):
-# which kernels it registers on, what it saves, what it puts back. Never touches the real ones.
+# units/coredumpd-register against a fake /proc/sys/kernel, /proc/sys/fs and /run
+# (COREDUMPD_REGISTER_ROOT): which kernels it registers on, what it saves, what it puts back.
+# Never touches the real ones.
 set -u
 script=${1:?usage: test-register.sh PATH-TO-coredumpd-register}
 root=$(mktemp -d)
@@ -10,10 +11,12 @@ export COREDUMPD_REGISTER_ROOT=$root
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 pattern() { cat "$root/proc/sys/kernel/core_pattern"; }
-fresh() {	# PATTERN [CORE_MODES…]
+dumpable() { cat "$root/proc/sys/fs/suid_dumpable"; }
+fresh() {	# PATTERN [CORE_MODES…] (fs.suid_dumpable: $SUID, else 0, Debian's default)
 	rm -rf "$root/proc" "$root/run"
-	mkdir -p "$root/proc/sys/kernel" "$root/run"
+	mkdir -p "$root/proc/sys/kernel" "$root/proc/sys/fs" "$root/run"
 	printf '%s\n' "$1" > "$root/proc/sys/kernel/core_pattern"
+	printf '%s\n' "${SUID:-0}" > "$root/proc/sys/fs/suid_dumpable"
 	shift
 	[ $# -eq 0 ] || printf '%s\n' "$@" > "$root/proc/sys/kernel/core_modes"
 }
@@ -37,10 +40,29 @@ fresh core file pipe socket
 "$script" start 2>/dev/null || fail "start failed"
 [ "$(pattern)" = "$ours" ] || fail "start set '$(pattern)'"
 [ "$(readlink "$root/run/sysctl.d/50-coredump.conf")" = /dev/null ] || fail "no runtime mask of 50-coredump.conf"
-"$script" start 2>/dev/null	# again (a restarted socket): the saved pattern stays "core"
+[ "$(dumpable)" = 2 ] || fail "start left fs.suid_dumpable=$(dumpable), not 2"
+[ "$(cat "$root/run/coredumpd/suid_dumpable.previous")" = 0 ] || fail "fs.suid_dumpable=0 was not saved"
+"$script" start 2>/dev/null	# again (a restarted socket): the saved pattern stays "core", the saved 0 stays
+[ "$(cat "$root/run/coredumpd/suid_dumpable.previous")" = 0 ] || fail "a second start overwrote the saved fs.suid_dumpable"
 "$script" stop 2>/dev/null || fail "stop failed"
 [ "$(pattern)" = core ] || fail "stop left '$(pattern)', not core"
+[ "$(dumpable)" = 0 ] || fail "stop left fs.suid_dumpable=$(dumpable), not 0"
 [ -e "$root/run/sysctl.d/50-coredump.conf" ] && fail "the mask stayed after stop"
+[ -e "$root/run/coredumpd/suid_dumpable.previous" ] && fail "suid_dumpable.previous stayed after stop"
+
+# fs.suid_dumpable: 2 already (systemd-coredump's sysctl ran) stays 2; 1 comes back as 1; a value
+# an admin changed since start is left alone.
+SUID=2 fresh core file pipe socket
+"$script" start 2>/dev/null && "$script" stop 2>/dev/null
+[ "$(dumpable)" = 2 ] || fail "fs.suid_dumpable=2 before start came back as $(dumpable)"
+SUID=1 fresh core file pipe socket
+"$script" start 2>/dev/null && "$script" stop 2>/dev/null
+[ "$(dumpable)" = 1 ] || fail "fs.suid_dumpable=1 before start came back as $(dumpable)"
+fresh core file pipe socket
+"$script" start 2>/dev/null
+echo 1 > "$root/proc/sys/fs/suid_dumpable"
+"$script" stop 2>/dev/null
+[ "$(dumpable)" = 1 ] || fail "stop overwrote an admin's fs.suid_dumpable=1 with $(dumpable)"
 
 # systemd-coredump's pipe comes back as it was.
 fresh "$pipe" file pipe socket
@@ -54,6 +76,7 @@ mkdir -p "$root/run/sysctl.d" && echo 'kernel.core_pattern=core' > "$root/run/sy
 printf '%s\n' '/var/crash/core.%p' > "$root/proc/sys/kernel/core_pattern"
 "$script" stop 2>/dev/null
 [ "$(pattern)" = /var/crash/core.%p ] || fail "stop overwrote somebody else's pattern with '$(pattern)'"
+[ "$(dumpable)" = 2 ] || fail "stop took fs.suid_dumpable from somebody else's pattern: $(dumpable)"
 grep -q core_pattern "$root/run/sysctl.d/50-coredump.conf" 2>/dev/null || fail "stop removed the admin's own 50-coredump.conf"
 
 # Nothing saved (ours already at first start): stop falls back to "core".
