@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -22,6 +24,8 @@
 #include "crash/protocol.h"
 #include "crash/record.h"
 #include "fixtures.h"
+#include "parser/sandbox.h"
+#include "parser/wire.h"
 #include "server/privileges.h"
 #include "harness.h"
 #include "shared/cleanup.h"
@@ -1349,6 +1353,169 @@ TEST(privileges_lock_down_filters_bpf_and_perf) {
 
 /* COREDUMPD_SAVED_FILES=: what the daemon writes reads back; a hostile journal's lines are refused
  * whole (paths that climb out, store names with a '/', blanks, odd build-ids). */
+/* A result as the parser sends it: two threads, names, build-ids. */
+static void sample_result(struct unwind_result *r) {
+        *r = (struct unwind_result) { .n_threads = 2, .usec = 42 };
+        strcpy(r->exe_build_id, "0123456789abcdef0123456789abcdef01234567");
+        r->threads = calloc(2, sizeof r->threads[0]);
+        CHECK(r->threads);
+        r->threads[0] = (struct unwind_thread) { .tid = 100, .n_frames = 2 };
+        r->threads[1] = (struct unwind_thread) { .tid = 101, .n_frames = 1, .cut = true };
+        for (size_t i = 0; i < 2; i++) {
+                r->threads[i].frames = calloc(r->threads[i].n_frames, sizeof r->threads[i].frames[0]);
+                CHECK(r->threads[i].frames);
+        }
+        r->threads[0].frames[0] = (struct unwind_frame) {
+                .pc = 0x401000, .module_offset = 0x1000, .module = strdup("/usr/bin/x"),
+                .symbol = strdup("main"), .symbol_offset = 4,
+        };
+        strcpy(r->threads[0].frames[0].build_id, "abcd");
+        r->threads[0].frames[1] = (struct unwind_frame) { .pc = 0x7f0000000000 };
+        r->threads[1].frames[0] = (struct unwind_frame) { .pc = 1, .symbol = strdup("f") };
+}
+
+/* The parser's answer (parser/wire.c): what it encodes decodes back the same; every cut, every count
+ * beyond the maxima, every byte that is not what the format allows is refused, never read past. */
+TEST(parser_result_round_trip_and_hostile_bytes) {
+        struct unwind_result r, back = {};
+        sample_result(&r);
+        _cleanup_free_ void *buf = NULL;
+        size_t size = 0;
+        char reason[160];
+        int error = 1;
+        CHECK_OK(parser_result_encode(&r, 0, &buf, &size));
+        CHECK_OK(parser_result_decode(buf, size, &back, &error, reason, sizeof reason));
+        CHECK_INT(error, ==, 0);
+        CHECK_INT(back.n_threads, ==, 2);
+        CHECK_STR(back.exe_build_id, "0123456789abcdef0123456789abcdef01234567");
+        CHECK_INT(back.threads[0].tid, ==, 100);
+        CHECK_INT(back.threads[0].n_frames, ==, 2);
+        CHECK_STR(back.threads[0].frames[0].module, "/usr/bin/x");
+        CHECK_STR(back.threads[0].frames[0].symbol, "main");
+        CHECK_STR(back.threads[0].frames[0].build_id, "abcd");
+        CHECK_INT(back.threads[0].frames[0].symbol_offset, ==, 4);
+        CHECK(back.threads[0].frames[1].module == NULL && back.threads[0].frames[1].symbol == NULL);
+        CHECK(back.threads[1].cut);
+        CHECK_STR(back.threads[1].frames[0].symbol, "f");
+        CHECK_INT(back.usec, ==, 42);
+        unwind_result_done(&back);
+
+        /* Every shorter prefix, and one byte more: refused. */
+        for (size_t n = 0; n < size; n++)
+                CHECK_INT(parser_result_decode(buf, n, &back, &error, reason, sizeof reason), ==, -EBADMSG);
+        _cleanup_free_ unsigned char *longer = calloc(1, size + 1);
+        memcpy(longer, buf, size);
+        CHECK_INT(parser_result_decode(longer, size + 1, &back, &error, reason, sizeof reason), ==, -EBADMSG);
+
+        /* A flipped byte anywhere: refused, or a result within every bound. */
+        _cleanup_free_ unsigned char *bad = malloc(size);
+        for (size_t i = 0; i < size; i++) {
+                memcpy(bad, buf, size);
+                bad[i] ^= 0xff;
+                if (parser_result_decode(bad, size, &back, &error, reason, sizeof reason) == 0) {
+                        CHECK(back.n_threads <= UNWIND_MAX_THREADS);
+                        unwind_result_done(&back);
+                }
+        }
+        struct parser_result_header *h = (struct parser_result_header *) longer;
+        memcpy(longer, buf, size);
+        h->n_threads = UNWIND_MAX_THREADS + 1;
+        CHECK_INT(parser_result_decode(longer, size, &back, &error, reason, sizeof reason), ==, -EBADMSG);
+        memcpy(longer, buf, size);
+        h->exe_build_id[0] = 'X';                              /* not lowercase hex */
+        CHECK_INT(parser_result_decode(longer, size, &back, &error, reason, sizeof reason), ==, -EBADMSG);
+        CHECK(strstr(reason, "build-id"));
+        memcpy(longer, buf, size);
+        unsigned char *name = memmem(longer, size, "/usr/bin/x", 10);
+        CHECK(name);
+        name[3] = 0;                                            /* a NUL inside a name */
+        CHECK_INT(parser_result_decode(longer, size, &back, &error, reason, sizeof reason), ==, -EBADMSG);
+
+        /* Names longer than their maxima are cut by the encoder, never sent whole. */
+        free(r.threads[0].frames[0].symbol);
+        r.threads[0].frames[0].symbol = malloc(PARSER_SYMBOL_MAX * 4 + 1);
+        memset(r.threads[0].frames[0].symbol, 's', PARSER_SYMBOL_MAX * 4);
+        r.threads[0].frames[0].symbol[PARSER_SYMBOL_MAX * 4] = 0;
+        free(buf);
+        buf = NULL;
+        CHECK_OK(parser_result_encode(&r, 0, &buf, &size));
+        CHECK(size <= PARSER_RESULT_MAX);
+        CHECK_OK(parser_result_decode(buf, size, &back, &error, reason, sizeof reason));
+        CHECK_INT(strlen(back.threads[0].frames[0].symbol), ==, PARSER_SYMBOL_MAX);
+        unwind_result_done(&back);
+
+        /* The parser's own error: no threads, the error passed on. */
+        free(buf);
+        buf = NULL;
+        CHECK_OK(parser_result_encode(&r, -EACCES, &buf, &size));
+        CHECK_OK(parser_result_decode(buf, size, &back, &error, reason, sizeof reason));
+        CHECK_INT(error, ==, -EACCES);
+        CHECK_INT(back.n_threads, ==, 0);
+        unwind_result_done(&back);
+        unwind_result_done(&r);
+}
+
+/* The parser's cell (parser/sandbox.c), entered in a child of the test: the ids asked for, no
+ * capability, not dumpable, and a system call filter that lets it read files and nothing else. */
+TEST(parser_cell_has_no_privileges) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char reason[256] = "";
+                struct sandbox_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                if (sandbox_enter(0, 0, &l, reason, sizeof reason) != -EPERM)
+                        _exit(10); /* never as root */
+                if (sandbox_enter(65534, 65534, &l, reason, sizeof reason) < 0) {
+                        fprintf(stderr, "sandbox_enter: %s\n", reason);
+                        _exit(11);
+                }
+                if (getuid() != 65534 || getegid() != 65534 || getgroups(0, NULL) != 0)
+                        _exit(12);
+                /* Not dumpable: its /proc files are root's. */
+                struct stat st;
+                if (stat("/proc/self/status", &st) < 0 || st.st_uid != 0)
+                        _exit(13);
+                if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 || errno != EPERM)
+                        _exit(22);
+                int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        _exit(14);
+                char status[4096] = "";
+                ssize_t n = read(fd, status, sizeof status - 1);
+                close(fd);
+                if (n <= 0 || !strstr(status, "CapEff:\t0000000000000000") || !strstr(status, "CapPrm:\t0000000000000000") ||
+                    !strstr(status, "NoNewPrivs:\t1") || !strstr(status, "Seccomp:\t2"))
+                        _exit(15);
+                fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+                char score[16] = "";
+                if (fd < 0 || read(fd, score, sizeof score - 1) <= 0 || atoi(score) != 1000)
+                        _exit(23);
+                close(fd);
+                errno = 0;
+                if (socket(AF_UNIX, SOCK_STREAM, 0) >= 0 || errno != EPERM)
+                        _exit(16);
+                if (kill(getppid(), 0) == 0 || errno != EPERM)
+                        _exit(17);
+                if (syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, getppid(), 0, 0) == 0 || errno != EPERM)
+                        _exit(18);
+                if (syscall(SYS_process_vm_readv, getppid(), NULL, 0, NULL, 0, 0) == 0 || errno != EPERM)
+                        _exit(19);
+                if (fork() >= 0 || errno != EPERM)
+                        _exit(20);
+                if (open("/tmp/coredumpd-parser-writes", O_WRONLY | O_CREAT | O_CLOEXEC, 0600) >= 0)
+                        _exit(21);
+                _exit(0);
+        }
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st));
+        CHECK_INT(WEXITSTATUS(st), ==, 0);
+}
+
 TEST(saved_files_round_trip_and_hostile_lines) {
         struct saved_files l = {};
         struct saved_file exe = { .path = (char *) "/opt/ct/bin/ct crash", .stored = (char *) "core.ctcrash.0.0123.7.9.file-0" };
@@ -1466,8 +1633,9 @@ static struct proc_mapping mapping_of(const char *file, const char *maps_path) {
         };
 }
 
-/* A task's mapped file is opened inside its root (absolute symlinks stay inside), from our root
- * when the path is ours (a chroot), and only if it is the mapped inode; remote ones never. */
+/* A task's mapped file is opened inside its root, following no symlink (maps names resolved paths),
+ * from our root when the path is ours (a chroot), and only if it is the mapped inode; remote ones
+ * never. */
 TEST(task_file_opened_inside_its_root) {
         _cleanup_free_ char *t = tmpdir_new();
         _cleanup_free_ char *root = NULL, *inside = NULL, *host = NULL, *rel = NULL;
@@ -1479,7 +1647,7 @@ TEST(task_file_opened_inside_its_root) {
         CHECK(asprintf(&host, "%s/lib/x.so", t) > 0);
         _cleanup_free_ char *link = NULL;
         CHECK(asprintf(&link, "%s/abs", root) > 0);
-        CHECK(symlink(rel, link) == 0);                          /* absolute: inside the root */
+        CHECK(symlink(rel, link) == 0);                          /* absolute, pointing inside the root */
         _cleanup_close_ int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         CHECK(root_fd >= 0);
         char buf[16] = "";
@@ -1490,10 +1658,9 @@ TEST(task_file_opened_inside_its_root) {
         CHECK(pread(fd, buf, sizeof buf - 1, 0) == 6 && memcmp(buf, "inside", 6) == 0);
         close(fd);
 
+        /* A symlink, even one that stays inside: not followed. */
         m.path = (char *) "/abs";
-        fd = task_file_open(root_fd, &m);
-        CHECK_OK(fd);
-        close(fd);
+        CHECK_INT(task_file_open(root_fd, &m), ==, -ELOOP);
 
         /* The path names the host's file, and that is the mapped one: a chroot's view. */
         m = mapping_of(host, rel);
@@ -1669,6 +1836,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(saved_files_round_trip_and_hostile_lines),
         TEST_ENTRY(mountinfo_path_remote_by_longest_mount_point),
         TEST_ENTRY(task_file_opened_inside_its_root),
+        TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
+        TEST_ENTRY(parser_cell_has_no_privileges),
         TEST_ENTRY(store_attachment_names),
 };
 

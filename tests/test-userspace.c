@@ -27,6 +27,7 @@
 
 #include "config/policy.h"
 #include "crash/decide.h"
+#include "parser/client.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "selfdump/core-elf.h"
@@ -34,9 +35,10 @@
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
-#include "selfdump/unwind.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
+#include "shared/timestamp.h"
 #include "store/store.h"
 #include "store/core-writer.h"
 
@@ -650,8 +652,42 @@ TEST(blocked_core_writer_killed_at_deadline) {
         test_env_done(&e);
 }
 
-/* The held task's stack unwound from /proc with libdwfl: a sleeper in pause() unwinds through libc
- * into this binary's sleeper_start(), with build-ids and module offsets. */
+/* The held task's stack unwound by the parser (coredumpd-parser, as nobody: the sleeper is root's)
+ * with libdwfl: a sleeper in pause() unwinds through libc into this binary's sleeper_start(), with
+ * build-ids and module offsets. */
+static int unwind_sleeper(int proc_fd, pid_t pid, const struct parser_thread *t, uint64_t budget_usec,
+                          struct unwind_result *res) {
+        char reason[256] = "";
+        struct parser_job job = {
+                .proc_fd = proc_fd,
+                .pid = pid,
+                .uid = PARSER_NOBODY,
+                .gid = PARSER_NOBODY,
+                .threads = t,
+                .n_threads = 1,
+                .budget_usec = budget_usec,
+        };
+        char exe[PATH_MAX];
+        ssize_t n = readlinkat(proc_fd, "exe", exe, sizeof exe - 1);
+        if (n > 0) {
+                exe[n] = 0;
+                job.exe = exe;
+        }
+        int r = parser_unwind(&job, res, reason, sizeof reason);
+        if (r < 0)
+                printf("# parser: %s (%s)\n", reason, strerror(-r));
+        return r;
+}
+
+static void sleeper_thread(int proc_fd, pid_t pid, struct parser_thread *t) {
+        struct proc_threads threads = {};
+        CHECK_OK(proc_threads_read(proc_fd, &threads));
+        CHECK_INT(threads.n, ==, 1);
+        *t = (struct parser_thread) { .tid = pid };
+        core_regs_from_sp_pc(t->regs, threads.threads[0].sp, threads.threads[0].pc);
+        proc_threads_done(&threads);
+}
+
 TEST(unwind_sleeper_through_libc_into_caller) {
         pid_t pid = sleeper_start("unwound", -1);
         _cleanup_close_ int proc_fd = -1;
@@ -659,10 +695,11 @@ TEST(unwind_sleeper_through_libc_into_caller) {
         snprintf(path, sizeof path, "/proc/%d", (int) pid); /* sleeper_start() waits for pause() */
         proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         CHECK(proc_fd >= 0);
+        struct parser_thread t;
+        sleeper_thread(proc_fd, pid, &t);
 
-        struct unwind_request req = { .pid = pid, .proc_fd = proc_fd, .budget_usec = 5000000 };
         struct unwind_result res = {};
-        CHECK_OK(unwind_task(&req, &res));
+        CHECK_OK(unwind_sleeper(proc_fd, pid, &t, 5000000, &res));
         CHECK_INT(res.n_threads, ==, 1);
         CHECK_INT(res.threads[0].tid, ==, pid);
         CHECK(res.exe_build_id[0] != 0);
@@ -678,19 +715,88 @@ TEST(unwind_sleeper_through_libc_into_caller) {
         unwind_result_done(&res);
 
         /* Garbage registers: handled at once, at most the first frame. */
-        struct unwind_request bad = { .pid = pid, .proc_fd = proc_fd, .crash_tid = pid, .have_crash_regs = true,
-                                      .budget_usec = 5000000 };
-        core_regs_from_sp_pc(bad.crash_regs, 0x10, 0x1);
-        CHECK_OK(unwind_task(&bad, &res));
+        struct parser_thread bad = { .tid = pid, .crashed = 1 };
+        core_regs_from_sp_pc(bad.regs, 0x10, 0x1);
+        CHECK_OK(unwind_sleeper(proc_fd, pid, &bad, 5000000, &res));
         CHECK(res.n_threads <= 1 && (res.n_threads == 0 || res.threads[0].n_frames <= 1));
         CHECK_INT(res.usec, <, 2000000);
         unwind_result_done(&res);
 
         /* No budget: no frames, no waiting. */
-        struct unwind_request none = { .pid = pid, .proc_fd = proc_fd, .budget_usec = 0 };
-        CHECK_OK(unwind_task(&none, &res));
+        CHECK_OK(unwind_sleeper(proc_fd, pid, &t, 0, &res));
         CHECK(res.n_threads == 0 || res.threads[0].n_frames == 0);
         unwind_result_done(&res);
+        sleeper_stop(pid);
+}
+
+/* A parser program of the test's: a shell script with body. */
+static char *fake_parser(const char *body) {
+        char dir[] = "/tmp/coredumpd-fake-parser.XXXXXX";
+        CHECK(mkdtemp(dir));
+        CHECK(chmod(dir, 0755) == 0);
+        char *path = NULL;
+        CHECK(asprintf(&path, "%s/coredumpd-parser", dir) > 0);
+        FILE *f = fopen(path, "we");
+        CHECK(f);
+        fprintf(f, "#!/bin/sh\n%s\n", body);
+        CHECK(fclose(f) == 0);
+        CHECK(chmod(path, 0755) == 0);
+        return path;
+}
+
+static void fake_parser_remove(char *path) {
+        CHECK(unlink(path) == 0);
+        path[strlen(path) - strlen("/coredumpd-parser")] = 0;
+        CHECK(rmdir(path) == 0);
+        free(path);
+}
+
+/* The daemon trusts nothing of the parser: one that never answers is killed at its deadline, one that
+ * answers garbage or dies is refused, and each ends as an error with its reason, at once. */
+TEST(parser_hang_garbage_and_death_refused) {
+        static const struct {
+                const char *body;
+                int error;
+                const char *reason;
+        } cases[] = {
+                { "exec /bin/sleep 60", -ETIMEDOUT, "killed at its deadline" },
+                { "printf 'CDPR garbage that is no result'", -EBADMSG, "malformed" },
+                { "kill -SEGV $$", -ECHILD, "signal 11" },
+                { "exit 0", -EBADMSG, "shorter than its header" },
+        };
+        pid_t pid = sleeper_start("fake-parsed", -1);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc_fd >= 0);
+        struct parser_thread t;
+        sleeper_thread(proc_fd, pid, &t);
+        const char *saved = getenv("COREDUMPD_PARSER");
+        _cleanup_free_ char *real = saved ? strdup(saved) : NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *fake = fake_parser(cases[i].body);
+                CHECK(setenv("COREDUMPD_PARSER", fake, 1) == 0);
+                struct parser_job job = {
+                        .proc_fd = proc_fd, .pid = pid, .uid = PARSER_NOBODY, .gid = PARSER_NOBODY,
+                        .threads = &t, .n_threads = 1, .budget_usec = 200000,
+                };
+                struct unwind_result res = {};
+                char reason[256] = "";
+                uint64_t t0 = now_monotonic_usec();
+                CHECK_INT(parser_unwind(&job, &res, reason, sizeof reason), ==, cases[i].error);
+                uint64_t took = now_monotonic_usec() - t0;
+                if (!strstr(reason, cases[i].reason))
+                        test_fail(__FILE__, __LINE__, "case %zu: reason \"%s\" lacks \"%s\"", i, reason, cases[i].reason);
+                CHECK_INT(res.n_threads, ==, 0);
+                /* The budget, the start grace, at most the kill grace. */
+                CHECK_INT(took, <, 200000 + PARSER_START_GRACE_USEC + CHILD_KILL_GRACE_USEC);
+                fake_parser_remove(fake);
+        }
+        if (real)
+                CHECK(setenv("COREDUMPD_PARSER", real, 1) == 0);
+        else
+                unsetenv("COREDUMPD_PARSER");
         sleeper_stop(pid);
 }
 
@@ -729,6 +835,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
         TEST_ENTRY(probe_record_freshness),
         TEST_ENTRY(unwind_sleeper_through_libc_into_caller),
+        TEST_ENTRY(parser_hang_garbage_and_death_refused),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(core_writer_holds_no_socket),
         TEST_ENTRY(probe_object_has_programs_and_maps),

@@ -23,6 +23,10 @@ bool peer_is_self(const struct peer *p) {
         return (pid_t) p->info.tgid == self || (pid_t) p->info.pid == self;
 }
 
+bool peer_is_our_child(const struct peer *p) {
+        return (pid_t) p->info.ppid == getpid();
+}
+
 void peer_done(struct peer *p) {
         p->pidfd = safe_close(p->pidfd);
 }

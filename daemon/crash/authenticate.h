@@ -27,5 +27,7 @@ int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret);
 
 /* The peer is this daemon itself (a crash of ours must never wait on our own socket). */
 bool peer_is_self(const struct peer *p);
+/* The peer is a child of ours: a coredumpd-parser (or a core writer) that crashed on what it read. */
+bool peer_is_our_child(const struct peer *p);
 
 void peer_done(struct peer *p);

@@ -6,9 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <assert.h>
 
 #include "crash/backtrace.h"
 #include "crash/context.h"
+#include "parser/client.h"
+#include "selfdump/core-notes.h"
+#include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/timestamp.h"
@@ -65,8 +69,37 @@ static bool unwind_slot_take(sem_t *slots, uint64_t wait_usec) {
         return true;
 }
 
+/* The threads to unwind, the crashing one first (the leader if unknown), with what is known of
+ * their registers: the probe's for the crashing thread, else sp and pc from /proc. */
+static size_t crash_threads(const struct crash_context *ctx, struct parser_thread out[static UNWIND_MAX_THREADS]) {
+        struct proc_threads threads = {};
+        size_t n = 0;
+
+        if (proc_threads_read(ctx->proc_fd, &threads) < 0)
+                return 0;
+        pid_t first = ctx->have_probe && ctx->probe.tid > 0 ? ctx->probe.tid : ctx->pid;
+        for (size_t pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < threads.n && n < UNWIND_MAX_THREADS; i++) {
+                        const struct proc_thread *t = &threads.threads[i];
+                        if ((t->tid == first) != (pass == 0))
+                                continue;
+                        struct parser_thread *p = &out[n++];
+                        *p = (struct parser_thread) { .tid = t->tid };
+                        if (pass == 0 && ctx->have_probe && ctx->probe.have_regs && ctx->probe.tid == t->tid) {
+                                p->crashed = 1;
+                                static_assert(sizeof p->regs == sizeof ctx->probe.regs, "user_regs_struct");
+                                memcpy(p->regs, ctx->probe.regs, sizeof p->regs);
+                        } else
+                                core_regs_from_sp_pc(p->regs, t->sp, t->pc);
+                }
+        proc_threads_done(&threads);
+        return n;
+}
+
 void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) {
         struct crash_context *ctx = &c->context;
+        struct parser_thread threads[UNWIND_MAX_THREADS];
+        char reason[256] = "";
 
         if (config->unwind_timeout_usec == 0)
                 return;
@@ -77,26 +110,23 @@ void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) 
                 return;
         }
 
-        /* Before the request: its initializers are evaluated in no particular order. */
-        bool other_root = context_open_root(ctx, c->tag) > 0;
-        struct unwind_request req = {
-                .pid = ctx->pid,
+        struct parser_job job = {
                 .proc_fd = ctx->proc_fd,
-                .other_root = other_root,
-                .root_fd = ctx->root_fd,
-                .crash_tid = ctx->have_probe ? ctx->probe.tid : 0,
-                .have_crash_regs = ctx->have_probe && ctx->probe.have_regs,
+                .pid = ctx->pid,
+                .exe = ctx->exe,
+                .threads = threads,
+                .n_threads = crash_threads(ctx, threads),
                 .budget_usec = config->unwind_timeout_usec,
                 .max_frames = config->unwind_max_frames,
         };
-        if (req.have_crash_regs)
-                memcpy(req.crash_regs, ctx->probe.regs, sizeof req.crash_regs);
+        parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &job.uid, &job.gid);
 
-        int r = unwind_task(&req, &ctx->unwind);
+        int r = parser_unwind(&job, &ctx->unwind, reason, sizeof reason);
         if (slots)
                 (void) sem_post(slots);
         if (r < 0) {
-                log_crash_errno(c->tag, LOG_NOTICE, r, "Cannot unwind the crashed task, going on without a backtrace: %m");
+                log_crash(c->tag, LOG_NOTICE, "Cannot unwind the crashed task, going on without a backtrace: the parser %s (%s).",
+                          reason, strerror(-r));
                 return;
         }
         ctx->have_unwind = true;

@@ -17,7 +17,7 @@
 #include "crash/authenticate.h"
 #include "crash/container.h"
 #include "selfdump/probe.h"
-#include "selfdump/unwind.h"
+#include "parser/wire.h"
 #include "shared/crash-id.h"
 
 #define RLIMIT_UNLIMITED UINT64_MAX

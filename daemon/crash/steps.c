@@ -74,6 +74,11 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
                 log_crash(c->tag, LOG_CRIT, "Our own process crashed: rejecting at once, never waiting on ourselves.");
                 return crash_set_decision(c, ACTION_REJECT, "self");
         }
+        /* Unwinding it would run a parser on a parser's crash, and so on: its record is enough. */
+        if (peer_is_our_child(&c->peer)) {
+                log_crash(c->tag, LOG_WARNING, "Our parser crashed on what a crashed task gave it to read: rejecting its own dump.");
+                return crash_set_decision(c, ACTION_REJECT, "parser");
+        }
 
         if (!c->have_context) {
                 r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);

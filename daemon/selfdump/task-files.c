@@ -93,7 +93,8 @@ int open_beneath_nofollow(int root_fd, const char *path, int flags) {
         }
 }
 
-/* Opens path inside root_fd (or from our root when it is -1): the fd if it is the mapped file. */
+/* Opens path inside root_fd (or from our root when it is -1), following no symlink (maps names
+ * resolved paths: none is needed): the fd if it is the mapped file. */
 static int open_checked(int root_fd, const struct proc_mapping *m) {
         /* O_NONBLOCK: should the path be a FIFO by now, the open does not wait for a writer. */
         int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
@@ -101,7 +102,7 @@ static int open_checked(int root_fd, const struct proc_mapping *m) {
         if (root_fd >= 0) {
                 struct open_how how = {
                         .flags = (uint64_t) flags,
-                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
                 };
                 fd = (int) syscall(SYS_openat2, root_fd, m->path, &how, sizeof how);
                 /* No openat2(): a kernel before 5.6, or a system call filter; coredumpd.service's
@@ -115,8 +116,14 @@ static int open_checked(int root_fd, const struct proc_mapping *m) {
                                 fd = -1;
                         }
                 }
-        } else
-                fd = open(m->path, flags);
+        } else {
+                _cleanup_close_ int ours = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                fd = ours < 0 ? -errno : open_beneath_nofollow(ours, m->path, flags);
+                if (fd < 0) {
+                        errno = -fd;
+                        fd = -1;
+                }
+        }
         if (fd < 0)
                 return -errno;
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
@@ -559,31 +560,6 @@ static void close_sockets(void) {
         closedir(d);
 }
 
-/* How long a SIGKILLed writer may take to end before it is left to end on its own. */
-#define WRITER_KILL_GRACE_USEC UINT64_C(2000000)
-
-static void *reap_thread(void *arg) {
-        pid_t pid = (pid_t) (intptr_t) arg;
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        return NULL;
-}
-
-/* Reaps a killed writer whenever it ends, on a thread of its own, so that nobody waits for it. */
-static void reap_later(pid_t pid) {
-        pthread_t t;
-        pthread_attr_t attr;
-
-        if (pthread_attr_init(&attr) == 0) {
-                (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                (void) pthread_attr_setstacksize(&attr, 64 * 1024);
-                if (pthread_create(&t, &attr, reap_thread, (void *) (intptr_t) pid) != 0)
-                        log_warning("Cannot start a thread to reap the stuck core writer %d; it stays a zombie.",
-                                    (int) pid);
-                pthread_attr_destroy(&attr);
-        }
-}
-
 int store_generate_killable(struct core_writer *w, store_generate_fn generate, void *userdata,
                             const atomic_bool *cancel, void *result, size_t result_size, bool *ret_truncated,
                             char *reason, size_t reason_size) {
@@ -640,7 +616,7 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
                         (void) kill(pid, SIGKILL);
                         killed = true;
                         killed_usec = now_monotonic_usec();
-                } else if (killed && now_monotonic_usec() - killed_usec > WRITER_KILL_GRACE_USEC) {
+                } else if (killed && now_monotonic_usec() - killed_usec > CHILD_KILL_GRACE_USEC) {
                         /* SIGKILL did not end it: it waits in the kernel where no signal reaches
                          * (a file system whose server does not answer). Do not wait with it. */
                         abandoned = true;
@@ -649,7 +625,7 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
         }
         int status = 0;
         if (abandoned)
-                reap_later(pid);
+                child_reap_later(pid);
         else if (pid > 0)
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                         ;

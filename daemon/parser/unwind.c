@@ -9,10 +9,9 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "parser/unwind.h"
 #include "selfdump/proc-maps.h"
-#include "selfdump/proc-threads.h"
 #include "selfdump/task-files.h"
-#include "selfdump/unwind.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
 
@@ -24,16 +23,22 @@ struct unwinder;
 
 struct thread_ctx {
         struct unwinder *u;
-        const struct proc_thread *t;
-        bool crashed;
+        const struct parser_thread *t;
+};
+
+/* An ELF image read into memory (the vDSO): libdwfl's Elf refers to it until dwfl_end(). */
+struct image {
+        void *data;
+        struct image *next;
 };
 
 struct unwinder {
         const struct unwind_request *req;
         Dwfl *dwfl;
         int mem_fd;
-        int root_fd;                    /* the task's root when not ours, else -1 */
-        struct proc_maps maps;          /* remote ones marked: never read, never opened */
+        int root_fd;                    /* the task's root: every file is opened in it */
+        const struct proc_maps *maps;   /* remote ones marked: never read, never opened */
+        struct image *images;
         uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
         struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
         size_t n_ctx, next;
@@ -67,7 +72,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
         if (!budget_left(u))
                 return false;
         /* A page of a file a server serves could wait for it forever: not for an unwinder. */
-        const struct proc_mapping *m = proc_maps_find(&u->maps, addr);
+        const struct proc_mapping *m = proc_maps_find(u->maps, addr);
         if (m && m->remote)
                 return false;
         if (pread(u->mem_fd, &word, sizeof word, (off_t) addr) != (ssize_t) sizeof word)
@@ -76,22 +81,18 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
         return true;
 }
 
+/* user_regs_struct's rsp and rip. */
+#define USER_REG_SP 19
+#define USER_REG_PC 16
+
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg) {
         const struct thread_ctx *c = thread_arg;
-        const struct unwind_request *req = c->u->req;
-        uint64_t regs[CORE_NREGS];
         Dwarf_Word dwarf[17];
 
-        if (c->crashed && req->have_crash_regs)
-                memcpy(regs, req->crash_regs, sizeof regs);
-        else if (!req->thread_regs ||
-                 !req->thread_regs(req->thread_regs_userdata, c->t->tid, c->t->sp, c->t->pc, regs)) {
-                if (c->t->sp == 0 || c->t->pc == 0)
-                        return false;
-                core_regs_from_sp_pc(regs, c->t->sp, c->t->pc);
-        }
+        if (c->t->regs[USER_REG_SP] == 0 || c->t->regs[USER_REG_PC] == 0)
+                return false;
         for (size_t i = 0; i < 17; i++)
-                dwarf[i] = regs[dwarf_from_user[i]];
+                dwarf[i] = c->t->regs[dwarf_from_user[i]];
         return dwfl_thread_state_registers(thread, 0, 17, dwarf);
 }
 
@@ -115,30 +116,61 @@ static const struct proc_mapping *mapping_named(const struct proc_maps *maps, co
         return NULL;
 }
 
-/* A module's ELF file, as libdwfl finds it for a live process, but never one on a remote file
- * system: frames there stay without a module. A task with a root of its own (a container) maps
- * files of that root: they are opened inside it (task_file_open()), never the host's file of that
- * name; what cannot be opened there stays without symbols. */
+/* The vDSO, from the task's memory: at most a few pages, into an image of ours. */
+#define VDSO_MAX (64 * 1024)
+
+static Elf *vdso_elf(struct unwinder *u, const struct proc_mapping *m) {
+        size_t size = m->end - m->start;
+        if (m->end <= m->start || size > VDSO_MAX)
+                return NULL;
+        struct image *img = calloc(1, sizeof *img);
+        if (!img)
+                return NULL;
+        img->data = malloc(size);
+        if (!img->data || pread(u->mem_fd, img->data, size, (off_t) m->start) != (ssize_t) size) {
+                free(img->data);
+                free(img);
+                return NULL;
+        }
+        img->next = u->images;
+        u->images = img;
+        return elf_memory(img->data, size);
+}
+
+/* A module's ELF file: opened inside the task's root by the name its maps give, following no
+ * symlink, taken only if it is the mapped inode (task_file_open()), never a file of ours of that
+ * name; never one on a remote file system. Read, not mapped (ELF_C_READ): a truncated file is a
+ * read error, not a SIGBUS. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
                     Elf **elfp) {
         struct unwinder *u = active_unwinder;
-        const struct proc_mapping *m = u ? proc_maps_find(&u->maps, base) : NULL;
-        if (m && m->remote) {
-                *elfp = NULL;
+        const struct proc_mapping *m = u ? proc_maps_find(u->maps, base) : NULL;
+
+        *elfp = NULL;
+        if (!u || !name)
+                return -1;
+        if (strcmp(name, "[vdso]") == 0) {
+                if (m && m->path && strcmp(m->path, "[vdso]") == 0)
+                        *elfp = vdso_elf(u, m);
                 return -1;
         }
-        if (u && u->root_fd >= 0 && name && name[0] == '/') {
-                *elfp = NULL;
-                m = mapping_named(&u->maps, name, base);
-                int fd = m ? task_file_open(u->root_fd, m) : -ENOENT;
-                if (fd < 0)
-                        return -1;
-                /* The in-container name: separate debug info is looked up by it on the host, and
-                 * taken only if its build-id or CRC says it belongs to this file. */
-                *file_name = strdup(name);
-                return fd;
+        if (name[0] != '/' || u->root_fd < 0)
+                return -1;
+        m = mapping_named(u->maps, name, base);
+        if (!m || m->remote)
+                return -1;
+        int fd = task_file_open(u->root_fd, m);
+        if (fd < 0)
+                return -1;
+        *elfp = elf_begin(fd, ELF_C_READ, NULL);
+        if (!*elfp) {
+                close(fd);
+                return -1;
         }
-        return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+        /* The in-root name: separate debug info is looked up by it, and taken only if its build-id
+         * or CRC says it belongs to this file. */
+        *file_name = strdup(name);
+        return fd;
 }
 
 /* Separate debug files by build-id only (under /usr/lib/debug/.build-id, where Debian's -dbgsym
@@ -237,40 +269,26 @@ static int exe_build_id_cb(Dwfl_Module *mod, void **userdata, const char *name, 
 int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
         struct unwinder u = {
                 .req = req,
-                .mem_fd = -1,
-                .root_fd = req->other_root ? req->root_fd : -1,
+                .mem_fd = req->mem_fd,
+                .root_fd = req->root_fd,
+                .maps = req->maps,
                 .deadline_usec = now_monotonic_usec() + req->budget_usec,
                 .max_frames = MIN(req->max_frames ? req->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),
         };
-        struct proc_threads threads = {};
         struct unwind_result res = {};
         uint64_t t0 = now_monotonic_usec();
+        FILE *maps = NULL;
         int r;
 
-        u.mem_fd = openat(req->proc_fd, "mem", O_RDONLY | O_CLOEXEC);
-        if (u.mem_fd < 0)
-                return -errno;
-        r = proc_threads_read(req->proc_fd, &threads);
-        if (r < 0)
-                goto finish;
-
-        /* The crashing thread first (the leader if unknown), then the others, up to the limit. */
-        size_t max_threads = MIN(req->max_threads ? req->max_threads : UNWIND_MAX_THREADS, UNWIND_MAX_THREADS);
-        u.ctx = calloc(MAX(threads.n, 1), sizeof u.ctx[0]);
-        res.threads = calloc(MAX(threads.n, 1), sizeof res.threads[0]);
+        size_t n = MIN(req->n_threads, (size_t) UNWIND_MAX_THREADS);
+        u.ctx = calloc(MAX(n, 1), sizeof u.ctx[0]);
+        res.threads = calloc(MAX(n, 1), sizeof res.threads[0]);
         if (!u.ctx || !res.threads) {
                 r = -ENOMEM;
                 goto finish;
         }
-        pid_t first = req->crash_tid > 0 ? req->crash_tid : req->pid;
-        for (size_t pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < threads.n && u.n_ctx < max_threads; i++)
-                        if ((threads.threads[i].tid == first) == (pass == 0))
-                                u.ctx[u.n_ctx++] = (struct thread_ctx) {
-                                        .u = &u,
-                                        .t = &threads.threads[i],
-                                        .crashed = pass == 0 && req->crash_tid > 0,
-                                };
+        for (size_t i = 0; i < n; i++)
+                u.ctx[u.n_ctx++] = (struct thread_ctx) { .u = &u, .t = &req->threads[i] };
 
         active_unwinder = &u;
         u.dwfl = dwfl_begin(&dwfl_callbacks);
@@ -278,20 +296,17 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
                 r = -ENOMEM;
                 goto finish;
         }
+        /* The module list from the maps text the daemon's fd gave, not from /proc by pid. */
+        maps = fmemopen((void *) req->maps_text, strlen(req->maps_text), "r");
         dwfl_report_begin(u.dwfl);
-        /* The mappings of files on remote file systems marked: libdwfl would open and read such a
-         * module's file, and a page of such a file could make it wait for its server forever. */
-        if (proc_maps_read_marked(req->proc_fd, &u.maps) < 0 || dwfl_linux_proc_report(u.dwfl, req->pid) != 0 ||
-            dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
+        if (!maps || dwfl_linux_proc_maps_report(u.dwfl, maps) != 0 || dwfl_report_end(u.dwfl, NULL, NULL) != 0) {
                 r = 0; /* no modules: nothing to unwind with, an empty result */
                 goto finish;
         }
         struct exe_lookup exe = { .build_id = res.exe_build_id };
-        ssize_t n = readlinkat(req->proc_fd, "exe", exe.path, sizeof exe.path - 1);
-        if (n > 0) {
-                exe.path[n] = 0;
+        snprintf(exe.path, sizeof exe.path, "%s", req->exe ? req->exe : "");
+        if (exe.path[0])
                 (void) dwfl_getmodules(u.dwfl, exe_build_id_cb, &exe, 0);
-        }
         if (!dwfl_attach_state(u.dwfl, NULL, req->pid, &thread_callbacks, &u)) {
                 r = 0;
                 goto finish;
@@ -304,11 +319,16 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
 finish:
         if (u.dwfl)
                 dwfl_end(u.dwfl);
+        if (maps)
+                fclose(maps);
+        while (u.images) {
+                struct image *next = u.images->next;
+                free(u.images->data);
+                free(u.images);
+                u.images = next;
+        }
         active_unwinder = NULL;
         free(u.ctx);
-        proc_maps_done(&u.maps);
-        proc_threads_done(&threads);
-        safe_close(u.mem_fd);
         res.usec = now_monotonic_usec() - t0;
         if (r < 0) {
                 unwind_result_done(&res);
@@ -316,46 +336,4 @@ finish:
         }
         *ret = res;
         return 0;
-}
-
-void unwind_result_done(struct unwind_result *r) {
-        for (size_t i = 0; i < r->n_threads; i++) {
-                for (size_t k = 0; k < r->threads[i].n_frames; k++) {
-                        free(r->threads[i].frames[k].module);
-                        free(r->threads[i].frames[k].symbol);
-                }
-                free(r->threads[i].frames);
-        }
-        free(r->threads);
-        *r = (struct unwind_result) {};
-}
-
-char *unwind_thread_format(const struct unwind_thread *t) {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&text, &size);
-
-        if (!f)
-                return NULL;
-        for (size_t k = 0; k < t->n_frames; k++) {
-                const struct unwind_frame *fr = &t->frames[k];
-                const char *module = fr->module ? strrchr(fr->module, '/') : NULL;
-                module = module ? module + 1 : fr->module;
-                fprintf(f, "#%-2zu 0x%016" PRIx64 " ", k, fr->pc);
-                if (fr->symbol)
-                        fprintf(f, "%s + 0x%" PRIx64, fr->symbol, fr->symbol_offset);
-                else
-                        fprintf(f, "n/a");
-                fprintf(f, " (%s", module ? module : "n/a");
-                if (fr->build_id[0])
-                        fprintf(f, " + 0x%" PRIx64, fr->module_offset);
-                fprintf(f, ")\n");
-        }
-        if (t->cut)
-                fprintf(f, "(cut short)\n");
-        if (fclose(f) != 0) {
-                free(text);
-                return NULL;
-        }
-        return text;
 }

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "build-config.h"
+#include "parser/client.h"
+#include "shared/child.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "shared/timestamp.h"
+
+void parser_ids(uid_t uid, gid_t gid, bool user_may_read, uid_t *ret_uid, gid_t *ret_gid) {
+        bool own = user_may_read && uid != 0 && gid != 0 && uid != (uid_t) -1 && gid != (gid_t) -1;
+        *ret_uid = own ? uid : PARSER_NOBODY;
+        *ret_gid = own ? gid : PARSER_NOBODY;
+}
+
+const char *parser_program(void) {
+        const char *p = getenv("COREDUMPD_PARSER");
+        return p && p[0] == '/' ? p : COREDUMPD_PARSER_PATH;
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(int r, char *reason, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, size, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* The task's files the parser reads, opened here with the daemon's access. */
+struct task_fds {
+        int fd[_PARSER_FD_MAX];
+};
+
+static void task_fds_close(struct task_fds *t) {
+        for (int i = PARSER_FD_MEM; i < _PARSER_FD_MAX; i++)
+                safe_close(t->fd[i]);
+}
+
+/* A thread group leader that has exited has no root any more: then a thread's (tid > 0). */
+static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reason, size_t size) {
+        static const char *const names[_PARSER_FD_MAX] = {
+                [PARSER_FD_MEM] = "mem",
+                [PARSER_FD_MAPS] = "maps",
+                [PARSER_FD_MOUNTINFO] = "mountinfo",
+                [PARSER_FD_ROOT] = "root",
+        };
+        for (int i = 0; i < _PARSER_FD_MAX; i++)
+                t->fd[i] = -1;
+        for (int i = PARSER_FD_MEM; i < _PARSER_FD_MAX; i++) {
+                int flags = i == PARSER_FD_ROOT ? O_PATH | O_DIRECTORY | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
+                t->fd[i] = openat(proc_fd, names[i], flags);
+                if (t->fd[i] < 0 && i == PARSER_FD_ROOT && tid > 0) {
+                        char path[64];
+                        snprintf(path, sizeof path, "task/%d/root", (int) tid);
+                        t->fd[i] = openat(proc_fd, path, flags);
+                }
+                if (t->fd[i] < 0) {
+                        int r = -errno;
+                        task_fds_close(t);
+                        return fail(r, reason, size, "cannot open the task's %s", names[i]);
+                }
+        }
+        return 0;
+}
+
+static int spawn(const struct task_fds *t, int req_fd, int res_fd, pid_t *ret_pid) {
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t attr;
+        sigset_t none, all;
+        int r;
+
+        r = posix_spawn_file_actions_init(&fa);
+        if (r != 0)
+                return -r;
+        r = posix_spawnattr_init(&attr);
+        if (r != 0) {
+                posix_spawn_file_actions_destroy(&fa);
+                return -r;
+        }
+        sigemptyset(&none);
+        sigfillset(&all);
+        r = r ?: posix_spawnattr_setsigmask(&attr, &none);
+        r = r ?: posix_spawnattr_setsigdefault(&attr, &all);
+        r = r ?: posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        r = r ?: posix_spawn_file_actions_adddup2(&fa, req_fd, STDIN_FILENO);
+        r = r ?: posix_spawn_file_actions_adddup2(&fa, res_fd, STDOUT_FILENO);
+        /* Its stderr goes nowhere: what it has to say comes back in its bounded result, and a parser
+         * taken over by a crafted file could otherwise write the log full in the daemon's name. */
+        r = r ?: posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+        for (int i = PARSER_FD_MEM; i < _PARSER_FD_MAX && r == 0; i++)
+                r = posix_spawn_file_actions_adddup2(&fa, t->fd[i], i);
+        r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, _PARSER_FD_MAX);
+        if (r == 0) {
+                char *argv[] = { (char *) "coredumpd-parser", NULL };
+                char *envp[] = { NULL };
+                r = posix_spawn(ret_pid, parser_program(), &fa, &attr, argv, envp);
+        }
+        posix_spawnattr_destroy(&attr);
+        posix_spawn_file_actions_destroy(&fa);
+        return -r;
+}
+
+/* Reads the parser's answer until it closes its end, PARSER_RESULT_MAX + 1 bytes came (too many),
+ * or the deadline. */
+static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, size_t *ret_size) {
+        size_t size = 0;
+        for (;;) {
+                uint64_t now = now_monotonic_usec();
+                if (now >= deadline_usec)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int n = poll(&p, 1, (int) MIN((deadline_usec - now + 999) / 1000, 1000));
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+                if (n <= 0)
+                        continue;
+                ssize_t k = read(fd, (char *) buf + size, cap - size);
+                if (k < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                size += (size_t) k;
+                if (size == cap)
+                        break;
+        }
+        *ret_size = size;
+        return 0;
+}
+
+int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char *reason, size_t reason_size) {
+        _cleanup_(task_fds_close) struct task_fds t = {};
+        int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
+        _cleanup_free_ void *buf = NULL;
+        pid_t pid = -1;
+        int r;
+
+        if (job->n_threads > UNWIND_MAX_THREADS)
+                return fail(-EINVAL, reason, reason_size, "%s", "too many threads");
+        r = task_fds_open(job->proc_fd, job->n_threads > 0 ? job->threads[0].tid : 0, &t, reason, reason_size);
+        if (r < 0)
+                return r;
+
+        /* ~8 KiB: fits in the pipe, the write never waits for the parser. */
+        _cleanup_free_ struct parser_request *req = calloc(1, sizeof *req);
+        buf = malloc(PARSER_RESULT_MAX + 1);
+        if (!req || !buf)
+                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        *req = (struct parser_request) {
+                .magic = PARSER_MAGIC,
+                .version = PARSER_VERSION,
+                .pid = job->pid,
+                .uid = job->uid,
+                .gid = job->gid,
+                .max_frames = MIN(job->max_frames ? job->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),
+                .budget_usec = job->budget_usec,
+                .memory_max = PARSER_MEMORY_MAX,
+                .n_threads = (uint32_t) job->n_threads,
+        };
+        memcpy(req->threads, job->threads, job->n_threads * sizeof job->threads[0]);
+        snprintf(req->exe, sizeof req->exe, "%s", job->exe ? job->exe : "");
+
+        if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
+                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
+                goto finish;
+        }
+        r = spawn(&t, req_pipe[0], res_pipe[1], &pid);
+        safe_close(req_pipe[0]);
+        safe_close(res_pipe[1]);
+        req_pipe[0] = res_pipe[1] = -1;
+        if (r < 0) {
+                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
+                pid = -1;
+                goto finish;
+        }
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+
+        /* A parser that ended before it read this (EPIPE) says why by how it ended: read on. */
+        if (write(req_pipe[1], req, sizeof *req) < 0 && errno != EPIPE)
+                log_debug_errno(errno, "Cannot hand the parser its request: %m");
+        safe_close(req_pipe[1]);
+        req_pipe[1] = -1;
+
+        size_t size = 0;
+        uint64_t deadline = now_monotonic_usec() + job->budget_usec + PARSER_START_GRACE_USEC;
+        r = read_answer(res_pipe[0], deadline, buf, PARSER_RESULT_MAX + 1, &size);
+        int status = 0;
+        bool reaped;
+        if (r == -ETIMEDOUT)
+                reaped = child_kill_and_reap(pid, pidfd, &status);
+        else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, &status)))
+                reaped = child_kill_and_reap(pid, pidfd, &status);
+        safe_close(pidfd);
+
+        if (r == -ETIMEDOUT) {
+                r = fail(r, reason, reason_size, "%s", reaped ? "killed at its deadline"
+                                                              : "killed at its deadline, but stuck in the kernel");
+                goto finish;
+        }
+        if (r < 0) {
+                r = fail(r, reason, reason_size, "%s", "cannot read its answer");
+                goto finish;
+        }
+        if (reaped && WIFSIGNALED(status)) {
+                snprintf(reason, reason_size, "it died of signal %d", WTERMSIG(status));
+                r = -ECHILD;
+                goto finish;
+        }
+        int error = 0;
+        char why[160] = "";
+        r = parser_result_decode(buf, size, ret, &error, why, sizeof why);
+        if (r < 0) {
+                snprintf(reason, reason_size, "its answer is malformed: %s", why);
+                goto finish;
+        }
+        if (error < 0) {
+                unwind_result_done(ret);
+                r = fail(error, reason, reason_size, "%s", "it could look at nothing");
+                goto finish;
+        }
+        r = 0;
+
+finish:
+        safe_close(req_pipe[0]);
+        safe_close(req_pipe[1]);
+        safe_close(res_pipe[0]);
+        safe_close(res_pipe[1]);
+        return r;
+}

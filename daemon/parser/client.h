@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The daemon's side of the parser: one coredumpd-parser per crash, started with the task's
+ * /proc/<pid>/{mem,maps,mountinfo} and root opened here (an fd keeps the access it was opened
+ * with), as the crashing user when the dump is theirs, else as PARSER_NOBODY; killed at
+ * budget + PARSER_START_GRACE_USEC; its answer decoded and checked (parser_result_decode()).
+ * Nothing of the task's files or memory is read in the daemon.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "parser/wire.h"
+
+/* The parser's ids for a dump that is not the crashing user's own (root's, a setuid program's). */
+#define PARSER_NOBODY 65534
+/* Starting the parser and loading libdw, on top of UnwindTimeout=. */
+#define PARSER_START_GRACE_USEC UINT64_C(1000000)
+/* The parser's address space. */
+#define PARSER_MEMORY_MAX (UINT64_C(1024) * 1024 * 1024)
+
+struct parser_job {
+        int proc_fd;                    /* /proc/<pid>, verified against the pidfd */
+        pid_t pid;
+        uid_t uid;                      /* the parser's ids (parser_ids()) */
+        gid_t gid;
+        const char *exe;                /* /proc/<pid>/exe, or NULL */
+        const struct parser_thread *threads;
+        size_t n_threads;               /* at most UNWIND_MAX_THREADS */
+        uint64_t budget_usec;
+        unsigned max_frames;
+};
+
+/* The ids the parser runs as: the crashing user's when the dump is theirs to read and not root's,
+ * else PARSER_NOBODY. */
+void parser_ids(uid_t uid, gid_t gid, bool user_may_read, uid_t *ret_uid, gid_t *ret_gid);
+
+/* The program started: $COREDUMPD_PARSER (for tests from the build tree), else the installed one. */
+const char *parser_program(void);
+
+/* Runs the parser on the job. 0 and *ret filled (maybe empty), or -errno with reason: the parser
+ * could not be started, was killed at its deadline (-ETIMEDOUT), died (-ECHILD), answered
+ * nonsense (-EBADMSG), or could look at nothing (its own -errno). */
+int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char *reason, size_t reason_size);

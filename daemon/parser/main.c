@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * coredumpd-parser — the crashing task's memory and files, read by a process that cannot hurt the
+ * daemon. Started by the daemon for one crash (parser/client.c) with the fds of parser/wire.h; reads
+ * the request on stdin, enters its cell (parser/sandbox.c) before it reads anything the task
+ * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
+ * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
+ * happens to this process, which the daemon kills at its deadline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parser/sandbox.h"
+#include "parser/unwind.h"
+#include "parser/wire.h"
+#include "selfdump/proc-maps.h"
+#include "shared/cleanup.h"
+
+/* A maps or mountinfo text: at most this much is read (a task with 65530 mappings of long names). */
+#define PROC_TEXT_MAX (32u * 1024 * 1024)
+
+static int read_all(int fd, void *buf, size_t size) {
+        size_t done = 0;
+        while (done < size) {
+                ssize_t n = read(fd, (char *) buf + done, size - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EBADMSG;
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+static char *read_text(int fd) {
+        size_t size = 0, cap = 64 * 1024;
+        char *text = malloc(cap + 1);
+
+        while (text) {
+                ssize_t n = read(fd, text + size, cap - size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                size += (size_t) n;
+                if (size == cap) {
+                        if (cap >= PROC_TEXT_MAX)
+                                break;
+                        char *bigger = realloc(text, cap * 2 + 1);
+                        if (!bigger)
+                                break;
+                        text = bigger;
+                        cap *= 2;
+                }
+        }
+        if (text)
+                text[size] = 0;
+        return text;
+}
+
+static int write_all(int fd, const void *buf, size_t size) {
+        while (size > 0) {
+                ssize_t n = write(fd, buf, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return -errno;
+                buf = (const char *) buf + n;
+                size -= (size_t) n;
+        }
+        return 0;
+}
+
+static int answer(const struct unwind_result *r, int error) {
+        void *buf = NULL;
+        size_t size = 0;
+        if (parser_result_encode(r, error, &buf, &size) < 0)
+                return EXIT_FAILURE;
+        int k = write_all(STDOUT_FILENO, buf, size);
+        free(buf);
+        return k < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+        static struct parser_request req;
+        char reason[256] = "";
+        int r;
+
+        if (argc > 1) {
+                fprintf(stderr, "%s takes no arguments: the coredumpd daemon starts it for one crash.\n", argv[0]);
+                return 2;
+        }
+        r = read_all(STDIN_FILENO, &req, sizeof req);
+        if (r < 0 || !parser_request_valid(&req))
+                return 2;
+
+        struct sandbox_limits limits = {
+                .address_space = req.memory_max,
+                .cpu_seconds = req.budget_usec / 1000000 + 2,
+                .open_files = 1024,
+        };
+        r = sandbox_enter(req.uid, req.gid, &limits, reason, sizeof reason);
+        if (r < 0) {
+                fprintf(stderr, "coredumpd-parser: %s\n", reason);
+                return answer(NULL, r);
+        }
+
+        /* From here on, everything read is the task's. */
+        _cleanup_free_ char *maps_text = read_text(PARSER_FD_MAPS);
+        _cleanup_free_ char *mountinfo = read_text(PARSER_FD_MOUNTINFO);
+        struct proc_maps maps = {};
+        if (!maps_text || proc_maps_parse(maps_text, &maps) < 0)
+                return answer(NULL, -EBADMSG);
+        /* Without a readable mountinfo every file is taken as remote: none is opened. */
+        if (!mountinfo || proc_maps_mark_remote_from(mountinfo, &maps) < 0)
+                for (size_t i = 0; i < maps.n; i++)
+                        if (proc_mapping_is_file(&maps.mappings[i]))
+                                maps.mappings[i].remote = true;
+
+        struct unwind_request ureq = {
+                .pid = req.pid,
+                .mem_fd = PARSER_FD_MEM,
+                .maps_text = maps_text,
+                .maps = &maps,
+                .root_fd = PARSER_FD_ROOT,
+                .threads = req.threads,
+                .n_threads = req.n_threads,
+                .exe = req.exe,
+                .budget_usec = req.budget_usec,
+                .max_frames = req.max_frames,
+        };
+        struct unwind_result res = {};
+        r = unwind_task(&ureq, &res);
+        int k = answer(&res, r < 0 ? r : 0);
+        unwind_result_done(&res);
+        proc_maps_done(&maps);
+        return k;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "parser/sandbox.h"
+#include "shared/cleanup.h"
+
+static int fail(int r, char *reason, size_t size, const char *what) {
+        snprintf(reason, size, "%s: %s", what, strerror(-r));
+        return r;
+}
+
+static int limit(int resource, uint64_t value) {
+        struct rlimit rl = { .rlim_cur = value, .rlim_max = value };
+        return setrlimit(resource, &rl) < 0 ? -errno : 0;
+}
+
+static int set_limits(const struct sandbox_limits *l) {
+        int r = 0;
+        r = r ?: limit(RLIMIT_AS, l->address_space);
+        r = r ?: limit(RLIMIT_CPU, l->cpu_seconds);
+        r = r ?: limit(RLIMIT_NOFILE, l->open_files);
+        r = r ?: limit(RLIMIT_FSIZE, 0);
+        r = r ?: limit(RLIMIT_CORE, 0);
+        r = r ?: limit(RLIMIT_MEMLOCK, 0);
+        r = r ?: limit(RLIMIT_MSGQUEUE, 0);
+        return r;
+}
+
+static bool holds_capabilities(void) {
+        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct data[2] = {};
+
+        if (syscall(SYS_capget, &header, data) < 0)
+                return true; /* cannot tell: as if it did */
+        for (size_t i = 0; i < 2; i++)
+                if (data[i].permitted || data[i].effective || data[i].inheritable)
+                        return true;
+        return false;
+}
+
+/* What the parser needs once it is in the cell: libc's and libelf/libdw's reading of files and
+ * memory, the heap, time. */
+static const unsigned allowed[] = {
+        __NR_read, __NR_pread64, __NR_readv, __NR_preadv, __NR_write, __NR_writev, __NR_close,
+        __NR_lseek, __NR_fstat, __NR_newfstatat, __NR_statx, __NR_fstatfs,
+        __NR_fcntl, __NR_mmap, __NR_munmap, __NR_mremap, __NR_mprotect, __NR_brk, __NR_madvise,
+        __NR_futex, __NR_clock_gettime, __NR_gettimeofday, __NR_getpid, __NR_gettid, __NR_getrandom,
+        __NR_getuid, __NR_geteuid, __NR_getgid, __NR_getegid, __NR_getgroups,
+        __NR_rt_sigreturn, __NR_rt_sigprocmask, __NR_sched_yield, __NR_exit, __NR_exit_group,
+};
+
+#if defined(__x86_64__)
+#define OUR_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define OUR_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* openat() only to read: no flag that writes, creates or truncates. openat2() hides its flags in a
+ * struct the filter cannot read: refused (EPERM), and task_file_open() walks the path instead. */
+/* O_TMPFILE without its O_DIRECTORY (libc's __O_TMPFILE includes it): the kernel's own bit. */
+#define OPEN_TMPFILE_BIT 020000000
+#define OPEN_WRITING (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | OPEN_TMPFILE_BIT)
+
+static int install_filter(void) {
+#ifdef OUR_AUDIT_ARCH
+        struct sock_filter filter[4 + 5 + 2 * ELEMENTSOF(allowed) + 1];
+        size_t n = 0;
+
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OUR_AUDIT_ARCH, 1, 0);
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4);
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
+        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, OPEN_WRITING, 0, 1);
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        for (size_t i = 0; i < ELEMENTSOF(allowed); i++) {
+                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], 0, 1);
+                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        }
+        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        struct sock_fprog prog = { .len = (unsigned short) n, .filter = filter };
+
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+                return -errno;
+#endif
+        return 0;
+}
+
+int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, char *reason, size_t reason_size) {
+        int r;
+
+        if (uid == 0 || gid == 0)
+                return fail(-EPERM, reason, reason_size, "refusing to parse as uid or gid 0");
+        /* The daemon is the last the OOM killer should take (OOMScoreAdjust=-500); its parser, with
+         * the crasher's files in its memory, the first. Raising one's own score needs no privilege. */
+        int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, "1000", 4) != 4)
+                r = fd < 0 ? -errno : -EIO;
+        else
+                r = 0;
+        if (fd >= 0)
+                close(fd);
+        if (r < 0)
+                return fail(r, reason, reason_size, "cannot raise the OOM score");
+        r = set_limits(limits);
+        if (r < 0)
+                return fail(r, reason, reason_size, "cannot set the resource limits");
+        if (getuid() != uid || geteuid() != uid || getgid() != gid) {
+                if (setgroups(0, NULL) < 0)
+                        return fail(-errno, reason, reason_size, "cannot drop the supplementary groups");
+                if (setresgid(gid, gid, gid) < 0)
+                        return fail(-errno, reason, reason_size, "cannot change the gid");
+                if (setresuid(uid, uid, uid) < 0)
+                        return fail(-errno, reason, reason_size, "cannot change the uid");
+        }
+        uid_t ru, eu, su;
+        gid_t rg, eg, sg;
+        if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || ru != uid || eu != uid || su != uid ||
+            rg != gid || eg != gid || sg != gid)
+                return fail(-EPERM, reason, reason_size, "the ids did not change");
+        (void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        if (holds_capabilities())
+                return fail(-EPERM, reason, reason_size, "capabilities left after the change of ids");
+        /* Not dumpable: a process of the same uid may neither ptrace it nor open its memory. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                return fail(-errno, reason, reason_size, "cannot make the parser non-dumpable");
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return fail(-errno, reason, reason_size, "cannot set no_new_privs");
+        r = install_filter();
+        if (r < 0)
+                return fail(r, reason, reason_size, "cannot install the system call filter");
+        return 0;
+}

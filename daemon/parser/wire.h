@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The one seam between the daemon and its parser (coredumpd-parser, parser/main.c): what the daemon
+ * asks, and what the parser answers. Everything the crashing task controls — its memory, the ELF
+ * and DWARF of the files it maps, their names — is read by the parser, an unprivileged process per
+ * crash that the daemon kills at its deadline. The daemon reads back only the bounded result below,
+ * checks every length, count and character of it (parser_result_decode()), and trusts nothing else
+ * the parser does.
+ *
+ * Both directions are plain bytes on a pipe, in the host's byte order (both ends are built from this
+ * tree, for one machine):
+ *   request  struct parser_request, fixed size
+ *   result   struct parser_result_header, then per thread struct parser_wire_thread and its frames,
+ *            each struct parser_wire_frame followed by its module name and symbol name (not
+ *            NUL-terminated, lengths in the frame); the header's size counts all of it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* x86-64's user_regs_struct: 27 registers, in the kernel's order (selfdump/core-notes.h). */
+#define PARSER_NREGS 27
+
+#define UNWIND_MAX_FRAMES 64
+#define UNWIND_MAX_THREADS 16
+/* A module's name and a symbol's, in bytes; longer ones arrive cut (a symbol-name bomb stops here). */
+#define PARSER_MODULE_MAX 1024
+#define PARSER_SYMBOL_MAX 512
+/* The largest result: every thread and frame with names at their longest. */
+#define PARSER_RESULT_MAX                                                                                      \
+        (sizeof(struct parser_result_header) +                                                             \
+         UNWIND_MAX_THREADS * (sizeof(struct parser_wire_thread) +                                          \
+                               UNWIND_MAX_FRAMES * (sizeof(struct parser_wire_frame) + PARSER_MODULE_MAX + \
+                                                    PARSER_SYMBOL_MAX)))
+
+#define PARSER_MAGIC UINT32_C(0x52504443) /* "CDPR" */
+#define PARSER_VERSION 1
+
+/* ---- the decoded result: what the daemon keeps of an unwind --------------------------------- */
+
+struct unwind_frame {
+        uint64_t pc;                    /* the frame's pc (a return address for all but the first) */
+        char build_id[41];              /* of its module, lowercase hex; "" if unknown */
+        uint64_t module_offset;         /* pc (minus one for return addresses) from the module's base */
+        char *module;                   /* the module's file name, or NULL; raw bytes, no NUL */
+        char *symbol;                   /* the function, or NULL; raw bytes, no NUL */
+        uint64_t symbol_offset;
+};
+
+struct unwind_thread {
+        pid_t tid;
+        struct unwind_frame *frames;
+        size_t n_frames;
+        bool cut;                       /* stopped by the budget or an error, not at the outermost frame */
+};
+
+struct unwind_result {
+        struct unwind_thread *threads;  /* the crashing thread first */
+        size_t n_threads;
+        char exe_build_id[41];          /* of the main executable, "" if unknown */
+        uint64_t usec;                  /* time spent */
+};
+
+void unwind_result_done(struct unwind_result *r);
+/* "#0  0x... function+0x12 (module)" lines of a thread, systemd-coredump's layout. */
+char *unwind_thread_format(const struct unwind_thread *t);
+
+/* ---- the request ----------------------------------------------------------------------------- */
+
+/* The fds the parser is started with, besides stdin (the request) and stdout (the result). */
+enum {
+        PARSER_FD_MEM = 3,              /* /proc/<pid>/mem, opened by the daemon: keeps its open-time access */
+        PARSER_FD_MAPS = 4,             /* /proc/<pid>/maps */
+        PARSER_FD_MOUNTINFO = 5,        /* /proc/<pid>/mountinfo: which mappings are on remote file systems */
+        PARSER_FD_ROOT = 6,             /* /proc/<pid>/root, O_PATH: every mapped file is opened in it */
+        _PARSER_FD_MAX,
+};
+
+struct parser_thread {
+        int32_t tid;
+        uint32_t crashed;               /* the crashing thread: regs are the crash's own */
+        uint64_t regs[PARSER_NREGS];    /* full registers, or only sp and pc set (the rest 0) */
+};
+
+struct parser_request {
+        uint32_t magic, version;
+        int32_t pid;                    /* the task, as the daemon's /proc names it (a name only) */
+        uint32_t uid, gid;              /* the parser runs as these (never 0: the daemon picks) */
+        uint32_t max_frames;            /* per thread, at most UNWIND_MAX_FRAMES */
+        uint64_t budget_usec;           /* the parser's own budget: it answers with what it has by then */
+        uint64_t memory_max;            /* RLIMIT_AS of the parser, bytes */
+        uint32_t n_threads;             /* at most UNWIND_MAX_THREADS; the crashing one first */
+        uint32_t reserved;
+        struct parser_thread threads[UNWIND_MAX_THREADS];
+        char exe[4096];                 /* /proc/<pid>/exe as the daemon read it, NUL-terminated */
+};
+
+/* Whether a request read by the parser is one it can act on (magic, version, counts, strings). */
+bool parser_request_valid(const struct parser_request *req);
+
+/* ---- the result on the wire ------------------------------------------------------------------- */
+
+struct parser_result_header {
+        uint32_t magic, version;
+        uint32_t size;                  /* of everything, this header included */
+        int32_t error;                  /* 0, or -errno: nothing could be looked at */
+        uint32_t n_threads;
+        uint32_t reserved;
+        uint64_t usec;
+        char exe_build_id[40];          /* hex, NUL-padded */
+};
+
+struct parser_wire_thread {
+        int32_t tid;
+        uint16_t n_frames;
+        uint8_t cut;
+        uint8_t reserved;
+};
+
+struct parser_wire_frame {
+        uint64_t pc, module_offset, symbol_offset;
+        char build_id[40];              /* hex, NUL-padded */
+        uint16_t module_len;            /* 0: none */
+        uint16_t symbol_len;            /* 0: none */
+        uint32_t reserved;
+};
+
+/* The parser's side: r (error 0) or only error, into a malloc'ed buffer of at most PARSER_RESULT_MAX
+ * bytes (names cut to their maxima). 0, or -ENOMEM. */
+int parser_result_encode(const struct unwind_result *r, int error, void **ret_buf, size_t *ret_size);
+
+/* The daemon's side: the bytes the parser sent, checked before anything is believed — magic,
+ * version, sizes that add up exactly, counts within the maxima, build-ids of hex digits, names
+ * without NUL. 0 and *ret filled (ret_error: the parser's own -errno, *ret then empty), or -EBADMSG
+ * and a reason. Never reads outside buf. */
+int parser_result_decode(const void *buf, size_t size, struct unwind_result *ret, int *ret_error, char *reason,
+                         size_t reason_size);

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shared/child.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "shared/timestamp.h"
+
+static void *reap_thread(void *arg) {
+        pid_t pid = (pid_t) (intptr_t) arg;
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return NULL;
+}
+
+void child_reap_later(pid_t pid) {
+        pthread_t t;
+        pthread_attr_t attr;
+
+        if (pthread_attr_init(&attr) != 0)
+                return;
+        (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        (void) pthread_attr_setstacksize(&attr, 64 * 1024);
+        if (pthread_create(&t, &attr, reap_thread, (void *) (intptr_t) pid) != 0)
+                log_warning("Cannot start a thread to reap the stuck child %d; it stays a zombie.", (int) pid);
+        pthread_attr_destroy(&attr);
+}
+
+bool child_wait_until(pid_t pid, int pidfd, uint64_t deadline_usec, int *ret_status) {
+        int status = 0;
+
+        for (;;) {
+                uint64_t now = now_monotonic_usec();
+                if (pidfd >= 0) {
+                        int ms = now >= deadline_usec ? 0 : (int) MIN((deadline_usec - now + 999) / 1000, 1000);
+                        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+                        int n = poll(&p, 1, ms);
+                        if (n > 0)
+                                break;
+                        if (n < 0 && errno != EINTR)
+                                return false;
+                } else {
+                        pid_t w = waitpid(pid, &status, WNOHANG);
+                        if (w == pid) {
+                                if (ret_status)
+                                        *ret_status = status;
+                                return true;
+                        }
+                        if (now < deadline_usec)
+                                usleep(20000);
+                }
+                if (now_monotonic_usec() >= deadline_usec)
+                        return false;
+        }
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (ret_status)
+                *ret_status = status;
+        return true;
+}
+
+bool child_kill_and_reap(pid_t pid, int pidfd, int *ret_status) {
+        if (pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0)
+                (void) kill(pid, SIGKILL);
+        if (child_wait_until(pid, pidfd, now_monotonic_usec() + CHILD_KILL_GRACE_USEC, ret_status))
+                return true;
+        child_reap_later(pid);
+        return false;
+}
