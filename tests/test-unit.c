@@ -27,6 +27,7 @@
 #include "parser/sandbox.h"
 #include "parser/wire.h"
 #include "server/privileges.h"
+#include "server/workers.h"
 #include "harness.h"
 #include "shared/cleanup.h"
 #include "selfdump/proc-maps.h"
@@ -1516,6 +1517,36 @@ TEST(parser_cell_has_no_privileges) {
         CHECK_INT(WEXITSTATUS(st), ==, 0);
 }
 
+/* A held crash's deadline (server/workers.c): Deadline= without progress; after it, an average below
+ * MinRate= (a core that trickles a byte a minute is cut as soon as one that says nothing); at
+ * MaxDuration= in all, however fast it moves. */
+TEST(deadline_trickle_rate_floor_and_max_duration) {
+        struct config c;
+        config_init_defaults(&c);
+        const uint64_t s = USEC_PER_SEC, t0 = 1000 * s;
+        CHECK_INT(c.max_duration_usec, ==, 300 * s);
+        CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);
+
+        /* Silent: ends at Deadline= (60 s). */
+        CHECK(deadline_next(&c, t0, 0, 0, t0 + 59 * s) > 0);
+        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s), ==, 0);
+        /* A byte a minute: always "moving", never at 1M/s on average: cut once Deadline= is past. */
+        uint64_t last = t0 + 59 * s;
+        CHECK(deadline_next(&c, t0, last, 2, t0 + 60 * s) > 0);
+        CHECK_INT(deadline_next(&c, t0, t0 + 61 * s, 2, t0 + 62 * s), ==, 0);
+        /* 10 MB/s: goes on, and is looked at again within the rate check's period. */
+        uint64_t now = t0 + 120 * s, next = deadline_next(&c, t0, now, 10 * (UINT64_C(1) << 20) * 120, now);
+        CHECK(next > now && next <= now + 5 * s);
+        /* ... but not past MaxDuration=. */
+        now = t0 + 300 * s;
+        CHECK_INT(deadline_next(&c, t0, now, UINT64_MAX / 2, now), ==, 0);
+        c.max_duration_usec = 3600 * s;
+        /* Without MaxDuration= in the way: Deadline= + MaxSize= / MinRate= (60 s + 2048 s). */
+        CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s) > 0);
+        CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s), ==, 0);
+        config_done(&c);
+}
+
 TEST(saved_files_round_trip_and_hostile_lines) {
         struct saved_files l = {};
         struct saved_file exe = { .path = (char *) "/opt/ct/bin/ct crash", .stored = (char *) "core.ctcrash.0.0123.7.9.file-0" };
@@ -1838,6 +1869,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_attachment_names),
 };
 

@@ -22,7 +22,9 @@ void config_init_defaults(struct config *c) {
                 .max_use = SIZE_AUTO,
                 .max_use_per_user = SIZE_AUTO,
                 .keep_free = SIZE_AUTO,
-                .max_size = UINT64_C(32) << 30,
+                /* systemd-coredump's ProcessSizeMax=/ExternalSizeMax= default: one user's crash loop
+                 * cannot make a core larger than this, nor hold a task longer to stream it. */
+                .max_size = UINT64_C(2) << 30,
                 .compress = COMPRESSION_ZSTD,
                 .compress_level = 3,
                 .max_concurrent = 16,
@@ -37,6 +39,8 @@ void config_init_defaults(struct config *c) {
                 .rate_limit_burst = 5,
                 .on_repeat = ACTION_USERSPACE,
                 .min_rate = UINT64_C(1) << 20,
+                /* systemd-coredump's RuntimeMaxSec=5min: no task is held longer, by anyone. */
+                .max_duration_usec = 300 * USEC_PER_SEC,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
         };
 }
@@ -81,7 +85,7 @@ static int parse_size_or_auto(const char *value, uint64_t *ret) {
 static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
-        "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate",
+        "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
         "IdleExit", NULL,
 };
 
@@ -188,6 +192,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                         return INVALID(ini, key, value, ", expected a size per second of at least 1K",
                                        "such as 512K or 1M");
                 c->min_rate = u64;
+        } else if (strcmp(key, "MaxDuration") == 0) {
+                if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_SEC)
+                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1s");
+                c->max_duration_usec = u64;
         } else if (strcmp(key, "IdleExit") == 0) {
                 if (parse_duration(value, &u64) < 0)
                         return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for never");
@@ -285,6 +293,7 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "Deadline=%s\n", format_duration(b, c->deadline_usec));
         fprintf(out, "QueueDeadline=%s\n", format_duration(b, c->queue_deadline_usec));
         fprintf(out, "MinRate=%s\n", format_size(b, c->min_rate));
+        fprintf(out, "MaxDuration=%s\n", format_duration(b, c->max_duration_usec));
         fprintf(out, "UnwindTimeout=%s\n", format_duration(b, c->unwind_timeout_usec));
         fprintf(out, "UnwindMaxFrames=%u\n", c->unwind_max_frames);
         fprintf(out, "RateLimitIntervalSec=%s\n", format_duration(b, c->rate_limit_interval_usec));

@@ -58,7 +58,8 @@ struct config {
         unsigned rate_limit_burst;      /* 0: none */
         int on_repeat;                  /* enum action: ACTION_REJECT or ACTION_USERSPACE */
         unsigned unwind_max_frames;
-        uint64_t min_rate;              /* bytes per second */
+        uint64_t min_rate;              /* bytes per second, on average after the first Deadline= */
+        uint64_t max_duration_usec;     /* a connection's whole life, however it moves */
         uint64_t idle_exit_usec;
 };
 

@@ -9,6 +9,7 @@ void connection_init(struct connection *c, int fd) {
         pthread_mutex_init(&c->lock, NULL);
         atomic_init(&c->progress.expired, false);
         atomic_init(&c->progress.last_usec, 0);
+        atomic_init(&c->progress.received, 0);
         atomic_init(&c->released, false);
         c->on_release = NULL;
         c->on_release_userdata = NULL;

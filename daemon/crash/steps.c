@@ -121,6 +121,15 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
 
         context_read(&c->context, CONTEXT_ALL);
         crash_update_tag(c);
+        /* The task's soft RLIMIT_CORE is a size, as the kernel takes it for a core file: no larger
+         * core is kept (0 is the policy's to reject). */
+        const struct crash_context *ctx = &c->context;
+        if (ctx->rlimit_known && ctx->rlimit_core > 0 && ctx->rlimit_core != RLIMIT_UNLIMITED &&
+            ctx->rlimit_core < c->decision.max_size) {
+                log_crash(c->tag, LOG_DEBUG, "RLIMIT_CORE=%" PRIu64 " caps the core (MaxSize=%" PRIu64 ").",
+                          ctx->rlimit_core, c->decision.max_size);
+                c->decision.max_size = ctx->rlimit_core;
+        }
         if (!c->unwind_tried) {
                 backtrace_take(env->config, env->unwind_slots, c);
                 c->unwind_tried = true;

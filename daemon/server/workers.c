@@ -11,6 +11,7 @@
 
 #include "server/fatal.h"
 #include "server/workers.h"
+#include "shared/parse.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 
@@ -149,21 +150,38 @@ static int worker_arm_deadline(struct worker *w, bool queued) {
         return sd_event_add_time(ws->event, &w->deadline, CLOCK_MONOTONIC, at, 0, on_deadline, w);
 }
 
-/* The deadline is on progress: Deadline= without bytes arriving ends a connection; a moving one
- * ends at the latest Deadline= + MaxSize= / MinRate= after it started. Returns 0 if it has
- * expired, else when to look again. */
-static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
-        const struct config *c = w->workers->config;
-        uint64_t last = MAX(w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec));
-        uint64_t whole_seconds = c->max_size / c->min_rate;
+/* How often a moving core's average rate is looked at. */
+#define RATE_CHECK_USEC (5 * USEC_PER_SEC)
+
+/* The deadline is on progress: Deadline= without bytes arriving ends a connection. A moving one
+ * ends when, after its first Deadline=, its average rate falls below MinRate= (a core trickling a
+ * byte a minute holds its task no longer than a silent one), and at the latest at MaxDuration= (or
+ * Deadline= + MaxSize= / MinRate=, if sooner) after it started. Returns 0 if it has expired, else
+ * when to look again. */
+uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now) {
+        uint64_t deadline = MIN(c->deadline_usec, UINT64_MAX / 4);
+        uint64_t whole_seconds = c->max_size / MAX(c->min_rate, 1);
         uint64_t stream_usec = whole_seconds > UINT64_MAX / 2000000 ? UINT64_MAX / 2 :
-                whole_seconds * 1000000 + c->max_size % c->min_rate * 1000000 / c->min_rate;
-        uint64_t cap = w->started_usec + MIN(c->deadline_usec, UINT64_MAX / 4) + stream_usec;
-        uint64_t idle_end = last + c->deadline_usec;
+                whole_seconds * 1000000 + c->max_size % MAX(c->min_rate, 1) * 1000000 / MAX(c->min_rate, 1);
+        uint64_t cap = started + MIN(deadline + stream_usec, MIN(c->max_duration_usec, UINT64_MAX / 4));
+        uint64_t idle_end = MAX(started, last) + deadline;
 
         if (now >= cap || now >= idle_end)
                 return 0;
-        return MIN(cap, idle_end);
+        uint64_t next = MIN(cap, idle_end);
+        if (c->min_rate > 0 && now > started + deadline) {
+                uint64_t seconds = (now - started - deadline) / USEC_PER_SEC;
+                if (seconds > 0 && received / seconds < c->min_rate)
+                        return 0;
+        }
+        if (c->min_rate > 0)
+                next = MIN(next, MAX(now, started + deadline) + RATE_CHECK_USEC);
+        return next;
+}
+
+static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
+        return deadline_next(w->workers->config, w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec),
+                             (uint64_t) atomic_load(&w->conn.progress.received), now);
 }
 
 /* ---- fair shares ----------------------------------------------------------------------------- */
@@ -410,7 +428,7 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
                         return 0;
                 }
                 log_crash(w->crash.tag, LOG_WARNING,
-                          "Connection reached its deadline (no progress for Deadline=, or Deadline= + MaxSize= / MinRate= in all), shutting it down.");
+                          "Connection reached its deadline (no progress for Deadline=, an average below MinRate= after it, or MaxDuration= in all), shutting it down.");
                 connection_expire(&w->conn);
                 break;
         }

@@ -33,3 +33,9 @@ void workers_start(struct workers *w, int fd);
 
 /* Workers started and not yet reaped, of both kinds. */
 unsigned workers_busy(const struct workers *w);
+
+/* A held crash's deadline (exposed for tests): started at its slot, bytes last arrived at last
+ * (0: none yet), received so far; 0 if it has expired at now, else when to look again. Deadline=
+ * without progress; after the first Deadline=, an average below MinRate=; MaxDuration= (or
+ * Deadline= + MaxSize= / MinRate=, if sooner) in all. */
+uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now);

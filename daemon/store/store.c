@@ -225,8 +225,10 @@ static int stream_splice(int sock_fd, struct core_writer *w, uint64_t max_size, 
                 }
                 if (n == 0)
                         return 0;
-                if (progress)
+                if (progress) {
                         atomic_store(&progress->last_usec, now_monotonic_usec());
+                        atomic_fetch_add(&progress->received, (uint64_t) n);
+                }
 
                 long moved = core_writer_splice(w, pipe_rd, (size_t) n);
                 if (moved < 0 || moved != n) {
@@ -262,8 +264,10 @@ static int stream_recv(int sock_fd, struct core_writer *w, uint64_t max_size, st
                 }
                 if (n == 0)
                         return 0;
-                if (progress)
+                if (progress) {
                         atomic_store(&progress->last_usec, now_monotonic_usec());
+                        atomic_fetch_add(&progress->received, (uint64_t) n);
+                }
 
                 r = core_writer_write(w, buf, (size_t) n);
                 if (r < 0) {

@@ -34,6 +34,7 @@ struct store {
 struct store_progress {
         atomic_bool expired;                    /* the deadline cut the stream */
         atomic_uint_fast64_t last_usec;         /* CLOCK_MONOTONIC when bytes last arrived; 0: none yet */
+        atomic_uint_fast64_t received;          /* bytes so far, for the average-rate floor */
 };
 
 struct stored_core {
