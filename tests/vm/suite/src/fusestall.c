@@ -2,6 +2,7 @@
  *
  *   fusestall MOUNTPOINT
  *   fusestall --disk MiB --rate KiB MOUNTPOINT
+ *   fusestall --stall-lookups MOUNTPOINT
  *
  * Mounts (as root, straight through /dev/fuse, no libfuse) a file system holding one regular file.
  * Lookups, attributes, open and release are answered at once.
@@ -15,6 +16,10 @@
  * a backing file for a loop device, i.e. a slow disk.  Reads are answered at once; each WRITE is
  * answered only after as long as writing it at --rate KiB/s takes.  SIGUSR1 switches the rate
  * limit on, SIGUSR2 off (it starts off, so that mkfs runs at full speed).
+ *
+ * With --stall-lookups no LOOKUP is ever answered ("lookup stalled NAME" on stderr per LOOKUP):
+ * whoever walks a path through MOUNTPOINT waits there, as a path walk waits for a server that a
+ * user mounted over a directory of a path.
  *
  * Prints "ready" on stdout once mounted.  Ends when the mount goes away (the kernel aborts the
  * connection) or on SIGTERM; unmount with umount -l MOUNTPOINT or write to
@@ -98,12 +103,15 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 	}
 }
 
+static bool stall_lookups;
+
 int main(int argc, char **argv)
 {
 	static char buf[BUF_SIZE];
 	static const struct option longopts[] = {
 		{ "disk", required_argument, NULL, 'd' },
 		{ "rate", required_argument, NULL, 'r' },
+		{ "stall-lookups", no_argument, NULL, 'l' },
 		{}
 	};
 	const char *name = "stall";
@@ -114,12 +122,13 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'd': disk_size = strtoull(optarg, NULL, 0) << 20; name = "disk"; break;
 		case 'r': rate_kib = strtoul(optarg, NULL, 0); break;
+		case 'l': stall_lookups = true; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc - 1) {
 usage:
-		fprintf(stderr, "usage: %s [--disk MiB --rate KiB] MOUNTPOINT\n", argv[0]);
+		fprintf(stderr, "usage: %s [--disk MiB --rate KiB | --stall-lookups] MOUNTPOINT\n", argv[0]);
 		return 64;
 	}
 	if (strcmp(name, "disk") == 0) {
@@ -174,6 +183,10 @@ usage:
 		case FUSE_LOOKUP: {
 			struct fuse_entry_out e = { .nodeid = FILE_INO };
 
+			if (stall_lookups) {
+				fprintf(stderr, "lookup stalled %s\n", (const char *)arg);
+				break;	/* never answered */
+			}
 			if (in->nodeid != FUSE_ROOT_ID || strcmp((const char *)arg, name) != 0) {
 				reply(in->unique, ENOENT, NULL, 0);
 				break;

@@ -1,0 +1,72 @@
+# Attack: a path the unwinder resolves leads into a file system whose server never answers.
+# The crasher runs from /var/tmp/cdt-fz/bin/crasher; while it sleeps, a FUSE file system that never
+# answers a LOOKUP is mounted over /var/tmp/cdt-fz. Its mapping still names the file underneath
+# (not on FUSE, so not marked remote), but whoever opens that path now waits for the server.
+# Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
+# crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
+# it waits this case reads its /proc/PID/status: not root, no capability, no_new_privs, a seccomp
+# filter. The daemon kills it at UnwindTimeout= + 1 s; the crash is stored without those frames'
+# symbols, the daemon is the same process, no parser is left, and the next (root's) crash is stored.
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+grep -qw fuse /proc/filesystems || modprobe fuse 2>/dev/null
+grep -qw fuse /proc/filesystems || die "no FUSE in kernel $(uname -r) (CONFIG_FUSE_FS)"
+
+daemon_warm
+main=$(systemctl show -P MainPID coredumpd.service)
+dir=/var/tmp/cdt-fz
+rm -rf "$dir"
+mkdir -p "$dir/bin"
+cp "$BIN/crasher" "$dir/bin/crasher"
+on_exit "for a in /sys/fs/fuse/connections/*/abort; do echo 1 > \$a; done; umount -l $dir 2>/dev/null; rm -rf $dir"
+
+journal_mark
+rm -f "$WORK/pids"
+"$BIN/spawn" -t 120 -p "$WORK/pids" -- "$dir/bin/crasher" -s 3 > "$WORK/spawn.out" &
+spawn=$!
+for _ in $(seq 100); do [ -s "$WORK/pids" ] && break; sleep 0.05; done
+PID=$(head -n1 "$WORK/pids")
+[ -n "$PID" ] || die "the crasher did not start"
+# Loaded and sleeping (its exe mapped) before the mount covers its directory.
+for _ in $(seq 100); do grep -q "$dir/bin/crasher" "/proc/$PID/maps" 2>/dev/null && break; sleep 0.05; done
+"$BIN/fusestall" --stall-lookups "$dir" > "$WORK/fuse.out" 2> "$WORK/fuse.err" &
+fpid=$!
+on_exit "kill $fpid 2>/dev/null"
+for _ in $(seq 50); do grep -q ready "$WORK/fuse.out" && break; sleep 0.1; done
+grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fuse.err")"
+
+# The parser, while it waits in the path walk.
+status=
+for _ in $(seq 400); do
+	p=$(pgrep -x coredumpd-parse | head -n1)
+	if [ -n "$p" ] && grep -q "lookup stalled" "$WORK/fuse.err"; then
+		status=$(cat "/proc/$p/status" 2>/dev/null) && [ -n "$status" ] && break
+	fi
+	sleep 0.05
+done
+[ -n "$status" ] || die "no coredumpd-parser caught waiting in the path walk (fuse: $(cat "$WORK/fuse.err"))"
+echo "$status" | grep -E '^(Name|Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' | sed 's/^/parser: /'
+uid=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
+[ "$uid" = "65534 65534 65534 65534" ] || die "the parser of root's crash runs as uids '$uid', not nobody's"
+for set in CapPrm CapEff CapAmb; do
+	v=$(echo "$status" | awk -v s="$set:" '$1 == s {print $2}')
+	[ "$v" = 0000000000000000 ] || die "the parser holds capabilities: $set $v"
+done
+echo "$status" | grep -q '^NoNewPrivs:[[:space:]]*1' || die "the parser lacks no_new_privs"
+echo "$status" | grep -q '^Seccomp:[[:space:]]*2' || die "the parser has no system call filter"
+
+wait $spawn || die "the crasher was not released within 120 s"
+read_spawn_line "$(head -n1 "$WORK/spawn.out")"
+e=$(wait_entry "$PID" 30) || die "the crash was not recorded"
+say "record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e")"
+[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the crash was not stored"
+journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service | grep -q "parser killed at its deadline" ||
+	die "the daemon did not say it killed the parser at its deadline"
+[ "$(systemctl show -P MainPID coredumpd.service)" = "$main" ] || die "the daemon is not the same process (was $main)"
+for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25; done
+! pgrep -x coredumpd-parse >/dev/null || die "a parser outlived its deadline: $(pgrep -a -x coredumpd-parse)"
+
+crash crasher
+e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"
+[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the next crash: $(field COREDUMPD_RESULT "$e")"
+say "# report: parser-stalled-lookup: parser as nobody, no capabilities, seccomp; killed at its deadline; the daemon served on"
