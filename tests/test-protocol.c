@@ -808,7 +808,7 @@ TEST(repeats_rejected_before_the_dump) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         uint64_t now_usec = (uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000;
-        CHECK_INT(repeats_count(e.env.repeats, sig0, 3600ULL * 1000000, now_usec), ==, 5);
+        CHECK_INT(repeats_count(e.env.repeats, (uint32_t) getuid(), sig0, 3600ULL * 1000000, now_usec), ==, 5);
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
 }

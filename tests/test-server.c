@@ -358,6 +358,52 @@ TEST(fair_shares_per_user_and_reserved_for_root) {
         test_env_done(&e);
 }
 
+/* One user cannot crowd others out of the queue: their crashes beyond MaxQueuedPerUser= are
+ * rejected at once, and another user's crash that may run takes its slot although the queue is
+ * full (it was rejected "queue full" before). */
+TEST(queue_quota_per_user_and_a_runnable_crash_never_rejected) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=2\nMaxConcurrentPerUser=1\nReservedConcurrent=0\nMaxQueued=2\n"
+                                "MaxQueuedPerUser=2\nDeadline=10s\nIdleExit=0\n");
+        e.peer.n_uids = 5;
+        memcpy(e.peer.uids, (uint32_t[]) { 1000, 1000, 1000, 1000, 1001 }, 5 * sizeof(uint32_t));
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);             /* runs */
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);             /* over its share: waits */
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);
+        _cleanup_close_ int c = crash_connect(&rs);             /* waits: the queue is full now */
+        CHECK_INT(fk_read_ack(c, &ack, 300), ==, 0);
+        _cleanup_close_ int d = crash_connect(&rs);             /* over the user's quota: rejected */
+        CHECK_INT(fk_read_ack(d, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(d, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(d, 5000), ==, 0);
+        _cleanup_close_ int f = crash_connect(&rs);             /* 1001 may run: runs, queue full or not */
+        CHECK_INT(fk_read_ack(f, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        crash_finish(b);
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        crash_finish(c);
+        crash_finish(f);
+        CHECK(wait_records(&e, 5, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 4);
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "overload"), ==, 1);
+        _cleanup_free_ char *error = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_ERROR");
+        if (!error || !strstr(error, "quota"))
+                test_fail(__FILE__, __LINE__, "overload error '%s' does not name the quota", error ? error : "(none)");
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* With MaxConcurrent=1, no queue and one crash in progress, the next is answered REJECT at once and
  * recorded as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
@@ -531,6 +577,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(released_crash_frees_its_slot),
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
+        TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),

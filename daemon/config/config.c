@@ -31,6 +31,7 @@ void config_init_defaults(struct config *c) {
                 .max_concurrent_per_user = 8,
                 .reserved_concurrent = 2,
                 .max_queued = 256,
+                .max_queued_per_user = 32,
                 .deadline_usec = 60 * USEC_PER_SEC,
                 .queue_deadline_usec = 300 * USEC_PER_SEC,
                 .unwind_timeout_usec = 3 * USEC_PER_SEC,
@@ -85,7 +86,7 @@ static int parse_size_or_auto(const char *value, uint64_t *ret) {
 static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
-        "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
+        "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
         "IdleExit", NULL,
 };
 
@@ -157,6 +158,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_uint32(value, &u32) < 0 || u32 > 65536)
                         return INVALID(ini, key, value, ", expected 0..65536", "crashes waiting for a slot, default 256");
                 c->max_queued = u32;
+        } else if (strcmp(key, "MaxQueuedPerUser") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 > 65536)
+                        return INVALID(ini, key, value, ", expected 0..65536", "crashes of one user waiting for a slot, default 32");
+                c->max_queued_per_user = u32;
         } else if (strcmp(key, "Deadline") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
                         return INVALID(ini, key, value, "", HINT_DURATION ", at least 1ms");
@@ -290,6 +295,7 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "MaxConcurrentPerUser=%u\n", c->max_concurrent_per_user);
         fprintf(out, "ReservedConcurrent=%u\n", c->reserved_concurrent);
         fprintf(out, "MaxQueued=%u\n", c->max_queued);
+        fprintf(out, "MaxQueuedPerUser=%u\n", c->max_queued_per_user);
         fprintf(out, "Deadline=%s\n", format_duration(b, c->deadline_usec));
         fprintf(out, "QueueDeadline=%s\n", format_duration(b, c->queue_deadline_usec));
         fprintf(out, "MinRate=%s\n", format_size(b, c->min_rate));

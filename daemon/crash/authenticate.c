@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <string.h>
+#include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crash/authenticate.h"
@@ -25,6 +27,37 @@ bool peer_is_self(const struct peer *p) {
 
 bool peer_is_our_child(const struct peer *p) {
         return (pid_t) p->info.ppid == getpid();
+}
+
+/* A user namespace nesting deeper than the kernel allows (32) is not followed further. */
+#define USERNS_DEPTH_MAX 33
+
+static bool same_inode(const struct stat *a, const struct stat *b) {
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+void peer_resolve_owner(struct peer *p) {
+        struct stat ours, st;
+
+        p->owner = p->info.ruid;
+        if (p->pidfd < 0 || stat("/proc/self/ns/user", &ours) < 0)
+                return;
+        _cleanup_close_ int fd = ioctl(p->pidfd, PIDFD_GET_USER_NAMESPACE, 0);
+        for (unsigned depth = 0; fd >= 0 && depth < USERNS_DEPTH_MAX; depth++) {
+                if (fstat(fd, &st) < 0 || same_inode(&st, &ours))
+                        return; /* ours: the real uid is the owner */
+                _cleanup_close_ int parent = ioctl(fd, NS_GET_PARENT);
+                if (parent < 0 || fstat(parent, &st) < 0)
+                        return;
+                if (same_inode(&st, &ours)) {
+                        uid_t uid;
+                        if (ioctl(fd, NS_GET_OWNER_UID, &uid) == 0)
+                                p->owner = uid;
+                        return;
+                }
+                safe_close(fd);
+                fd = TAKE_FD(parent);
+        }
 }
 
 void peer_done(struct peer *p) {

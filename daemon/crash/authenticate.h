@@ -14,6 +14,10 @@
 struct peer {
         int pidfd;
         struct pidfd_info info;
+        /* Whom bounds are kept for (fair shares, queue room, repeat counters): the real uid, or for
+         * a task in a user namespace below ours the uid owning the outermost one (a subuid range
+         * counts as its owner's). peer_resolve_owner(). */
+        uid_t owner;
 };
 
 /* 0: a coredumping task, *ret filled (pidfd owned by *ret). -EPERM: refused (logged). Other
@@ -24,6 +28,11 @@ int authenticate_peer(int conn_fd, struct peer *ret, void *userdata);
 
 /* PIDFD_GET_INFO with the given request mask. */
 int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret);
+
+/* Sets p->owner (see struct peer): the owner of the task's outermost user namespace below ours,
+ * through PIDFD_GET_USER_NAMESPACE, NS_GET_PARENT and NS_GET_OWNER_UID; its real uid when it is in
+ * ours or that cannot be told. */
+void peer_resolve_owner(struct peer *p);
 
 /* The peer is this daemon itself (a crash of ours must never wait on our own socket). */
 bool peer_is_self(const struct peer *p);

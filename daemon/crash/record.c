@@ -29,7 +29,8 @@ static const char *crash_outcome_text(const struct crash *c, char *buf, size_t s
                 snprintf(buf, size, "crashed; core left to userspace by rule %s", c->have_decision ? c->decision.rule : "?");
                 break;
         case CRASH_RESULT_OVERLOAD:
-                snprintf(buf, size, "crashed; no core kept: too many crashes at once (overload)");
+                snprintf(buf, size, "crashed; no core kept: too many crashes at once (overload: %s)",
+                         c->error[0] ? c->error : "?");
                 break;
         default:
                 snprintf(buf, size, "crashed; core not stored: %s", c->error[0] ? c->error : "unknown error");
@@ -153,7 +154,7 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
                         snprintf(number, sizeof number, "%" PRIu32, c->mark);
                 k = k ?: fields_set_text(f, FIELD_MARK, name ?: number);
         }
-        if (c->result == CRASH_RESULT_FAILED && c->error[0])
+        if ((c->result == CRASH_RESULT_FAILED || c->result == CRASH_RESULT_OVERLOAD) && c->error[0])
                 k = k ?: fields_set_text(f, FIELD_ERROR, c->error);
         if (c->have_stored) {
                 k = k ?: fields_set_text(f, FIELD_FILENAME, c->stored.path);

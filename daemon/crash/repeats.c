@@ -16,6 +16,7 @@
 #define STATE_FILE_NEW ".signatures.new"
 
 struct repeat {
+        uint32_t owner;
         char signature[17];
         uint64_t window_start;          /* usec */
         unsigned count;                 /* crashes in the window */
@@ -39,7 +40,9 @@ static void repeats_load(struct repeats *r) {
         char line[256];
         while (fgets(line, sizeof line, f) && r->n < REPEATS_MAX) {
                 struct repeat x = {};
-                if (sscanf(line, "%16s %" SCNu64 " %u %" SCNu64, x.signature, &x.window_start, &x.count, &x.last) != 4 ||
+                /* Lines of before the counters were per owner (four fields): a fresh start. */
+                if (sscanf(line, "%" SCNu32 " %16s %" SCNu64 " %u %" SCNu64, &x.owner, x.signature, &x.window_start,
+                           &x.count, &x.last) != 5 ||
                     strlen(x.signature) != 16)
                         continue;
                 r->items[r->n++] = x;
@@ -57,8 +60,8 @@ static void repeats_save(struct repeats *r) {
         if (!f)
                 return;
         for (size_t i = 0; i < r->n; i++)
-                fprintf(f, "%s %" PRIu64 " %u %" PRIu64 "\n", r->items[i].signature, r->items[i].window_start,
-                        r->items[i].count, r->items[i].last);
+                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64 "\n", r->items[i].owner, r->items[i].signature,
+                        r->items[i].window_start, r->items[i].count, r->items[i].last);
         if (fclose(f) != 0 || renameat(r->dir_fd, STATE_FILE_NEW, r->dir_fd, STATE_FILE) < 0)
                 log_debug_errno(errno, "Cannot save the signature counts: %m");
 }
@@ -87,24 +90,37 @@ struct repeats *repeats_free(struct repeats *r) {
         return NULL;
 }
 
-unsigned repeats_count(struct repeats *r, const char *signature, uint64_t interval_usec, uint64_t now_usec) {
+unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, uint64_t interval_usec,
+                       uint64_t now_usec) {
         struct repeat *x = NULL;
         unsigned n;
 
         pthread_mutex_lock(&r->lock);
         for (size_t i = 0; i < r->n && !x; i++)
-                if (strcmp(r->items[i].signature, signature) == 0)
+                if (r->items[i].owner == owner && strcmp(r->items[i].signature, signature) == 0)
                         x = &r->items[i];
         if (!x) {
-                if (r->n < REPEATS_MAX)
-                        x = &r->items[r->n++];
-                else {
-                        x = &r->items[0]; /* forget the least recently seen */
-                        for (size_t i = 1; i < r->n; i++)
-                                if (r->items[i].last < x->last)
-                                        x = &r->items[i];
+                /* The least recently seen of this owner's, once they hold their share; else a free
+                 * counter; else the least recently seen of all. */
+                size_t own = 0;
+                struct repeat *own_oldest = NULL, *oldest = NULL;
+                for (size_t i = 0; i < r->n; i++) {
+                        struct repeat *y = &r->items[i];
+                        if (y->owner == owner) {
+                                own++;
+                                if (!own_oldest || y->last < own_oldest->last)
+                                        own_oldest = y;
+                        }
+                        if (!oldest || y->last < oldest->last)
+                                oldest = y;
                 }
-                *x = (struct repeat) { .window_start = now_usec };
+                if (own >= REPEATS_PER_OWNER)
+                        x = own_oldest;
+                else if (r->n < REPEATS_MAX)
+                        x = &r->items[r->n++];
+                else
+                        x = oldest;
+                *x = (struct repeat) { .owner = owner, .window_start = now_usec };
                 snprintf(x->signature, sizeof x->signature, "%s", signature);
         }
         if (now_usec < x->window_start || now_usec - x->window_start >= interval_usec) {

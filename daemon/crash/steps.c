@@ -20,6 +20,7 @@ int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
         if (r < 0)
                 return r;
         c->have_peer = true;
+        peer_resolve_owner(&c->peer);
         crash_update_tag(c);
         return 0;
 }
@@ -55,7 +56,8 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
 
         if (!env->repeats || !c->context.signature[0] || d->action == ACTION_REJECT || d->rate_limit_burst == 0)
                 return;
-        d->repeat = repeats_count(env->repeats, c->context.signature, d->rate_limit_interval_usec, now_usec());
+        d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, c->context.signature,
+                                  d->rate_limit_interval_usec, now_usec());
         if (d->repeat <= d->rate_limit_burst)
                 return;
         log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u): %s.", d->repeat,

@@ -361,6 +361,8 @@ static void loop_start(struct workers *ws, struct worker *w, const char *why) {
         if (why) {
                 log_crash(w->crash.tag, LOG_DEBUG, "Overload (%s): rejecting.", why);
                 w->overload_why = why;
+                /* The record says which bound (COREDUMPD_ERROR=): the one crash record with its why. */
+                snprintf(w->crash.error, sizeof w->crash.error, "%s", why);
         }
         int r = why ? crash_set_decision(&w->crash, ACTION_REJECT, "overload") : 0;
         if (r >= 0)
@@ -397,6 +399,38 @@ static void loop_start(struct workers *ws, struct worker *w, const char *why) {
 /* ---- the queue ------------------------------------------------------------------------------- */
 
 /* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
+/* Queued crashes of owner uid. */
+static unsigned queued_of(const struct workers *ws, uid_t uid) {
+        unsigned n = 0;
+        for (const struct worker *w = ws->queue; w; w = w->next)
+                if (w->uid == uid)
+                        n++;
+        return n;
+}
+
+/* Queued crashes of users (owners above SYSTEM_UID_MAX). */
+static unsigned queued_users(const struct workers *ws) {
+        unsigned n = 0;
+        for (const struct worker *w = ws->queue; w; w = w->next)
+                if (w->uid > SYSTEM_UID_MAX)
+                        n++;
+        return n;
+}
+
+/* NULL if a crash of uid may wait in the queue, else why not: the queue is full, the owner has
+ * MaxQueuedPerUser= waiting, or users together fill what they may (an eighth of MaxQueued= stays
+ * for root and system users, so that no user can make their crashes be rejected). */
+static const char *queue_room(const struct workers *ws, uid_t uid) {
+        const struct config *c = ws->config;
+        if (queued_of(ws, uid) >= c->max_queued_per_user)
+                return "queue quota of the user";
+        if (ws->n[WORKER_QUEUED] >= c->max_queued)
+                return "queue full";
+        if (uid > SYSTEM_UID_MAX && queued_users(ws) >= c->max_queued - MIN(c->max_queued / 8, c->max_queued))
+                return "queue room of users";
+        return NULL;
+}
+
 static void queue_dispatch(struct workers *ws) {
         struct worker *w = ws->queue;
 
@@ -480,12 +514,15 @@ static void hand_over(struct workers *ws, struct worker *w) {
                 return;
         }
 
-        if (!ws->queue && may_run(ws, w->uid)) {
+        /* A crash that may run now runs, whoever else waits (they wait for a share of their own);
+         * only one of an owner with crashes waiting queues behind them, in order. */
+        if (queued_of(ws, w->uid) == 0 && may_run(ws, w->uid)) {
                 if (thread_start(ws, w) < 0)
                         loop_start(ws, w, "no worker thread");
                 return;
         }
-        if (ws->n[WORKER_QUEUED] < ws->config->max_queued) {
+        const char *why = queue_room(ws, w->uid);
+        if (!why) {
                 if (worker_arm_deadline(w, true) >= 0) {
                         log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes held, %u queued.",
                                   holding(ws, HOLDERS_ALL, 0), ws->n[WORKER_QUEUED]);
@@ -494,7 +531,7 @@ static void hand_over(struct workers *ws, struct worker *w) {
                         return;
                 }
         }
-        loop_start(ws, w, "queue full");
+        loop_start(ws, w, why ? why : "queue full");
 }
 
 void workers_start(struct workers *ws, int fd) {
@@ -510,7 +547,7 @@ void workers_start(struct workers *ws, int fd) {
                 worker_free(w); /* not a crash: logged by the authenticator */
                 return;
         }
-        w->uid = w->crash.peer.info.ruid;
+        w->uid = w->crash.peer.owner;
         /* The decision on the loop: a REJECT is answered without a thread's start or a slot. */
         loop_start(ws, w, NULL);
 }

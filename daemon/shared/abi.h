@@ -68,6 +68,11 @@ static_assert(offsetof(struct coredump_ack, mask) == 8, "coredump_ack.mask");
 
 /* ---- linux/pidfd.h: PIDFD_GET_INFO --------------------------------------------------------- */
 
+/* A task's user namespace from its pidfd (7.2, and the series' 0013). */
+#ifndef PIDFD_GET_USER_NAMESPACE
+#define PIDFD_GET_USER_NAMESPACE _IO(0xFF, 9)
+#endif
+
 #ifndef PIDFD_INFO_SIZE_VER0
 
 #define PIDFD_INFO_PID             (UINT64_C(1) << 0) /* always returned */
