@@ -244,6 +244,7 @@ static int run(const struct arguments *a, const struct config *config) {
                 .policy_dirs = policy_dirs_or_default(a->policy_dirs),
                 .authenticate = authenticate_peer,
                 .record_sink = record_sink_journal,
+                .user_records = true,
                 .probe = probe,
                 .repeats = repeats,
                 .exit_wait_usec = SERVER_EXIT_WAIT_USEC,

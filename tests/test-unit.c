@@ -1468,9 +1468,9 @@ TEST(parser_cell_has_no_privileges) {
         if (pid == 0) {
                 char reason[256] = "";
                 struct sandbox_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
-                if (sandbox_enter(0, 0, &l, reason, sizeof reason) != -EPERM)
+                if (sandbox_enter(0, 0, &l, SANDBOX_READ, reason, sizeof reason) != -EPERM)
                         _exit(10); /* never as root */
-                if (sandbox_enter(65534, 65534, &l, reason, sizeof reason) < 0) {
+                if (sandbox_enter(65534, 65534, &l, SANDBOX_READ, reason, sizeof reason) < 0) {
                         fprintf(stderr, "sandbox_enter: %s\n", reason);
                         _exit(11);
                 }
@@ -1545,6 +1545,42 @@ TEST(deadline_trickle_rate_floor_and_max_duration) {
         CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s) > 0);
         CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s), ==, 0);
         config_done(&c);
+}
+
+/* The record handed to coredumpd-parser --record: what is encoded decodes the same; a field that is
+ * no NAME=value or names a trusted field (_UID=), root's ids, a cut: refused. */
+TEST(parser_record_round_trip_and_refusals) {
+        struct iovec v[] = {
+                { .iov_base = (char *) "MESSAGE=crashed\nStack trace", .iov_len = 27 },
+                { .iov_base = (char *) "COREDUMP_PID=42", .iov_len = 15 },
+        };
+        _cleanup_free_ void *buf = NULL;
+        size_t size = 0, n = 0;
+        uid_t uid;
+        gid_t gid;
+        struct iovec *back = NULL;
+        CHECK_OK(parser_record_encode(v, 2, 1000, 1000, &buf, &size));
+        CHECK_OK(parser_record_decode(buf, size, &back, &n, &uid, &gid));
+        CHECK_INT(n, ==, 2);
+        CHECK_INT(uid, ==, 1000);
+        CHECK(back[0].iov_len == 27 && memcmp(back[0].iov_base, v[0].iov_base, 27) == 0);
+        free(back);
+        for (size_t k = 0; k < size; k++)
+                CHECK_INT(parser_record_decode(buf, k, &back, &n, &uid, &gid), ==, -EBADMSG);
+        free(buf);
+        buf = NULL;
+        CHECK_OK(parser_record_encode(v, 2, 0, 0, &buf, &size));
+        CHECK_INT(parser_record_decode(buf, size, &back, &n, &uid, &gid), ==, -EBADMSG);
+        free(buf);
+        buf = NULL;
+        struct iovec trusted = { .iov_base = (char *) "_UID=0", .iov_len = 6 };
+        CHECK_OK(parser_record_encode(&trusted, 1, 1000, 1000, &buf, &size));
+        CHECK_INT(parser_record_decode(buf, size, &back, &n, &uid, &gid), ==, -EBADMSG);
+        free(buf);
+        buf = NULL;
+        struct iovec bare = { .iov_base = (char *) "no equals sign", .iov_len = 14 };
+        CHECK_OK(parser_record_encode(&bare, 1, 1000, 1000, &buf, &size));
+        CHECK_INT(parser_record_decode(buf, size, &back, &n, &uid, &gid), ==, -EBADMSG);
 }
 
 TEST(saved_files_round_trip_and_hostile_lines) {
@@ -1869,6 +1905,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_attachment_names),
 };

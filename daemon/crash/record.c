@@ -9,6 +9,7 @@
 
 #include "crash/backtrace.h"
 #include "crash/record.h"
+#include "parser/client.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
@@ -288,6 +289,33 @@ void record_core_done(struct record_core *core) {
 
 int record_sink_journal(const struct fields *f, void *userdata) {
         return sd_journal_sendv(f->v, (int) f->n);
+}
+
+struct user_copy {
+        uid_t uid;
+        gid_t gid;
+        const char *tag;
+};
+
+static int sink_user_journal(const struct fields *f, void *userdata) {
+        const struct user_copy *u = userdata;
+        char reason[256] = "";
+        int r = parser_submit_record(f->v, f->n, u->uid, u->gid, reason, sizeof reason);
+        if (r < 0)
+                log_crash(u->tag, LOG_NOTICE, "Cannot file the record in the journal of uid %u too: %s (%s).",
+                          (unsigned) u->uid, reason, strerror(-r));
+        return 0;
+}
+
+void record_crash_for_user(const struct crash *c) {
+        const struct crash_context *ctx = &c->context;
+        /* Stored crashes only: those are handled on a worker thread (a rejection is answered on the
+         * event loop, which must not wait for a child), and have a core for the user to fetch. */
+        if (!c->have_stored || !c->have_peer || !ctx->opened || ctx->uid == 0 || ctx->gid == 0 ||
+            !context_user_may_read(ctx))
+                return;
+        struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .tag = c->tag };
+        record_crash(c, sink_user_journal, &u);
 }
 
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {

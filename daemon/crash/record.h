@@ -34,5 +34,11 @@ typedef int (*record_sink_fn)(const struct fields *f, void *userdata);
 /* Sends to the journal with sd_journal_sendv(). */
 int record_sink_journal(const struct fields *f, void *userdata);
 
+/* The crash's record once more, in the crashing user's own journal (coredumpd-parser --record, as
+ * that user): only for a stored dump the user may read, never for root's. The daemon's record in the system
+ * journal stays the one root's tools trust; what this copy names is opened by the user's tools with
+ * the user's rights only. A failure is logged (it costs the user their view, not the crash). */
+void record_crash_for_user(const struct crash *c);
+
 /* Builds and sends; failures are logged with the crash's tag. */
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata);

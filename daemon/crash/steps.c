@@ -275,6 +275,8 @@ void step_record(const struct crash_env *env, struct crash *c) {
                           c->have_decision ? action_to_string(c->decision.action) : "-",
                           c->have_decision ? c->decision.rule : "-");
         record_crash(c, env->record_sink, env->record_userdata);
+        if (env->user_records)
+                record_crash_for_user(c);
 }
 
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {

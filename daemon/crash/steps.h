@@ -40,6 +40,7 @@ struct crash_env {
         struct store *store;
         record_sink_fn record_sink;
         void *record_userdata;
+        bool user_records;              /* a copy of each record in the crashing user's journal */
         struct probe *probe;            /* the crash-context probe, or NULL */
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
         const struct host_view *host;   /* the /proc root and what is read of the host once */

@@ -75,7 +75,9 @@ static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reaso
         return 0;
 }
 
-static int spawn(const struct task_fds *t, int req_fd, int res_fd, pid_t *ret_pid) {
+/* The parser with req_fd as its stdin, res_fd (or /dev/null, if -1) as its stdout, the task's fds
+ * when t is given, and mode (NULL or "--record") as its argument. */
+static int spawn(const struct task_fds *t, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none, all;
@@ -95,15 +97,16 @@ static int spawn(const struct task_fds *t, int req_fd, int res_fd, pid_t *ret_pi
         r = r ?: posix_spawnattr_setsigdefault(&attr, &all);
         r = r ?: posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         r = r ?: posix_spawn_file_actions_adddup2(&fa, req_fd, STDIN_FILENO);
-        r = r ?: posix_spawn_file_actions_adddup2(&fa, res_fd, STDOUT_FILENO);
+        r = r ?: (res_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, res_fd, STDOUT_FILENO)
+                              : posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0));
         /* Its stderr goes nowhere: what it has to say comes back in its bounded result, and a parser
          * taken over by a crafted file could otherwise write the log full in the daemon's name. */
         r = r ?: posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-        for (int i = PARSER_FD_MEM; i < _PARSER_FD_MAX && r == 0; i++)
+        for (int i = PARSER_FD_MEM; t && i < _PARSER_FD_MAX && r == 0; i++)
                 r = posix_spawn_file_actions_adddup2(&fa, t->fd[i], i);
-        r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, _PARSER_FD_MAX);
+        r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, t ? _PARSER_FD_MAX : STDERR_FILENO + 1);
         if (r == 0) {
-                char *argv[] = { (char *) "coredumpd-parser", NULL };
+                char *argv[] = { (char *) "coredumpd-parser", (char *) mode, NULL };
                 char *envp[] = { NULL };
                 r = posix_spawn(ret_pid, parser_program(), &fa, &attr, argv, envp);
         }
@@ -177,7 +180,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
                 r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
                 goto finish;
         }
-        r = spawn(&t, req_pipe[0], res_pipe[1], &pid);
+        r = spawn(&t, req_pipe[0], res_pipe[1], NULL, &pid);
         safe_close(req_pipe[0]);
         safe_close(res_pipe[1]);
         req_pipe[0] = res_pipe[1] = -1;
@@ -239,4 +242,68 @@ finish:
         safe_close(res_pipe[0]);
         safe_close(res_pipe[1]);
         return r;
+}
+
+/* How long a record may take to reach journald. */
+#define RECORD_DEADLINE_USEC (5 * UINT64_C(1000000))
+
+static int write_until(int fd, const void *buf, size_t size, uint64_t deadline_usec) {
+        while (size > 0) {
+                uint64_t now = now_monotonic_usec();
+                if (now >= deadline_usec)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = POLLOUT };
+                int n = poll(&p, 1, (int) MIN((deadline_usec - now + 999) / 1000, 1000));
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+                if (n <= 0)
+                        continue;
+                ssize_t k = write(fd, buf, size);
+                if (k < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (k < 0)
+                        return -errno;
+                buf = (const char *) buf + k;
+                size -= (size_t) k;
+        }
+        return 0;
+}
+
+int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, char *reason, size_t reason_size) {
+        _cleanup_free_ void *buf = NULL;
+        size_t size = 0;
+        int pipe_fds[2] = { -1, -1 };
+        pid_t pid;
+
+        if (uid == 0 || gid == 0)
+                return fail(-EPERM, reason, reason_size, "%s", "not as root");
+        int r = parser_record_encode(v, n, uid, gid, &buf, &size);
+        if (r < 0)
+                return fail(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
+        if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+                return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
+        r = spawn(NULL, pipe_fds[0], -1, "--record", &pid);
+        safe_close(pipe_fds[0]);
+        if (r < 0) {
+                safe_close(pipe_fds[1]);
+                return fail(r, reason, reason_size, "cannot start %s", parser_program());
+        }
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        (void) fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);
+        uint64_t deadline = now_monotonic_usec() + RECORD_DEADLINE_USEC;
+        r = write_until(pipe_fds[1], buf, size, deadline);
+        safe_close(pipe_fds[1]);
+        int status = 0;
+        bool ended = child_wait_until(pid, pidfd, deadline, &status);
+        if (!ended)
+                (void) child_kill_and_reap(pid, pidfd, &status);
+        safe_close(pidfd);
+        if (!ended)
+                return fail(-ETIMEDOUT, reason, reason_size, "%s", "killed at its deadline");
+        if (r < 0 && r != -EPIPE)
+                return fail(r, reason, reason_size, "%s", "cannot hand it the record");
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return fail(-EIO, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        return 0;
 }

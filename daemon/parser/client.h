@@ -46,3 +46,8 @@ const char *parser_program(void);
  * could not be started, was killed at its deadline (-ETIMEDOUT), died (-ECHILD), answered
  * nonsense (-EBADMSG), or could look at nothing (its own -errno). */
 int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char *reason, size_t reason_size);
+
+/* Sends the record's fields to journald once more, from `coredumpd-parser --record` running as
+ * uid and gid (never 0), so that journald files it in that user's journal. 0, or -errno with
+ * reason. */
+int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, char *reason, size_t reason_size);

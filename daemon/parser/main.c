@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <systemd/sd-journal.h>
 
 #include "parser/sandbox.h"
 #include "parser/unwind.h"
@@ -85,13 +86,54 @@ static int answer(const struct unwind_result *r, int error) {
         return k < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* --record: the daemon's record of a crash, sent to journald as the crashing user. Exits 0 when
+ * journald took it. */
+static int submit_record(void) {
+        char reason[256] = "";
+        _cleanup_free_ char *buf = malloc(PARSER_RECORD_MAX + 1);
+        size_t size = 0;
+
+        if (!buf)
+                return EXIT_FAILURE;
+        for (;;) {
+                ssize_t n = read(STDIN_FILENO, buf + size, PARSER_RECORD_MAX + 1 - size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                size += (size_t) n;
+                if (size > PARSER_RECORD_MAX)
+                        return 2;
+        }
+        struct iovec *v = NULL;
+        size_t n = 0;
+        uid_t uid;
+        gid_t gid;
+        if (parser_record_decode(buf, size, &v, &n, &uid, &gid) < 0)
+                return 2;
+        struct sandbox_limits limits = {
+                .address_space = UINT64_C(256) << 20,
+                .cpu_seconds = 5,
+                .open_files = 16,
+                .file_size = PARSER_RECORD_MAX,
+        };
+        int r = sandbox_enter(uid, gid, &limits, SANDBOX_JOURNAL, reason, sizeof reason);
+        if (r >= 0)
+                r = sd_journal_sendv(v, (int) n);
+        free(v);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static struct parser_request req;
         char reason[256] = "";
         int r;
 
+        if (argc == 2 && strcmp(argv[1], "--record") == 0)
+                return submit_record();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments: the coredumpd daemon starts it for one crash.\n", argv[0]);
+                fprintf(stderr, "%s takes no arguments but --record: the coredumpd daemon starts it for one crash.\n",
+                        argv[0]);
                 return 2;
         }
         r = read_all(STDIN_FILENO, &req, sizeof req);
@@ -100,10 +142,11 @@ int main(int argc, char **argv) {
 
         struct sandbox_limits limits = {
                 .address_space = req.memory_max,
+                .file_size = 0,
                 .cpu_seconds = req.budget_usec / 1000000 + 2,
                 .open_files = 1024,
         };
-        r = sandbox_enter(req.uid, req.gid, &limits, reason, sizeof reason);
+        r = sandbox_enter(req.uid, req.gid, &limits, SANDBOX_READ, reason, sizeof reason);
         if (r < 0) {
                 fprintf(stderr, "coredumpd-parser: %s\n", reason);
                 return answer(NULL, r);

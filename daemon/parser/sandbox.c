@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ static int set_limits(const struct sandbox_limits *l) {
         r = r ?: limit(RLIMIT_AS, l->address_space);
         r = r ?: limit(RLIMIT_CPU, l->cpu_seconds);
         r = r ?: limit(RLIMIT_NOFILE, l->open_files);
-        r = r ?: limit(RLIMIT_FSIZE, 0);
+        r = r ?: limit(RLIMIT_FSIZE, l->file_size);
         r = r ?: limit(RLIMIT_CORE, 0);
         r = r ?: limit(RLIMIT_MEMLOCK, 0);
         r = r ?: limit(RLIMIT_MSGQUEUE, 0);
@@ -63,6 +64,13 @@ static const unsigned allowed[] = {
         __NR_rt_sigreturn, __NR_rt_sigprocmask, __NR_sched_yield, __NR_exit, __NR_exit_group,
 };
 
+/* And for --record: sd_journal_sendv()'s datagram to journald, or for a large record a sealed memfd
+ * passed along it. socket() only for AF_UNIX (its first argument). */
+static const unsigned allowed_journal[] = {
+        __NR_connect, __NR_sendmsg, __NR_sendto, __NR_setsockopt, __NR_getsockopt, __NR_memfd_create,
+        __NR_ftruncate, __NR_pwrite64,
+};
+
 #if defined(__x86_64__)
 #define OUR_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -75,9 +83,9 @@ static const unsigned allowed[] = {
 #define OPEN_TMPFILE_BIT 020000000
 #define OPEN_WRITING (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | OPEN_TMPFILE_BIT)
 
-static int install_filter(void) {
+static int install_filter(enum sandbox_calls calls) {
 #ifdef OUR_AUDIT_ARCH
-        struct sock_filter filter[4 + 5 + 2 * ELEMENTSOF(allowed) + 1];
+        struct sock_filter filter[4 + 5 + 5 + 2 * (ELEMENTSOF(allowed) + ELEMENTSOF(allowed_journal)) + 1];
         size_t n = 0;
 
         filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -93,6 +101,17 @@ static int install_filter(void) {
                 filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], 0, 1);
                 filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
         }
+        if (calls == SANDBOX_JOURNAL) {
+                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4);
+                filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
+                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+                for (size_t i = 0; i < ELEMENTSOF(allowed_journal); i++) {
+                        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed_journal[i], 0, 1);
+                        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+                }
+        }
         filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
         struct sock_fprog prog = { .len = (unsigned short) n, .filter = filter };
 
@@ -102,7 +121,8 @@ static int install_filter(void) {
         return 0;
 }
 
-int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, char *reason, size_t reason_size) {
+int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, enum sandbox_calls calls, char *reason,
+                  size_t reason_size) {
         int r;
 
         if (uid == 0 || gid == 0)
@@ -142,7 +162,7 @@ int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, cha
                 return fail(-errno, reason, reason_size, "cannot make the parser non-dumpable");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 return fail(-errno, reason, reason_size, "cannot set no_new_privs");
-        r = install_filter();
+        r = install_filter(calls);
         if (r < 0)
                 return fail(r, reason, reason_size, "cannot install the system call filter");
         return 0;

@@ -20,8 +20,15 @@ struct sandbox_limits {
         uint64_t address_space;         /* RLIMIT_AS, bytes */
         uint64_t cpu_seconds;           /* RLIMIT_CPU */
         uint64_t open_files;            /* RLIMIT_NOFILE */
+        uint64_t file_size;             /* RLIMIT_FSIZE: 0 for the parser; a record's memfd for journald */
+};
+
+enum sandbox_calls {
+        SANDBOX_READ,                   /* the parser: read files and memory, nothing else */
+        SANDBOX_JOURNAL,                /* --record: and send one message to journald (AF_UNIX only) */
 };
 
 /* 0, or -errno with reason filled: the caller must then exit without parsing anything. Refuses to
  * go on as uid or gid 0 and with any capability left. */
-int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, char *reason, size_t reason_size);
+int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, enum sandbox_calls calls, char *reason,
+                  size_t reason_size);

@@ -268,3 +268,84 @@ error:
         unwind_result_done(&r);
         return k;
 }
+
+/* ---- a crash record ---------------------------------------------------------------------------- */
+
+int parser_record_encode(const struct iovec *v, size_t n, uid_t uid, gid_t gid, void **ret_buf, size_t *ret_size) {
+        size_t size = sizeof(struct parser_record_header);
+        if (n > PARSER_RECORD_FIELDS_MAX)
+                return -E2BIG;
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].iov_len > PARSER_RECORD_MAX)
+                        return -E2BIG;
+                size += sizeof(uint32_t) + v[i].iov_len;
+                if (size > PARSER_RECORD_MAX)
+                        return -E2BIG;
+        }
+        unsigned char *buf = malloc(size), *p;
+        if (!buf)
+                return -ENOMEM;
+        struct parser_record_header h = {
+                .magic = PARSER_RECORD_MAGIC,
+                .version = PARSER_VERSION,
+                .uid = uid,
+                .gid = gid,
+                .n_fields = (uint32_t) n,
+                .size = (uint32_t) size,
+        };
+        memcpy(buf, &h, sizeof h);
+        p = buf + sizeof h;
+        for (size_t i = 0; i < n; i++) {
+                uint32_t len = (uint32_t) v[i].iov_len;
+                memcpy(p, &len, sizeof len);
+                memcpy(p + sizeof len, v[i].iov_base, len);
+                p += sizeof len + len;
+        }
+        *ret_buf = buf;
+        *ret_size = size;
+        return 0;
+}
+
+static bool field_name_valid(const char *p, size_t len) {
+        const char *eq = memchr(p, '=', len);
+        if (!eq || eq == p)
+                return false;
+        for (const char *c = p; c < eq; c++)
+                if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+                        return false;
+        return p[0] != '_'; /* trusted fields are journald's to add */
+}
+
+int parser_record_decode(const void *buf, size_t size, struct iovec **ret_v, size_t *ret_n, uid_t *ret_uid,
+                         gid_t *ret_gid) {
+        struct cursor c = { .p = buf, .left = size };
+        struct parser_record_header h;
+
+        if (size > PARSER_RECORD_MAX || !take(&c, &h, sizeof h))
+                return -EBADMSG;
+        if (h.magic != PARSER_RECORD_MAGIC || h.version != PARSER_VERSION || h.size != size || h.uid == 0 ||
+            h.gid == 0 || h.n_fields == 0 || h.n_fields > PARSER_RECORD_FIELDS_MAX)
+                return -EBADMSG;
+        struct iovec *v = calloc(h.n_fields, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < h.n_fields; i++) {
+                uint32_t len;
+                if (!take(&c, &len, sizeof len) || len > c.left || !field_name_valid((const char *) c.p, len)) {
+                        free(v);
+                        return -EBADMSG;
+                }
+                v[i] = (struct iovec) { .iov_base = (void *) c.p, .iov_len = len };
+                c.p += len;
+                c.left -= len;
+        }
+        if (c.left != 0) {
+                free(v);
+                return -EBADMSG;
+        }
+        *ret_v = v;
+        *ret_n = h.n_fields;
+        *ret_uid = h.uid;
+        *ret_gid = h.gid;
+        return 0;
+}

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* x86-64's user_regs_struct: 27 registers, in the kernel's order (selfdump/core-notes.h). */
 #define PARSER_NREGS 27
@@ -132,6 +133,32 @@ struct parser_wire_frame {
 /* The parser's side: r (error 0) or only error, into a malloc'ed buffer of at most PARSER_RESULT_MAX
  * bytes (names cut to their maxima). 0, or -ENOMEM. */
 int parser_result_encode(const struct unwind_result *r, int error, void **ret_buf, size_t *ret_size);
+
+/* ---- a crash record, submitted again as the crashing user ---------------------------------- */
+
+/*
+ * `coredumpd-parser --record`: the daemon's record of a crash the user may read, sent to journald
+ * once more as that user, so that journald files it in the user's journal, where the user's own
+ * dumpctl and coredumpctl find it. On stdin: struct parser_record_header, then per field a
+ * uint32_t length and its bytes ("NAME=value").
+ */
+#define PARSER_RECORD_MAGIC UINT32_C(0x52524443) /* "CDRR" */
+#define PARSER_RECORD_FIELDS_MAX 1024
+#define PARSER_RECORD_MAX (UINT32_C(8) << 20)
+
+struct parser_record_header {
+        uint32_t magic, version;
+        uint32_t uid, gid;              /* never 0 */
+        uint32_t n_fields;
+        uint32_t size;                  /* of everything, this header included */
+};
+
+/* 0 and a malloc'ed buffer, -E2BIG beyond the maxima, -ENOMEM. */
+int parser_record_encode(const struct iovec *v, size_t n, uid_t uid, gid_t gid, void **ret_buf, size_t *ret_size);
+/* Checks the buffer (sizes add up, counts within the maxima, every field NAME=...); 0 and *ret_v
+ * (malloc'ed, pointing into buf), or -EBADMSG. */
+int parser_record_decode(const void *buf, size_t size, struct iovec **ret_v, size_t *ret_n, uid_t *ret_uid,
+                         gid_t *ret_gid);
 
 /* The daemon's side: the bytes the parser sent, checked before anything is believed — magic,
  * version, sizes that add up exactly, counts within the maxima, build-ids of hex digits, names

@@ -68,7 +68,9 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
         size_t size;
-        bool ours = false, from_root = false;
+        bool ours = false, from_root = false, from_caller = false;
+        char caller[16];
+        int caller_len = snprintf(caller, sizeof caller, "_UID=%u", (unsigned) getuid());
         uint64_t realtime = 0;
         int r;
 
@@ -79,8 +81,10 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 size_t klen = (size_t) (eq - (const char *) data);
                 if (klen == strlen(field_name(FIELD_ACTION)) && memcmp(data, field_name(FIELD_ACTION), klen) == 0)
                         ours = true;
-                if (klen == 4 && memcmp(data, "_UID", 4) == 0)
+                if (klen == 4 && memcmp(data, "_UID", 4) == 0) {
                         from_root = size == 6 && ((const char *) data)[5] == '0';
+                        from_caller = size == (size_t) caller_len && memcmp(data, caller, size) == 0;
+                }
                 r = fields_add_raw(&d.fields, data, size);
                 if (r < 0) {
                         entry_done(&d);
@@ -89,15 +93,40 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         }
 
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
-         * entry without _UID (a journal file made by hand, as in tests) is taken as it is. */
-        if (!ours || (fields_get_name(&d.fields, "_UID") && !from_root)) {
+         * entry without _UID (a journal file made by hand, as in tests) is taken as it is. A user's
+         * own entries too (the copy coredumpd files in their journal, crash/record.h), for that user
+         * only, and as foreign: what they name is opened only inside the store, with their rights. */
+        bool has_uid = fields_get_name(&d.fields, "_UID") != NULL;
+        bool users_own = has_uid && !from_root && from_caller && getuid() != 0;
+        if (!ours || (has_uid && !from_root && !users_own)) {
                 entry_done(&d);
                 return -ENOMSG;
         }
+        d.foreign = users_own;
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
         *ret = d;
         return 0;
+}
+
+/* Whether l holds d's crash already (the same COREDUMPD_CRASH_ID); a trusted entry of it replaces
+ * a foreign one there. */
+static bool entry_list_has_crash(struct entry_list *l, struct entry *d) {
+        const char *id = fields_get(&d->fields, FIELD_CRASH_ID);
+        if (!id || !*id)
+                return false;
+        for (size_t i = 0; i < l->n; i++) {
+                const char *other = fields_get(&l->entries[i].fields, FIELD_CRASH_ID);
+                if (!other || strcmp(other, id) != 0)
+                        continue;
+                if (l->entries[i].foreign && !d->foreign) {
+                        entry_done(&l->entries[i]);
+                        l->entries[i] = *d;
+                        *d = (struct entry) {};
+                }
+                return true;
+        }
+        return false;
 }
 
 int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
@@ -124,7 +153,12 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
                         continue;
                 if (r < 0)
                         return r;
-                d.foreign = foreign;
+                d.foreign = d.foreign || foreign;
+                /* A user who reads the system journal too sees a crash twice: root's record is kept. */
+                if (entry_list_has_crash(l, &d)) {
+                        entry_done(&d);
+                        continue;
+                }
                 r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;

@@ -198,6 +198,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .store = o->store,
                 .record_sink = o->record_sink,
                 .record_userdata = o->record_userdata,
+                .user_records = o->user_records,
                 .probe = o->probe,
                 .repeats = o->repeats,
                 .host = &s->host,
