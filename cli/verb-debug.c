@@ -66,6 +66,11 @@ static int split_arguments(const char *s, char ***ret) {
 }
 
 /* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
+/* Whether the crash is the caller's own (root's crashes are root's). */
+static bool crash_is_callers(const struct entry *d) {
+        return d->uid >= 0 && (uid_t) d->uid == getuid();
+}
+
 static char *executable_of(const struct entry *d) {
         const char *exe = fields_get(&d->fields, FIELD_EXE);
         if (!exe || exe[0] != '/')
@@ -83,6 +88,14 @@ static char *executable_of(const struct entry *d) {
                 /* Anybody may have written that journal: gdb only gets a file only root could have put there. */
                 log_warning("Not handing %s, named by a journal from --directory, to gdb: not a root-owned file "
                             "that only root may change; debugging the core alone.", p);
+                free(p);
+                return NULL;
+        }
+        if (p && !crash_is_callers(d) && (stat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))) {
+                /* Another user's crash: the file at that path now is theirs to replace, and gdb reads
+                 * (and may run scripts for) what it is given. */
+                log_warning("Not handing %s to gdb: the crash is uid %lld's and the file is not one only root may "
+                            "change; debugging the core alone.", p, d->uid);
                 free(p);
                 return NULL;
         }
@@ -332,6 +345,10 @@ int verb_debug(void) {
                 if (strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, "set auto-load off") < 0 ||
                     strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, sysroot) < 0 ||
                     strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, search) < 0)
+                        goto oom;
+        } else if ((d->foreign || !crash_is_callers(d)) && debugger_is_gdb(debugger)) {
+                /* No .gdbinit or -gdb.py of another user's files runs with the caller's rights. */
+                if (strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, "set auto-load off") < 0)
                         goto oom;
         }
         for (char **a = extra; a && *a; a++)

@@ -2,6 +2,7 @@
 /* dumpctl dump: the newest matching core, decompressed, to a file or stdout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <unistd.h>
 
@@ -51,6 +52,35 @@ int write_core(const struct entry *d, int out_fd) {
         return EXIT_OK;
 }
 
+/* -o FILE: a new file; or one that is there already if it is the caller's own regular file (cut to
+ * nothing) or a character device (/dev/null). Never through a symlink, never into a FIFO (O_NONBLOCK:
+ * no waiting for a reader) or a file someone else placed there for root to write into. The fd, or
+ * -EPERM for such a file, or -errno. */
+static int open_output(const char *path) {
+        int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+        int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+                return fd;
+        if (errno != EEXIST)
+                return errno == ELOOP ? -EPERM : -errno;
+        fd = open(path, flags);
+        if (fd < 0)
+                return errno == ELOOP || errno == ENXIO ? -EPERM : -errno;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_uid == geteuid()))) {
+                safe_close(fd);
+                return -EPERM;
+        }
+        if (S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+                int r = -errno;
+                safe_close(fd);
+                return r;
+        }
+        /* Blocking again: the core is written in full. */
+        (void) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        return fd;
+}
+
 int verb_dump(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
         const struct entry *d = NULL;
@@ -65,13 +95,14 @@ int verb_dump(void) {
                 return status;
 
         if (arg.output) {
-                /* Never through a symlink: root would write wherever it points. */
-                fd = open(arg.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
+                fd = open_output(arg.output);
+                if (fd == -EPERM) {
+                        log_error("Refusing to write to %s: it is a symlink, a FIFO or socket, or a file of another "
+                                  "user; remove it or name a new file.", arg.output);
+                        return EXIT_ERROR;
+                }
                 if (fd < 0) {
-                        if (errno == ELOOP) {
-                                log_error("Refusing to write through the symlink %s.", arg.output);
-                                return EXIT_ERROR;
-                        }
+                        errno = -fd;
                         log_error_errno(errno, "Cannot create %s: %m", arg.output);
                         return errno == EACCES ? EXIT_PERMISSION : EXIT_ERROR;
                 }

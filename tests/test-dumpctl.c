@@ -417,6 +417,10 @@ TEST(foreign_journal_and_output_hardening) {
                    "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=424244\n"
                    "COREDUMP_UID=0\nCOREDUMP_COMM=crasher\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n\n",
                 now + 1, boot, stored, planted);
+        /* A name with terminal controls: an ESC sequence retitling the terminal, a C1 CSI. */
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=3\n_BOOT_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=424245\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=ev\x1b]0;pwned\x07il\xc2\x9b" "2J\n\n", now + 2, boot);
         fclose(f);
         CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
 
@@ -424,6 +428,11 @@ TEST(foreign_journal_and_output_hardening) {
         CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump 424243 2>/dev/null", dumpctl(), jdir, e.store_dir, out), ==, 5);
         struct stat st;
         CHECK(stat(out, &st) < 0 || st.st_size == 0);    /* nothing of the secret */
+
+        _cleanup_free_ char *shown = NULL;
+        CHECK_INT(run(&shown, "%s -D %s --store=%s info 424245 2>&1", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(shown, "424245"));
+        CHECK(!strchr(shown, '\x1b') && !strchr(shown, '\x07') && !strstr(shown, "\xc2\x9b"));
 
         CHECK_INT(run(&err, "%s -D %s --store=%s --debugger=/bin/echo debug 424244 2>&1", dumpctl(), jdir,
                       e.store_dir), ==, 0);
@@ -441,6 +450,18 @@ TEST(foreign_journal_and_output_hardening) {
         CHECK(run(NULL, "%s --no-journal --store=%s -o %s dump crasher 2>/dev/null", dumpctl(), e.store_dir, link) != 0);
         size_t n;
         _cleanup_free_ char *kept = read_whole(target, &n);
+        CHECK_STR(kept, "keep me\n");
+
+        /* -o to a FIFO: refused at once, not waiting for a reader; to another user's file: refused,
+         * the file untouched. */
+        _cleanup_free_ char *fifo = NULL;
+        CHECK(asprintf(&fifo, "%s/fifo", e.dir) > 0 && mkfifo(fifo, 0666) == 0);
+        CHECK(run(NULL, "timeout 10 %s --no-journal --store=%s -o %s dump crasher 2>/dev/null", dumpctl(), e.store_dir,
+                  fifo) == 1);
+        CHECK(chown(target, 65534, 65534) == 0);
+        CHECK(run(NULL, "%s --no-journal --store=%s -o %s dump crasher 2>/dev/null", dumpctl(), e.store_dir, target) == 1);
+        free(kept);
+        kept = read_whole(target, &n);
         CHECK_STR(kept, "keep me\n");
         test_env_done(&e);
 }

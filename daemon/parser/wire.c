@@ -8,6 +8,7 @@
 
 #include "parser/wire.h"
 #include "shared/cleanup.h"
+#include "shared/escape.h"
 
 void unwind_result_done(struct unwind_result *r) {
         for (size_t i = 0; i < r->n_threads; i++) {
@@ -159,13 +160,15 @@ static bool build_id_take(const char in[40], char out[static 41]) {
         return true;
 }
 
+/* A name as the crashed task's files gave it: escaped (shared/escape.h) before it reaches a record,
+ * a log line or a terminal. */
 static bool name_take(struct cursor *c, size_t len, size_t max, char **ret) {
         *ret = NULL;
         if (len == 0)
                 return true;
         if (len > max || len > c->left || memchr(c->p, 0, len))
                 return false;
-        *ret = strndup((const char *) c->p, len);
+        *ret = escape_text(c->p, len);
         if (!*ret)
                 return false;
         c->p += len;

@@ -64,6 +64,19 @@ static void entry_parse_fields(struct entry *d, uint64_t fallback_time) {
 
 /* ---- the journal ----------------------------------------------------------------------------- */
 
+static void sanitize_controls(char *p, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                unsigned char b = (unsigned char) p[i];
+                if ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7f)
+                        p[i] = '?';
+                else if (b == 0xc2 && i + 1 < n && (unsigned char) p[i + 1] >= 0x80 && (unsigned char) p[i + 1] <= 0x9f) {
+                        p[i] = '?';
+                        p[i + 1] = '?';
+                        i++;
+                }
+        }
+}
+
 static int entry_from_journal(sd_journal *j, struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
@@ -90,6 +103,12 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                         entry_done(&d);
                         return r;
                 }
+                /* Terminal controls (C0 but newline and tab, DEL, C1 as UTF-8) never reach a
+                 * terminal: anyone may write an entry into their own journal. In our copy: the
+                 * journal's data is mapped read-only. */
+                struct iovec *last = &d.fields.v[d.fields.n - 1];
+                if (last->iov_len > klen)
+                        sanitize_controls((char *) last->iov_base + klen + 1, last->iov_len - klen - 1);
         }
 
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
