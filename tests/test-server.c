@@ -4,6 +4,9 @@
  * thread of the test, listening on a socket in a temporary directory. */
 
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -404,6 +407,64 @@ TEST(queue_quota_per_user_and_a_runnable_crash_never_rejected) {
         test_env_done(&e);
 }
 
+/* Out of fds, the listener rests instead of spinning on EMFILE (a busy loop before, and crashes lost
+ * as the backlog filled): the crashes wait in the backlog and are served once fds come back. */
+TEST(fd_exhaustion_pauses_the_listener) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        struct rlimit saved, low;
+        test_env_init(&e, NULL, "Deadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        /* The clients' sockets first: connect() needs no new fd once the limit is low. */
+        int fds[3];
+        for (size_t i = 0; i < 3; i++) {
+                fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                CHECK(fds[i] >= 0);
+        }
+        int highest = 0;
+        for (int fd = 0; fd < 4096; fd++)
+                if (fcntl(fd, F_GETFD) >= 0)
+                        highest = fd;
+        CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+        low = (struct rlimit) { .rlim_cur = (rlim_t) highest + 1, .rlim_max = saved.rlim_max };
+        CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+        /* Every hole below the limit filled: no fd left for anyone in this process. */
+        int fillers[4096], n_fillers = 0;
+        while (n_fillers < 4096 && (fillers[n_fillers] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+                n_fillers++;
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        strncpy(sa.sun_path, rs.socket_path, sizeof sa.sun_path - 1);
+        struct rusage r0, r1;
+        CHECK(getrusage(RUSAGE_SELF, &r0) == 0);
+        for (size_t i = 0; i < 3; i++) {
+                CHECK(connect(fds[i], (struct sockaddr *) &sa, sizeof sa) == 0);
+                fk_send_request(fds[i], 16, 16, FULL_MASK);
+        }
+        CHECK_INT(fk_read_ack(fds[0], &ack, 1000), ==, 0);     /* not accepted: no fd */
+        CHECK(getrusage(RUSAGE_SELF, &r1) == 0);
+        uint64_t cpu_ms = (uint64_t) (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec + r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * 1000 +
+                          (uint64_t) ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) / 1000;
+        for (int i = 0; i < n_fillers; i++)
+                close(fillers[i]);
+        CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+        if (cpu_ms > 500)
+                test_fail(__FILE__, __LINE__, "%" PRIu64 " ms of CPU in a second out of fds: the listener spins", cpu_ms);
+
+        for (size_t i = 0; i < 3; i++) {
+                CHECK_INT(fk_read_ack(fds[i], &ack, 5000), ==, 16);
+                crash_finish(fds[i]);
+                close(fds[i]);
+        }
+        CHECK(wait_records(&e, 3, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 3);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* With MaxConcurrent=1, no queue and one crash in progress, the next is answered REJECT at once and
  * recorded as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
@@ -578,6 +639,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
+        TEST_ENTRY(fd_exhaustion_pauses_the_listener),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),

@@ -109,6 +109,34 @@ static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *user
         return 0;
 }
 
+/* How long the listener rests when accept() finds no fd: the kernel holds the waiting crashes in the
+ * socket's backlog meanwhile, and workers give fds back as they end. */
+#define LISTEN_PAUSE_USEC (250 * UINT64_C(1000))
+
+static int on_resume(sd_event_source *source, uint64_t usec, void *userdata) {
+        struct server *s = userdata;
+        if (!s->stopping)
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+        return 0;
+}
+
+/* Out of fds: accept() would fail at once again, the loop would spin. Rest instead. */
+static void pause_listening(struct server *s, int err) {
+        uint64_t now;
+        if (s->n_paused++ == 0 || s->n_paused % 100 == 0)
+                log_warning_errno(err, "Cannot accept a crash connection (%m): pausing for %u ms, crashes wait in the "
+                                  "socket's backlog (%u times so far).", (unsigned) (LISTEN_PAUSE_USEC / 1000), s->n_paused);
+        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
+        if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
+                now = 0;
+        if (s->resume_timer) {
+                (void) sd_event_source_set_time(s->resume_timer, now + LISTEN_PAUSE_USEC);
+                (void) sd_event_source_set_enabled(s->resume_timer, SD_EVENT_ONESHOT);
+        } else if (sd_event_add_time(s->event, &s->resume_timer, CLOCK_MONOTONIC, now + LISTEN_PAUSE_USEC, 0,
+                                     on_resume, s) < 0)
+                (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON); /* spin rather than stop */
+}
+
 static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         struct server *s = userdata;
 
@@ -118,6 +146,10 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
                 if (cfd < 0) {
                         if (errno == EINTR || errno == ECONNABORTED)
                                 continue;
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                                pause_listening(s, errno);
+                                break;
+                        }
                         if (errno != EAGAIN)
                                 log_error_errno(errno, "Cannot accept a crash connection: %m");
                         break;
@@ -238,6 +270,7 @@ struct server *server_free(struct server *s) {
         workers_free(s->workers);
 
         sd_event_source_disable_unref(s->listen_source);
+        sd_event_source_disable_unref(s->resume_timer);
         sd_event_source_disable_unref(s->wake_source);
         sd_event_source_disable_unref(s->idle_timer);
         sd_event_unref(s->event);

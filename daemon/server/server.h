@@ -21,6 +21,8 @@ struct server {
         sd_event *event;
         int listen_fd;
         sd_event_source *listen_source;
+        sd_event_source *resume_timer;  /* the listener paused for want of fds, resumed by this */
+        unsigned n_paused;              /* times accept() ran out of fds (EMFILE, ENFILE, ...) */
         sd_event_source *wake_source;   /* server_request_stop() from other threads, through wake_fd */
         sd_event_source *idle_timer;
         int wake_fd;
