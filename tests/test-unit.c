@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,6 +42,7 @@
 #include "shared/strv.h"
 #include "shared/timestamp.h"
 #include "store/core-extent.h"
+#include "store/reserve.h"
 #include "store/core-writer.h"
 #include "store/store.h"
 
@@ -1583,6 +1585,60 @@ TEST(parser_record_round_trip_and_refusals) {
         CHECK_INT(parser_record_decode(buf, size, &back, &n, &uid, &gid), ==, -EBADMSG);
 }
 
+/* Room is reserved before a core is taken: free space less KeepFree= less what others hold, and
+ * the user's MaxUsePerUser= left; given back, it is there again. */
+TEST(store_reservations_bound_cores_in_flight) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        struct config c;
+        config_init_defaults(&c);
+        struct statvfs sv;
+        CHECK(statvfs(dir, &sv) == 0);
+        const uint64_t mib = UINT64_C(1) << 20;
+        uint64_t free_space = (uint64_t) sv.f_bavail * sv.f_frsize;
+        if (free_space < 256 * mib) {
+                printf("SKIP: less than 256 MiB free under %s\n", dir);
+                exit(77);
+        }
+        c.keep_free = free_space - 64 * mib;                    /* 64 MiB of room */
+        struct store *st = NULL;
+        CHECK_OK(store_open(dir, &c, &st));
+        char why[256] = "";
+
+        uint64_t a = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        CHECK_INT(a, >, 48 * mib);
+        CHECK_INT(a, <, 80 * mib);
+        uint64_t b = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
+        CHECK_INT(b, <, 16 * mib);                              /* the first holds it */
+        if (b == 0)
+                CHECK(strstr(why, "reserved by crashes in flight"));
+        store_unreserve(st, a);
+        store_unreserve(st, b);
+        uint64_t again = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        CHECK_INT(again, >, 48 * mib);
+        store_unreserve(st, again);
+        CHECK_INT(store_reserve(st, 1000, 4096, why, sizeof why), ==, 4096);
+        store_unreserve(st, 4096);
+
+        /* MaxUsePerUser=: uid 1000's cores take 8 KiB of a 12 KiB share. */
+        st->max_use_per_user = 4096 * 3;
+        CHECK_OK(write_text_file(dir, "core.x.1000.0123456789abcdef0123456789abcdef.1.1", ""));
+        int fd = openat(st->dir_fd, "core.x.1000.0123456789abcdef0123456789abcdef.1.1", O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        char block[8192];
+        memset(block, 'x', sizeof block);
+        CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
+        close(fd);
+        uint64_t used = store_usage_of(st, 1000);
+        CHECK_INT(used, >=, 8192);
+        uint64_t u = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        CHECK_INT(u, ==, used >= 4096 * 3 ? 0 : 4096 * 3 - used);
+        store_unreserve(st, u);
+        CHECK_INT(store_reserve(st, 1001, 4096, why, sizeof why), ==, 4096);    /* another user: unaffected */
+        store_free(st);
+        config_done(&c);
+        tmpdir_remove(dir);
+}
+
 TEST(saved_files_round_trip_and_hostile_lines) {
         struct saved_files l = {};
         struct saved_file exe = { .path = (char *) "/opt/ct/bin/ct crash", .stored = (char *) "core.ctcrash.0.0123.7.9.file-0" };
@@ -1907,6 +1963,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_cell_has_no_privileges),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
+        TEST_ENTRY(store_reservations_bound_cores_in_flight),
         TEST_ENTRY(store_attachment_names),
 };
 

@@ -43,7 +43,8 @@ struct crash {
         uint32_t mark;
         bool have_stored;
         struct stored_core stored;
-        bool compress_pending;          /* stored plain; to be compressed once the task is released */
+        bool compress_pending;
+        uint64_t reserved;              /* room held in the store (store/reserve.h) until the core is kept */          /* stored plain; to be compressed once the task is released */
         uint64_t released_usec;         /* CLOCK_REALTIME when the connection was closed */
         uint64_t accepted_mono;         /* CLOCK_MONOTONIC when it was authenticated, after accept() */
         uint64_t ack_usec;              /* from accept to the ack: how long we kept the kernel waiting */

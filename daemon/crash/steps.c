@@ -13,6 +13,7 @@
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/timestamp.h"
+#include "store/reserve.h"
 
 int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
         c->accepted_mono = now_monotonic_usec();
@@ -117,6 +118,30 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
         return 0;
 }
 
+/* Room in the store before the kernel writes a byte: a core is cut at its reservation; with no room
+ * at all the crash is rejected (recorded with why), not streamed into a full disk. */
+static void reserve_room(const struct crash_env *env, struct crash *c) {
+        struct decision *d = &c->decision;
+        char why[256] = "";
+
+        bool makes_core = d->action == ACTION_KERNEL ||
+                          (d->action == ACTION_USERSPACE && d->wait && d->userspace_mode != USERSPACE_MODE_NONE);
+        if (!env->store || !makes_core)
+                return;
+        c->reserved = store_reserve(env->store, (uint32_t) c->context.uid, d->max_size, why, sizeof why);
+        if (c->reserved == 0) {
+                (void) crash_fail(c, -ENOSPC, "Not keeping a core: %s", why);
+                d->action = ACTION_REJECT;
+                d->wait = false;
+                return;
+        }
+        if (c->reserved < d->max_size) {
+                log_crash(c->tag, LOG_NOTICE, "Room for %" PRIu64 " of the core's at most %" PRIu64 " bytes: it may be cut.",
+                          c->reserved, d->max_size);
+                d->max_size = c->reserved;
+        }
+}
+
 void step_prepare(const struct crash_env *env, struct crash *c) {
         if (!c->have_decision || c->decision.action == ACTION_REJECT)
                 return;
@@ -137,6 +162,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
                 c->unwind_tried = true;
         }
         decide_repeat(env, c);
+        reserve_room(env, c);
         /* A container's files, for the debugger: opened while the task is held, kept later; not
          * again for a repeat, whose first crash has them. */
         bool repeat = c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
@@ -268,6 +294,12 @@ void step_keep(const struct crash_env *env, struct crash *c) {
         (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 
+static void step_unreserve(const struct crash_env *env, struct crash *c) {
+        if (c->reserved > 0 && env->store)
+                store_unreserve(env->store, c->reserved);
+        c->reserved = 0;
+}
+
 void step_record(const struct crash_env *env, struct crash *c) {
         if (c->result != CRASH_RESULT_FAILED) /* a failure was logged where it happened */
                 log_crash(c->tag, c->result == CRASH_RESULT_OVERLOAD ? LOG_WARNING : LOG_INFO,
@@ -297,6 +329,7 @@ record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
         step_release(conn, c);
         step_keep(env, c);
+        step_unreserve(env, c);
         step_record(env, c);
 }
 

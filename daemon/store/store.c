@@ -57,6 +57,7 @@ int store_open(const char *path, const struct config *config, struct store **ret
         s->keep_free = config->keep_free;
         s->compress_level = config->compress_level;
         pthread_mutex_init(&s->vacuum_lock, NULL);
+        pthread_mutex_init(&s->reserve_lock, NULL);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         (void) sem_init(&s->compress_slots, 0, (unsigned) MAX(1L, cpus / 2));
         atomic_init(&s->interrupted, false);
@@ -69,6 +70,7 @@ struct store *store_free(struct store *s) {
                 return NULL;
         safe_close(s->dir_fd);
         pthread_mutex_destroy(&s->vacuum_lock);
+        pthread_mutex_destroy(&s->reserve_lock);
         sem_destroy(&s->compress_slots);
         free(s->path);
         free(s);

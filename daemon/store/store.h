@@ -26,6 +26,8 @@ struct store {
         uint64_t keep_free;     /* SIZE_AUTO or bytes */
         int compress_level;
         pthread_mutex_t vacuum_lock;
+        pthread_mutex_t reserve_lock;
+        uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
         sem_t compress_slots;           /* background compressions at once */
         atomic_bool interrupted;        /* store_interrupt(): background work stops early */
 };
@@ -128,3 +130,10 @@ int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_
  * the oldest of whichever user takes the most, so one user cannot flush everybody else's cores
  * out. The file named keep is never deleted. Returns the number of files removed. */
 int store_vacuum(struct store *s, const char *keep, const char *tag);
+
+/* MaxUse= and KeepFree= when "auto": a share of the file system, at most 4G. */
+#define STORE_MAX_USE_PERCENT 10
+#define STORE_KEEP_FREE_PERCENT 15
+uint64_t store_limit(uint64_t configured, uint64_t fs_size, unsigned percent);
+/* The bytes the cores (and files kept with them) of uid take in the store now. */
+uint64_t store_usage_of(struct store *s, uint32_t uid);

@@ -127,7 +127,7 @@ static int list_stored_files(int dir_fd, struct stored_files *ret) {
         return 0;
 }
 
-static uint64_t auto_limit(uint64_t configured, uint64_t fs_size, unsigned percent) {
+uint64_t store_limit(uint64_t configured, uint64_t fs_size, unsigned percent) {
         if (configured != SIZE_AUTO)
                 return configured;
         return MIN(fs_size / 100 * percent, AUTO_LIMIT_CAP);
@@ -212,6 +212,18 @@ static struct stored_file *pick_victim(struct stored_files *l, struct user_usage
         }
 }
 
+uint64_t store_usage_of(struct store *s, uint32_t uid) {
+        _cleanup_(stored_files_done) struct stored_files files = {};
+        uint64_t used = 0;
+
+        if (list_stored_files(s->dir_fd, &files) < 0)
+                return 0;
+        for (size_t i = 0; i < files.n; i++)
+                if (files.files[i].uid == uid)
+                        used += files.files[i].disk_size;
+        return used;
+}
+
 int store_vacuum(struct store *s, const char *keep, const char *tag) {
         _cleanup_(stored_files_done) struct stored_files files = {};
         _cleanup_free_ struct user_usage *users = NULL;
@@ -227,9 +239,9 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         }
         uint64_t fs_size = (uint64_t) sv.f_blocks * sv.f_frsize;
         uint64_t free_space = (uint64_t) sv.f_bavail * sv.f_frsize;
-        uint64_t max_use = auto_limit(s->max_use, fs_size, 10);
+        uint64_t max_use = store_limit(s->max_use, fs_size, STORE_MAX_USE_PERCENT);
         uint64_t max_use_per_user = s->max_use_per_user != SIZE_AUTO ? s->max_use_per_user : max_use;
-        uint64_t keep_free = auto_limit(s->keep_free, fs_size, 15);
+        uint64_t keep_free = store_limit(s->keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
 
         r = list_stored_files(s->dir_fd, &files);
         if (r < 0) {

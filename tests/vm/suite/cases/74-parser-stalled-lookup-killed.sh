@@ -5,8 +5,10 @@
 # Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
 # crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
 # it waits this case reads its /proc/PID/status: not root, no capability, no_new_privs, a seccomp
-# filter. The daemon kills it at UnwindTimeout= + 1 s; the crash is stored without those frames'
-# symbols, the daemon is the same process, no parser is left, and the next (root's) crash is stored.
+# filter. The daemon kills it at UnwindTimeout= + 1 s and goes on: the crash is stored without those
+# frames' symbols, the daemon is the same process, and the next (root's) crash is stored. A FUSE
+# request the server has taken is waited for even by a killed process: the parser stays, SIGKILLed,
+# until the file system goes away, and is then reaped by the daemon (no zombie is left).
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 grep -qw fuse /proc/filesystems || modprobe fuse 2>/dev/null
@@ -63,8 +65,19 @@ say "record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR
 journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service | grep -q "parser killed at its deadline" ||
 	die "the daemon did not say it killed the parser at its deadline"
 [ "$(systemctl show -P MainPID coredumpd.service)" = "$main" ] || die "the daemon is not the same process (was $main)"
+for p in $(pgrep -x coredumpd-parse); do
+	sig=$(awk '/^SigPnd:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+	shd=$(awk '/^ShdPnd:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+	[ -n "$sig$shd" ] || continue # ended meanwhile
+	# SIGKILL (9) is bit 8 of the pending sets.
+	[ $(((0x${sig:-0} | 0x${shd:-0}) & 0x100)) != 0 ] ||
+		die "parser $p outlived its deadline without a SIGKILL: $(grep -E '^(State|SigPnd|ShdPnd)' "/proc/$p/status")"
+	say "parser $p waits in the kernel, killed: $(grep -E '^State' "/proc/$p/status")"
+done
+# The file system gone, the killed parser ends and is reaped.
+for a in /sys/fs/fuse/connections/*/abort; do echo 1 > "$a"; done
 for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25; done
-! pgrep -x coredumpd-parse >/dev/null || die "a parser outlived its deadline: $(pgrep -a -x coredumpd-parse)"
+! pgrep -x coredumpd-parse >/dev/null || die "a parser is left after its file system went away: $(pgrep -a -x coredumpd-parse)"
 
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"

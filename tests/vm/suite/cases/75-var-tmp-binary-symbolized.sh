@@ -6,6 +6,7 @@
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 dir=$(mktemp -d /var/tmp/cdt-build.XXXXXX)
+chmod 0755 "$dir" # a build directory as mkdir makes it: root's crash is parsed as nobody, who must get in
 on_exit "rm -rf $dir"
 cp "$BIN/crasher" "$dir/crasher"
 journal_mark
