@@ -111,8 +111,10 @@ static void child_stop(struct child *c) {
         (void) waitpid(c->pid, NULL, __WALL);
 }
 
-/* Writes the child's core (plain) to path. */
-static void write_core(struct child *c, enum userspace_mode mode, const char *path, struct selfdump_result *res) {
+/* Writes the child's core (plain) to path, as run_uid once the child's /proc files are open (0: as we
+ * are). */
+static void write_core_as(struct child *c, enum userspace_mode mode, const char *path, uid_t run_uid,
+                          struct selfdump_result *res) {
         struct selfdump_request req = {
                 .proc_fd = c->proc_fd,
                 .pid = c->pid,
@@ -122,6 +124,8 @@ static void write_core(struct child *c, enum userspace_mode mode, const char *pa
                 .signal = { .signo = SIGSEGV, .si_code = 1, .have_addr = true, .addr = 0x10 },
                 .crash_tid = c->pid,
                 .have_crash_regs = true,
+                .run_uid = run_uid,
+                .run_gid = run_uid,
         };
         static_assert(sizeof c->regs == sizeof req.crash_regs, "user_regs_struct is the core's register set");
         memcpy(req.crash_regs, &c->regs, sizeof req.crash_regs);
@@ -136,6 +140,10 @@ static void write_core(struct child *c, enum userspace_mode mode, const char *pa
                 test_fail(__FILE__, __LINE__, "selfdump_write: %s", error);
         CHECK_OK(core_writer_finish(&w));
         core_writer_done(&w);
+}
+
+static void write_core(struct child *c, enum userspace_mode mode, const char *path, struct selfdump_result *res) {
+        write_core_as(c, mode, path, 0, res);
 }
 
 /* ---- reading the core back with libelf ------------------------------------------------------ */
@@ -281,6 +289,42 @@ TEST(core_notes_and_stack_match_proc) {
         CHECK(memcmp(got, ELFMAG, SELFMAG) == 0);
         core_close(&v);
 
+        child_stop(&c);
+        tmpdir_remove(dir);
+}
+
+/* The writer reads the task's memory without privileges: once /proc/<pid>/{mem,maps,...} are open
+ * it is nobody, and the core is the same as one written by root. */
+TEST(core_written_as_nobody_after_the_files_are_open) {
+        struct child c;
+        struct selfdump_result res = {}, root_res = {};
+        struct core_view v;
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *path = tmp_core(dir, "nobody"), *root_path = tmp_core(dir, "root");
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        child_start(&c, 0);
+        write_core(&c, USERSPACE_MODE_STACKS, root_path, &root_res);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                write_core_as(&c, USERSPACE_MODE_STACKS, path, 65534, &res);
+                _exit(getuid() == 65534 && geteuid() == 65534 && res.memory_bytes == root_res.memory_bytes ? 0 : 1);
+        }
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        core_open(path, &v);
+        CHECK_INT(v.n_prstatus, ==, 1);
+        uint8_t want[256], got[256];
+        _cleanup_close_ int mem = openat(c.proc_fd, "mem", O_RDONLY | O_CLOEXEC);
+        CHECK(mem >= 0);
+        CHECK_INT(pread(mem, want, sizeof want, (off_t) c.regs.rsp), ==, sizeof want);
+        CHECK(core_read(&v, c.regs.rsp, got, sizeof got));
+        CHECK(memcmp(want, got, sizeof want) == 0);
+        core_close(&v);
         child_stop(&c);
         tmpdir_remove(dir);
 }
@@ -828,6 +872,7 @@ TEST(probe_object_has_programs_and_maps) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(core_notes_and_stack_match_proc),
+        TEST_ENTRY(core_written_as_nobody_after_the_files_are_open),
         TEST_ENTRY(core_modes_heap_refs_and_all_writable),
         TEST_ENTRY(core_size_limit_truncates),
         TEST_ENTRY(gdb_backtrace_threads_and_registers),

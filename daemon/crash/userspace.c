@@ -4,6 +4,7 @@
 
 #include "crash/record.h"
 #include "crash/userspace.h"
+#include "parser/client.h"
 #include "selfdump/probe.h"
 #include "selfdump/selfdump.h"
 #include "shared/cleanup.h"
@@ -80,6 +81,8 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                 .expired = expired,
         };
         g.req.thread_regs_userdata = &g;
+        /* The writer reads the task's memory as the parser would: as the crashing user, or nobody. */
+        parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &g.req.run_uid, &g.req.run_gid);
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <elf.h>
 #include <errno.h>
+#include <sys/prctl.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
@@ -77,6 +79,10 @@ struct process_image {
         int pagemap_fd;
         struct proc_maps maps;
         struct proc_threads threads;
+        /* Per thread of threads: the probe's full registers, taken before the ids drop (bpf() is
+         * the daemon's). */
+        uint64_t (*thread_regs)[CORE_NREGS];
+        bool *thread_full;
         struct proc_stat stat;
         char *auxv;
         size_t auxv_size;
@@ -93,6 +99,8 @@ static void image_done(struct process_image *d) {
         safe_close(d->pagemap_fd);
         proc_maps_done(&d->maps);
         proc_threads_done(&d->threads);
+        free(d->thread_regs);
+        free(d->thread_full);
         free(d->auxv);
         free(d->cmdline);
         free(d->comm);
@@ -337,8 +345,12 @@ static int append_thread(struct process_image *d, struct note_buffer *notes, con
         if (crashing && req->have_crash_regs) {
                 memcpy(regs, req->crash_regs, sizeof regs);
                 full = true;
-        } else if (req->thread_regs)
-                full = req->thread_regs(req->thread_regs_userdata, t->tid, t->sp, t->pc, regs);
+        } else if (d->thread_full) {
+                size_t i = (size_t) (t - d->threads.threads);
+                full = d->thread_full[i];
+                if (full)
+                        memcpy(regs, d->thread_regs[i], sizeof regs);
+        }
         if (!full)
                 core_regs_from_sp_pc(regs, t->sp, t->pc);
 
@@ -469,6 +481,30 @@ done:
         return r < 0 ? r : 0;
 }
 
+/* Everything of the task's that needs the daemon's access is open: what reads its memory (its ELF
+ * headers, its stacks, pointers into its heap) runs as req->run_uid, without any capability. */
+static int drop_privileges(const struct selfdump_request *req, char *error, size_t error_size) {
+        uid_t ru, eu, su;
+        gid_t rg, eg, sg;
+
+        if (req->run_uid == 0 || req->run_gid == 0)
+                return 0;
+        if (setgroups(0, NULL) < 0 || setresgid(req->run_gid, req->run_gid, req->run_gid) < 0 ||
+            setresuid(req->run_uid, req->run_uid, req->run_uid) < 0) {
+                int r = negative_errno();
+                snprintf(error, error_size, "cannot drop to uid %u: %s", (unsigned) req->run_uid, strerror(-r));
+                return r;
+        }
+        if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || ru != req->run_uid || eu != ru ||
+            su != ru || rg != req->run_gid || eg != rg || sg != rg) {
+                snprintf(error, error_size, "the ids did not change to %u", (unsigned) req->run_uid);
+                return -EPERM;
+        }
+        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        return 0;
+}
+
 static int image_read_process(struct process_image *d, char *error, size_t error_size) {
         const struct selfdump_request *req = d->req;
         const char *what;
@@ -500,7 +536,16 @@ static int image_read_process(struct process_image *d, char *error, size_t error
         (void) read_file_at(req->proc_fd, "cmdline", CMDLINE_MAX, &d->cmdline, &d->cmdline_size, NULL);
         if (read_file_at(req->proc_fd, "comm", 64, &d->comm, NULL, NULL) >= 0)
                 strip_trailing_newlines(d->comm);
-        return 0;
+        if (req->thread_regs && d->threads.n > 0) {
+                d->thread_regs = calloc(d->threads.n, sizeof d->thread_regs[0]);
+                d->thread_full = calloc(d->threads.n, sizeof d->thread_full[0]);
+                for (size_t i = 0; d->thread_regs && d->thread_full && i < d->threads.n; i++) {
+                        const struct proc_thread *t = &d->threads.threads[i];
+                        d->thread_full[i] = req->thread_regs(req->thread_regs_userdata, t->tid, t->sp, t->pc,
+                                                             d->thread_regs[i]);
+                }
+        }
+        return drop_privileges(req, error, error_size);
 }
 
 static int image_select(struct process_image *d) {

@@ -46,6 +46,10 @@ struct selfdump_request {
         thread_regs_fn thread_regs;     /* may be NULL */
         void *thread_regs_userdata;
         uint64_t max_size;              /* 0: unlimited */
+        /* Once the task's /proc files are open, before its memory is read, the writer becomes these
+         * ids (no capability left, not dumpable); 0: it stays as it is (tests). */
+        uid_t run_uid;
+        gid_t run_gid;
 };
 
 struct selfdump_result {
