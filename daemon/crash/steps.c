@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,6 +11,7 @@
 #include "crash/steps.h"
 #include "crash/userspace.h"
 #include "shared/cleanup.h"
+#include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/timestamp.h"
@@ -118,8 +120,27 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
         return 0;
 }
 
-/* Room in the store before the kernel writes a byte: a core is cut at its reservation; with no room
- * at all the crash is rejected (recorded with why), not streamed into a full disk. */
+/* Room for the notes and headers of a core beyond its memory: a note per thread, the file map. */
+#define CORE_OVERHEAD_MAX (UINT64_C(16) << 20)
+
+/* The most a core of the task can take: its address space (no dumped mapping is larger than the
+ * mapping; kernel text, read here, not the task's data) and the notes. UINT64_MAX if unknown. */
+static uint64_t core_size_bound(const struct crash_context *ctx) {
+        _cleanup_free_ char *status = NULL;
+        unsigned long long kib;
+
+        if (ctx->proc_fd < 0 || read_file_at(ctx->proc_fd, "status", 16384, &status, NULL, NULL) < 0)
+                return UINT64_MAX;
+        const char *p = strstr(status, "\nVmSize:");
+        if (!p || sscanf(p + strlen("\nVmSize:"), "%llu kB", &kib) != 1 || kib > UINT64_MAX / 2048)
+                return UINT64_MAX;
+        return (uint64_t) kib * 1024 + CORE_OVERHEAD_MAX;
+}
+
+/* Room in the store before the kernel writes a byte, for as much as the core can take (its address
+ * space, not MaxSize=: a reservation of MaxSize= each would leave crashes at once without room): it
+ * is cut at its reservation; with no room at all the crash is rejected (recorded with why), not
+ * streamed into a full disk. */
 static void reserve_room(const struct crash_env *env, struct crash *c) {
         struct decision *d = &c->decision;
         char why[256] = "";
@@ -128,18 +149,19 @@ static void reserve_room(const struct crash_env *env, struct crash *c) {
                           (d->action == ACTION_USERSPACE && d->wait && d->userspace_mode != USERSPACE_MODE_NONE);
         if (!env->store || !makes_core)
                 return;
-        c->reserved = store_reserve(env->store, (uint32_t) c->context.uid, d->max_size, why, sizeof why);
+        uint64_t want = MIN(d->max_size, core_size_bound(&c->context));
+        c->reserved = store_reserve(env->store, (uint32_t) c->context.uid, want, why, sizeof why);
         if (c->reserved == 0) {
                 (void) crash_fail(c, -ENOSPC, "Not keeping a core: %s", why);
                 d->action = ACTION_REJECT;
                 d->wait = false;
                 return;
         }
-        if (c->reserved < d->max_size) {
+        if (c->reserved < want)
                 log_crash(c->tag, LOG_NOTICE, "Room for %" PRIu64 " of the core's at most %" PRIu64 " bytes: it may be cut.",
-                          c->reserved, d->max_size);
-                d->max_size = c->reserved;
-        }
+                          c->reserved, want);
+        /* No core takes more than its reservation. */
+        d->max_size = MIN(d->max_size, c->reserved);
 }
 
 void step_prepare(const struct crash_env *env, struct crash *c) {
