@@ -1,0 +1,37 @@
+# Attack: a user crashes their copy of a program root runs, at the same site, until its signature
+# is over the rate limit, so that root's real crash there within the hour would be a "repeat" and
+# get no core. Repeat counters are per owner: the user's own crashes become repeats, root's crash at
+# the same site (the same signature) is still the first of root's and is stored.
+. /usr/lib/coredumpd-tests/lib.sh
+need_daemon
+user=cdtsig
+userdel -r "$user" >/dev/null 2>&1 || true
+useradd -m "$user" || die "useradd failed"
+on_exit "userdel -r $user >/dev/null 2>&1"
+uid=$(id -u "$user")
+as_user() { setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups env HOME=/home/$user "$@"; }
+add_policy test-signature-owner <<'P'
+[Rule]
+Name=signature-owner
+MatchComm=poisoner
+Action=kernel
+RateLimitBurst=2
+OnRepeat=reject
+P
+chmod 0755 "$WORK"
+journal_mark
+sig=
+for i in 1 2 3 4; do
+	as_user "$BIN/spawn" -t 120 -- "$BIN/uscrash" -n poisoner -c wild > "$WORK/spawn.out" || die "the user's crash $i did not end"
+	read_spawn_line "$(head -n1 "$WORK/spawn.out")"
+	e=$(wait_entry "$PID" 60) || die "the user's crash $i was not recorded"
+	sig=$(field COREDUMPD_SIGNATURE "$e")
+	say "user crash $i: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUMPD_RESULT "$e"), signature $sig"
+done
+[ "$(field COREDUMPD_RESULT "$e")" = rejected ] || die "the user's 4th crash at one site is no repeat"
+crash uscrash -n poisoner -c wild
+e=$(wait_entry "$PID" 60) || die "root's crash was not recorded"
+say "root's crash: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUMPD_RESULT "$e"), signature $(field COREDUMPD_SIGNATURE "$e")"
+[ "$(field COREDUMPD_SIGNATURE "$e")" = "$sig" ] || die "root's crash has another signature: the case shows nothing"
+[ "$(field COREDUMPD_REPEAT "$e")" = 1 ] || die "root's crash is repeat $(field COREDUMPD_REPEAT "$e") of the user's signature"
+[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "root's crash was not stored"
