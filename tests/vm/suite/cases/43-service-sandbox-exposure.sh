@@ -21,12 +21,12 @@ capbnd=$(sed -n 's/^CapBnd:\t*//p' "/proc/$pid/status")
 say "CapBnd of coredumpd: $capbnd ($(capsh --decode="$capbnd" 2>/dev/null | cut -d= -f2))"
 # The unit's set (plus CAP_SETPCAP) is for setting up; serving crashes, the daemon has shrunk its
 # bounding set to CAP_DAC_READ_SEARCH (2) and CAP_SYS_PTRACE (19), and CAP_SETGID (6) and CAP_SETUID (7),
-# with which only its parser drops to the crashing user's ids.
-kept=$(((1 << 2) | (1 << 6) | (1 << 7) | (1 << 19)))
+# with which only its parser drops to the crashing user's ids, and CAP_KILL (5) to end it at its deadline.
+kept=$(((1 << 2) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 19)))
 [ $((0x$capbnd & ~kept)) = 0 ] ||
 	die "bounding set $capbnd still holds setup capabilities"
 # The probe's capabilities are dropped once it is attached: serving crashes needs
-# CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE (and the parser's CAP_SETGID and CAP_SETUID) alone.
+# CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE (and the parser's CAP_SETGID, CAP_SETUID and CAP_KILL) alone.
 capprm=$(sed -n 's/^CapPrm:\t*//p' "/proc/$pid/status")
 say "CapPrm of coredumpd: $capprm ($(capsh --decode="$capprm" 2>/dev/null | cut -d= -f2))"
 [ $((0x$capprm & ~kept)) = 0 ] || die "permitted set $capprm still holds setup capabilities"
