@@ -115,20 +115,30 @@ static int spawn(const struct task_fds *t, int req_fd, int res_fd, const char *m
         return -r;
 }
 
+/* Waits until fd is ready for events: 0, -ETIMEDOUT at the deadline (CLOCK_MONOTONIC, usec), or
+ * -errno. */
+static int wait_fd(int fd, short events, uint64_t deadline_usec) {
+        for (;;) {
+                uint64_t now = now_monotonic_usec();
+                if (now >= deadline_usec)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = events };
+                int n = poll(&p, 1, (int) MIN((deadline_usec - now + 999) / 1000, 1000));
+                if (n > 0)
+                        return 0;
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
 /* Reads the parser's answer until it closes its end, PARSER_RESULT_MAX + 1 bytes came (too many),
  * or the deadline. */
 static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, size_t *ret_size) {
         size_t size = 0;
         for (;;) {
-                uint64_t now = now_monotonic_usec();
-                if (now >= deadline_usec)
-                        return -ETIMEDOUT;
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                int n = poll(&p, 1, (int) MIN((deadline_usec - now + 999) / 1000, 1000));
-                if (n < 0 && errno != EINTR)
-                        return -errno;
-                if (n <= 0)
-                        continue;
+                int r = wait_fd(fd, POLLIN, deadline_usec);
+                if (r < 0)
+                        return r;
                 ssize_t k = read(fd, (char *) buf + size, cap - size);
                 if (k < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
@@ -249,15 +259,9 @@ finish:
 
 static int write_until(int fd, const void *buf, size_t size, uint64_t deadline_usec) {
         while (size > 0) {
-                uint64_t now = now_monotonic_usec();
-                if (now >= deadline_usec)
-                        return -ETIMEDOUT;
-                struct pollfd p = { .fd = fd, .events = POLLOUT };
-                int n = poll(&p, 1, (int) MIN((deadline_usec - now + 999) / 1000, 1000));
-                if (n < 0 && errno != EINTR)
-                        return -errno;
-                if (n <= 0)
-                        continue;
+                int r = wait_fd(fd, POLLOUT, deadline_usec);
+                if (r < 0)
+                        return r;
                 ssize_t k = write(fd, buf, size);
                 if (k < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
