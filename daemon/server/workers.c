@@ -417,12 +417,14 @@ static unsigned queued_users(const struct workers *ws) {
         return n;
 }
 
-/* NULL if a crash of uid may wait in the queue, else why not: the queue is full, the owner has
- * MaxQueuedPerUser= waiting, or users together fill what they may (an eighth of MaxQueued= stays
- * for root and system users, so that no user can make their crashes be rejected). */
+/* NULL if a crash of uid may wait in the queue, else why not: the queue is full, the owner (a user,
+ * not root or a system user) has MaxQueuedPerUser= waiting, or users together fill what they may
+ * (an eighth of MaxQueued= stays for root and system users, so that no user can make their crashes
+ * be rejected). */
 static const char *queue_room(const struct workers *ws, uid_t uid) {
         const struct config *c = ws->config;
-        if (queued_of(ws, uid) >= c->max_queued_per_user)
+        /* Root and system users have no quota of their own: the queue room users leave is theirs. */
+        if (uid > SYSTEM_UID_MAX && queued_of(ws, uid) >= c->max_queued_per_user)
                 return "queue quota of the user";
         if (ws->n[WORKER_QUEUED] >= c->max_queued)
                 return "queue full";
