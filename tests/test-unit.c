@@ -1604,17 +1604,18 @@ TEST(store_reservations_bound_cores_in_flight) {
         CHECK_OK(store_open(dir, &c, &st));
         char why[256] = "";
 
+        /* Other tests write and remove files on this file system meanwhile: figures within 24 MiB. */
         uint64_t a = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
-        CHECK_INT(a, >, 48 * mib);
-        CHECK_INT(a, <, 80 * mib);
+        CHECK_INT(a, >, 40 * mib);
+        CHECK_INT(a, <, 88 * mib);
         uint64_t b = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
-        CHECK_INT(b, <, 16 * mib);                              /* the first holds it */
+        CHECK_INT(b, <, 24 * mib);                              /* the first holds it */
         if (b == 0)
                 CHECK(strstr(why, "reserved by crashes in flight"));
         store_unreserve(st, a);
         store_unreserve(st, b);
         uint64_t again = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
-        CHECK_INT(again, >, 48 * mib);
+        CHECK_INT(again, >, 40 * mib);
         store_unreserve(st, again);
         CHECK_INT(store_reserve(st, 1000, 4096, why, sizeof why), ==, 4096);
         store_unreserve(st, 4096);
