@@ -248,6 +248,11 @@ int server_new(const struct server_options *o, struct server **ret) {
                 log_error_errno(r, "Cannot create the event loop: %m");
                 goto fail;
         }
+        /* Under WatchdogSec= the loop pings systemd as it turns: a loop wedged for that long (a
+         * bug, or a write that never returns) gets the daemon restarted instead of every crash
+         * after it waiting on the socket. Without WATCHDOG_USEC this does nothing. */
+        if (s->notify && sd_event_set_watchdog(s->event, true) < 0)
+                log_warning("Cannot enable the watchdog pings; going on without them.");
         r = workers_new(s->event, s->config, &s->env, on_workers_changed, s, &s->workers);
         if (r < 0)
                 goto fail;
