@@ -3,10 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "crash/container.h"
 #include "shared/cleanup.h"
@@ -239,28 +243,65 @@ static int64_t map_id(int proc_fd, const char *map_name, uint32_t outside, const
         return inside;
 }
 
-/* The container's manager: up the parents from the process (its status, relative to the /proc
- * root) to the first one in the host's pid namespace; its command line, unless it is PID 1. The
- * ancestors are not held: one that exits on the way ends the walk (nothing recorded). */
-static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) {
-        char name[64];
+/* A process of the host by its pid, pinned: a pidfd taken first, then its /proc directory; what is
+ * read through the directory is that process's only if it has not exited when the reading is done
+ * (pinned_alive()): a pid of a process that ended meanwhile may name another by now. */
+struct pinned {
+        int pidfd, dir_fd;
+};
 
+static void pinned_done(struct pinned *p) {
+        safe_close(p->pidfd);
+        safe_close(p->dir_fd);
+}
+
+static int pinned_open(int proc_root_fd, pid_t pid, struct pinned *ret) {
+        char name[32];
+        *ret = (struct pinned) { .pidfd = -1, .dir_fd = -1 };
+        ret->pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (ret->pidfd < 0)
+                return -errno;
+        snprintf(name, sizeof name, "%" PRIi32, (int32_t) pid);
+        ret->dir_fd = openat(proc_root_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ret->dir_fd < 0) {
+                int r = -errno;
+                pinned_done(ret);
+                return r;
+        }
+        return 0;
+}
+
+static bool pinned_alive(const struct pinned *p) {
+        struct pollfd f = { .fd = p->pidfd, .events = POLLIN };
+        return poll(&f, 1, 0) == 0; /* readable once it has exited */
+}
+
+/* The container's manager: up the parents from the process (its status, relative to the /proc
+ * root) to the first one in the host's pid namespace; its command line, unless it is PID 1. Each
+ * ancestor is pinned while it is read (pinned_open()); one that exits on the way ends the walk
+ * (nothing recorded). */
+static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) {
         for (int i = 0; i < MAX_ANCESTORS && pid > 1; i++) {
+                _cleanup_(pinned_done) struct pinned self = { .pidfd = -1, .dir_fd = -1 };
+                _cleanup_(pinned_done) struct pinned up = { .pidfd = -1, .dir_fd = -1 };
                 _cleanup_free_ char *status = NULL;
                 pid_t parent;
-                snprintf(name, sizeof name, "%" PRIi32 "/status", (int32_t) pid);
-                if (read_file_at(proc_root_fd, name, STATUS_MAX, &status, NULL, NULL) < 0 ||
-                    parse_status_ppid(status, &parent) < 0 || parent <= 1)
+                if (pinned_open(proc_root_fd, pid, &self) < 0 ||
+                    read_file_at(self.dir_fd, "status", STATUS_MAX, &status, NULL, NULL) < 0 ||
+                    parse_status_ppid(status, &parent) < 0 || parent <= 1 || !pinned_alive(&self))
                         return NULL;
-                snprintf(name, sizeof name, "%" PRIi32 "/", (int32_t) parent);
-                if (namespace_id(proc_root_fd, name, NAMESPACE_PID) != host_pid_ns) {
+                if (pinned_open(proc_root_fd, parent, &up) < 0)
+                        return NULL;
+                if (namespace_id(up.dir_fd, "", NAMESPACE_PID) != host_pid_ns) {
+                        if (!pinned_alive(&up))
+                                return NULL;
                         pid = parent;
                         continue;
                 }
                 _cleanup_free_ char *raw = NULL;
                 size_t size;
-                snprintf(name, sizeof name, "%" PRIi32 "/cmdline", (int32_t) parent);
-                if (read_file_at(proc_root_fd, name, CMDLINE_MAX, &raw, &size, NULL) < 0 || size == 0)
+                if (read_file_at(up.dir_fd, "cmdline", CMDLINE_MAX, &raw, &size, NULL) < 0 || size == 0 ||
+                    !pinned_alive(&up))
                         return NULL;
                 return escape_cmdline(raw, size);
         }
