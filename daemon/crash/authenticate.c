@@ -32,24 +32,22 @@ bool peer_is_our_child(const struct peer *p) {
 /* A user namespace nesting deeper than the kernel allows (32) is not followed further. */
 #define USERNS_DEPTH_MAX 33
 
-static bool same_inode(const struct stat *a, const struct stat *b) {
-        return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-void peer_resolve_owner(struct peer *p) {
-        struct stat ours, st;
+void peer_resolve_owner(struct peer *p, uint64_t own_user_ns) {
+        struct stat st;
 
         p->owner = p->info.ruid;
-        if (p->pidfd < 0 || stat("/proc/self/ns/user", &ours) < 0)
+        if (own_user_ns == 0 && stat("/proc/self/ns/user", &st) == 0)
+                own_user_ns = (uint64_t) st.st_ino; /* namespaces are inodes of the one nsfs */
+        if (p->pidfd < 0 || own_user_ns == 0)
                 return;
         _cleanup_close_ int fd = ioctl(p->pidfd, PIDFD_GET_USER_NAMESPACE, 0);
         for (unsigned depth = 0; fd >= 0 && depth < USERNS_DEPTH_MAX; depth++) {
-                if (fstat(fd, &st) < 0 || same_inode(&st, &ours))
+                if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino == own_user_ns)
                         return; /* ours: the real uid is the owner */
                 _cleanup_close_ int parent = ioctl(fd, NS_GET_PARENT);
                 if (parent < 0 || fstat(parent, &st) < 0)
                         return;
-                if (same_inode(&st, &ours)) {
+                if ((uint64_t) st.st_ino == own_user_ns) {
                         uid_t uid;
                         if (ioctl(fd, NS_GET_OWNER_UID, &uid) == 0)
                                 p->owner = uid;

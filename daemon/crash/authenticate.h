@@ -29,10 +29,11 @@ int authenticate_peer(int conn_fd, struct peer *ret, void *userdata);
 /* PIDFD_GET_INFO with the given request mask. */
 int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret);
 
-/* Sets p->owner (see struct peer): the owner of the task's outermost user namespace below ours,
- * through PIDFD_GET_USER_NAMESPACE, NS_GET_PARENT and NS_GET_OWNER_UID; its real uid when it is in
- * ours or that cannot be told. */
-void peer_resolve_owner(struct peer *p);
+/* Sets p->owner (see struct peer): the owner of the task's outermost user namespace below ours
+ * (own_user_ns: our user namespace's inode, host_view's; 0: looked up), through
+ * PIDFD_GET_USER_NAMESPACE, NS_GET_PARENT and NS_GET_OWNER_UID; its real uid when it is in ours or
+ * that cannot be told. */
+void peer_resolve_owner(struct peer *p, uint64_t own_user_ns);
 
 /* The peer is this daemon itself (a crash of ours must never wait on our own socket). */
 bool peer_is_self(const struct peer *p);

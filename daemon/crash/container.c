@@ -202,6 +202,15 @@ int parse_status_nspid(const char *status, pid_t *ret) {
         return status_pids(status, "NSpid:", true, 1, ret);
 }
 
+int parse_status_vm_size(const char *status, uint64_t *ret) {
+        const char *p = strstr(status, "\nVmSize:");
+        unsigned long long kib;
+        if (!p || sscanf(p + strlen("\nVmSize:"), "%llu kB", &kib) != 1 || kib > UINT64_MAX / 1024)
+                return -EINVAL;
+        *ret = (uint64_t) kib * 1024;
+        return 0;
+}
+
 int id_map_to_inside(const char *map, uint32_t outside, uint32_t *ret_inside) {
         for (const char *line = map; line && *line;) {
                 unsigned long long inside, lower, count;
@@ -328,6 +337,8 @@ void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_
                 r = parse_status_nspid(status, &ci->ns_pid);
         if (r < 0)
                 log_crash_errno(tag, LOG_DEBUG, r, "Cannot read the pid in its namespace (NSpid:): %m");
+        if (status && parse_status_vm_size(status, &ci->vm_size) < 0)
+                ci->vm_size = 0;
 
         for (enum namespace_kind k = 0; k < _NAMESPACE_MAX; k++) {
                 ci->ns[k] = namespace_id(proc_fd, "", k);

@@ -23,6 +23,8 @@ enum namespace_kind {
 
 struct container_info {
         pid_t ns_pid;                   /* the pid inside its pid namespace (last of NSpid:); 0: unknown */
+        uint64_t vm_size;               /* its address space in bytes (VmSize:, the same status read):
+                                         * no core of it is larger (but for the notes); 0: unknown */
         int64_t ns_uid, ns_gid;         /* the real uid and gid inside its user namespace; -1: unknown */
         uint64_t ns[_NAMESPACE_MAX];    /* namespace ids (inode numbers of /proc/<pid>/ns/...); 0: unknown */
         uint64_t host_ns[_NAMESPACE_MAX];/* the host's: PID 1's, else coredumpd's own */
@@ -74,6 +76,8 @@ int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name)
 int parse_status_ppid(const char *status, pid_t *ret);
 /* The last pid of the "NSpid:" line of /proc/<pid>/status: the pid in the innermost namespace. */
 int parse_status_nspid(const char *status, pid_t *ret);
+/* The "VmSize:" line of /proc/<pid>/status, in bytes. */
+int parse_status_vm_size(const char *status, uint64_t *ret);
 /* An id as coredumpd sees it (outside) → the id inside, through /proc/<pid>/uid_map or gid_map
  * text ("inside outside count" lines, outside in the reader's namespace when the process is in
  * another user namespace than the reader). -ENOENT: unmapped. */

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -11,7 +10,6 @@
 #include "crash/steps.h"
 #include "crash/userspace.h"
 #include "shared/cleanup.h"
-#include "shared/fileio.h"
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/timestamp.h"
@@ -23,7 +21,7 @@ int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
         if (r < 0)
                 return r;
         c->have_peer = true;
-        peer_resolve_owner(&c->peer);
+        peer_resolve_owner(&c->peer, env->host ? env->host->ns.own_user_ns : 0);
         crash_update_tag(c);
         return 0;
 }
@@ -123,33 +121,36 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
 /* Room for the notes and headers of a core beyond its memory: a note per thread, the file map. */
 #define CORE_OVERHEAD_MAX (UINT64_C(16) << 20)
 
-/* The most a core of the task can take: its address space (no dumped mapping is larger than the
- * mapping; kernel text, read here, not the task's data) and the notes. UINT64_MAX if unknown. */
-static uint64_t core_size_bound(const struct crash_context *ctx) {
-        _cleanup_free_ char *status = NULL;
-        unsigned long long kib;
-
-        if (ctx->proc_fd < 0 || read_file_at(ctx->proc_fd, "status", 16384, &status, NULL, NULL) < 0)
-                return UINT64_MAX;
-        const char *p = strstr(status, "\nVmSize:");
-        if (!p || sscanf(p + strlen("\nVmSize:"), "%llu kB", &kib) != 1 || kib > UINT64_MAX / 2048)
-                return UINT64_MAX;
-        return (uint64_t) kib * 1024 + CORE_OVERHEAD_MAX;
+/* The most a core of this crash may take: MaxSize= (the rule's), the task's soft RLIMIT_CORE (a size,
+ * as the kernel takes it for a core file; 0 is the policy's to reject), and its address space plus
+ * the notes (no dumped mapping is larger than the mapping). */
+static uint64_t core_cap(const struct crash *c) {
+        const struct crash_context *ctx = &c->context;
+        uint64_t cap = c->decision.max_size;
+        if (ctx->rlimit_known && ctx->rlimit_core > 0 && ctx->rlimit_core != RLIMIT_UNLIMITED)
+                cap = MIN(cap, ctx->rlimit_core);
+        if (ctx->container.vm_size > 0)
+                cap = MIN(cap, ctx->container.vm_size + CORE_OVERHEAD_MAX);
+        return cap;
 }
 
-/* Room in the store before the kernel writes a byte, for as much as the core can take (its address
- * space, not MaxSize=: a reservation of MaxSize= each would leave crashes at once without room): it
- * is cut at its reservation; with no room at all the crash is rejected (recorded with why), not
+/* Room in the store before the kernel writes a byte, for as much as the core may take (not
+ * MaxSize= alone: a reservation of MaxSize= each would leave crashes at once without room): it is
+ * cut at its reservation; with no room at all the crash is rejected (recorded with why), not
  * streamed into a full disk. */
 static void reserve_room(const struct crash_env *env, struct crash *c) {
         struct decision *d = &c->decision;
         char why[256] = "";
 
+        uint64_t want = core_cap(c);
+        if (want < d->max_size)
+                log_crash(c->tag, LOG_DEBUG, "The core takes at most %" PRIu64 " bytes (MaxSize=%" PRIu64 ").", want,
+                          d->max_size);
+        d->max_size = want;
         bool makes_core = d->action == ACTION_KERNEL ||
                           (d->action == ACTION_USERSPACE && d->wait && d->userspace_mode != USERSPACE_MODE_NONE);
         if (!env->store || !makes_core)
                 return;
-        uint64_t want = MIN(d->max_size, core_size_bound(&c->context));
         c->reserved = store_reserve(env->store, (uint32_t) c->context.uid, want, why, sizeof why);
         if (c->reserved == 0) {
                 (void) crash_fail(c, -ENOSPC, "Not keeping a core: %s", why);
@@ -161,7 +162,7 @@ static void reserve_room(const struct crash_env *env, struct crash *c) {
                 log_crash(c->tag, LOG_NOTICE, "Room for %" PRIu64 " of the core's at most %" PRIu64 " bytes: it may be cut.",
                           c->reserved, want);
         /* No core takes more than its reservation. */
-        d->max_size = MIN(d->max_size, c->reserved);
+        d->max_size = c->reserved;
 }
 
 void step_prepare(const struct crash_env *env, struct crash *c) {
@@ -170,15 +171,6 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
 
         context_read(&c->context, CONTEXT_ALL);
         crash_update_tag(c);
-        /* The task's soft RLIMIT_CORE is a size, as the kernel takes it for a core file: no larger
-         * core is kept (0 is the policy's to reject). */
-        const struct crash_context *ctx = &c->context;
-        if (ctx->rlimit_known && ctx->rlimit_core > 0 && ctx->rlimit_core != RLIMIT_UNLIMITED &&
-            ctx->rlimit_core < c->decision.max_size) {
-                log_crash(c->tag, LOG_DEBUG, "RLIMIT_CORE=%" PRIu64 " caps the core (MaxSize=%" PRIu64 ").",
-                          ctx->rlimit_core, c->decision.max_size);
-                c->decision.max_size = ctx->rlimit_core;
-        }
         if (!c->unwind_tried) {
                 backtrace_take(env->config, env->unwind_slots, c);
                 c->unwind_tried = true;
