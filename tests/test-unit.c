@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sched.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -20,6 +22,7 @@
 #include "config/conf-files.h"
 #include "config/config.h"
 #include "config/policy.h"
+#include "crash/authenticate.h"
 #include "crash/context.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
@@ -1640,6 +1643,62 @@ TEST(store_reservations_bound_cores_in_flight) {
         tmpdir_remove(dir);
 }
 
+/* Bounds are kept per owner: a task in a user namespace counts as the user who made it, whatever
+ * (sub)uid it runs as there — crashing as 65536 subuids is still one user. */
+TEST(peer_owner_is_the_user_namespace_owner) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to map a subuid range\n");
+                exit(77);
+        }
+        int go[2], ready[2];
+        CHECK(pipe(go) == 0 && pipe(ready) == 0);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char c = 0;
+                /* An ordinary user makes a user namespace; its parent maps a subuid range into it. */
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0 ||
+                    unshare(CLONE_NEWUSER) < 0)
+                        _exit(1);
+                if (write(ready[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+                        _exit(2);
+                if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+                        _exit(3);
+                if (write(ready[1], "y", 1) != 1)
+                        _exit(4);
+                pause();
+                _exit(0);
+        }
+        char c;
+        CHECK(read(ready[0], &c, 1) == 1);
+        char dir[32];
+        snprintf(dir, sizeof dir, "/proc/%d", (int) pid);
+        CHECK_OK(write_text_file(dir, "uid_map", "0 100000 65536\n"));
+        CHECK_OK(write_text_file(dir, "setgroups", "deny\n"));
+        CHECK_OK(write_text_file(dir, "gid_map", "0 100000 65536\n"));
+        CHECK(write(go[1], "g", 1) == 1);
+        CHECK(read(ready[0], &c, 1) == 1 && c == 'y');
+
+        struct peer p = { .pidfd = (int) syscall(SYS_pidfd_open, pid, 0) };
+        CHECK(p.pidfd >= 0);
+        CHECK_OK(pidfd_query_info(p.pidfd, 0, &p.info));
+        CHECK_INT(p.info.ruid, ==, 100000);                             /* a subuid */
+        peer_resolve_owner(&p, 0);
+        CHECK_INT(p.owner, ==, 65534);                                  /* its owner */
+
+        /* A task in our own user namespace is its own real uid. */
+        struct peer self = { .pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0) };
+        CHECK(self.pidfd >= 0);
+        CHECK_OK(pidfd_query_info(self.pidfd, 0, &self.info));
+        peer_resolve_owner(&self, 0);
+        CHECK_INT(self.owner, ==, getuid());
+
+        close(self.pidfd);
+        close(p.pidfd);
+        kill(pid, SIGKILL);
+        CHECK(waitpid(pid, NULL, 0) == pid);
+}
+
 TEST(saved_files_round_trip_and_hostile_lines) {
         struct saved_files l = {};
         struct saved_file exe = { .path = (char *) "/opt/ct/bin/ct crash", .stored = (char *) "core.ctcrash.0.0123.7.9.file-0" };
@@ -1962,6 +2021,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(peer_owner_is_the_user_namespace_owner),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_reservations_bound_cores_in_flight),
