@@ -242,3 +242,23 @@ crash_with_probe_server() {
 	wait $ppid
 	cat "$WORK/probe.out" "$WORK/spawn.out"
 }
+
+# attack_begin / attack_survived — bracket an attack case. attack_begin warms the daemon and
+# remembers its PID; attack_survived then checks what every attack case must leave true: the daemon
+# is the same process (nothing the attacker did ended or restarted it), and a crash of root's made
+# afterwards is still answered and stored.
+attack_begin() {
+	daemon_warm
+	ATTACK_MAIN=$(systemctl show -P MainPID coredumpd.service)
+	[ -n "$ATTACK_MAIN" ] && [ "$ATTACK_MAIN" != 0 ] || die "coredumpd is not running before the attack"
+}
+attack_survived() {
+	local now e
+	now=$(systemctl show -P MainPID coredumpd.service)
+	[ "$now" = "$ATTACK_MAIN" ] || die "the daemon is not the same process after the attack (was $ATTACK_MAIN, now ${now:-none})"
+	crash crasher
+	e=$(wait_entry "$PID" 120) || die "root's crash $PID after the attack has no record"
+	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "root's crash $PID after the attack was not stored: $(field COREDUMPD_ERROR "$e")"
+	now=$(systemctl show -P MainPID coredumpd.service)
+	[ "$now" = "$ATTACK_MAIN" ] || die "the daemon is not the same process after root's crash (was $ATTACK_MAIN, now ${now:-none})"
+}
