@@ -1468,6 +1468,9 @@ TEST(parser_cell_has_no_privileges) {
                 printf("SKIP: needs root to change ids\n");
                 exit(77);
         }
+        int ns_pipe[2], go_pipe[2];
+        char score_buf[16];
+        CHECK(pipe2(ns_pipe, O_CLOEXEC) == 0 && pipe2(go_pipe, O_CLOEXEC) == 0);
         pid_t pid = fork();
         CHECK(pid >= 0);
         if (pid == 0) {
@@ -1479,12 +1482,13 @@ TEST(parser_cell_has_no_privileges) {
                         fprintf(stderr, "sandbox_enter: %s\n", reason);
                         _exit(11);
                 }
+                /* In a user namespace of its own, which maps no id: every id reads as the overflow
+                 * id, 65534; the kernel's view of it (below, from the parent) is the one asked for. */
                 if (getuid() != 65534 || getegid() != 65534 || getgroups(0, NULL) != 0)
                         _exit(12);
-                /* Not dumpable: its /proc files are root's. */
-                struct stat st;
-                if (stat("/proc/self/status", &st) < 0 || st.st_uid != 0)
-                        _exit(13);
+                int pipe_ok = write(ns_pipe[1], "x", 1) == 1 && read(go_pipe[0], score_buf, 1) == 1;
+                if (!pipe_ok)
+                        _exit(24);
                 if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 || errno != EPERM)
                         _exit(22);
                 int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
@@ -1516,10 +1520,38 @@ TEST(parser_cell_has_no_privileges) {
                         _exit(21);
                 _exit(0);
         }
+        /* Seen from outside, while the child waits in its cell: its real ids are the ones asked
+         * for, and its user, network and IPC namespaces are not ours. */
+        char c;
+        CHECK(read(ns_pipe[0], &c, 1) == 1);
+        char path[64], status[4096] = "";
+        snprintf(path, sizeof path, "/proc/%d/status", (int) pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(read(fd, status, sizeof status - 1) > 0);
+        close(fd);
+        CHECK(strstr(status, "\nUid:\t65534\t65534\t65534\t65534\n") != NULL);
+        /* Not dumpable: its /proc files are root's. */
+        struct stat pst;
+        CHECK(stat(path, &pst) == 0);
+        CHECK_INT(pst.st_uid, ==, 0);
+        static const char *const kinds[] = { "user", "net", "ipc" };
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                char ours[64], theirs[64];
+                struct stat a, b;
+                snprintf(ours, sizeof ours, "/proc/self/ns/%s", kinds[i]);
+                snprintf(theirs, sizeof theirs, "/proc/%d/ns/%s", (int) pid, kinds[i]);
+                CHECK(stat(ours, &a) == 0 && stat(theirs, &b) == 0);
+                if (a.st_ino == b.st_ino)
+                        fprintf(stderr, "the parser shares our %s namespace\n", kinds[i]);
+                CHECK(a.st_ino != b.st_ino);
+        }
+        CHECK(write(go_pipe[1], "g", 1) == 1);
         int st = 0;
         CHECK(waitpid(pid, &st, 0) == pid);
         CHECK(WIFEXITED(st));
         CHECK_INT(WEXITSTATUS(st), ==, 0);
+        close(ns_pipe[0]), close(ns_pipe[1]), close(go_pipe[0]), close(go_pipe[1]);
 }
 
 /* A held crash's deadline (server/workers.c): Deadline= without progress; after it, an average below

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -39,6 +40,27 @@ static int set_limits(const struct sandbox_limits *l) {
         r = r ?: limit(RLIMIT_MEMLOCK, 0);
         r = r ?: limit(RLIMIT_MSGQUEUE, 0);
         return r;
+}
+
+static int drop_capabilities(void) {
+        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct data[2] = {};
+
+        return syscall(SYS_capset, &header, data) < 0 ? -errno : 0;
+}
+
+/* A user namespace of the parser's own, and in it a network and an IPC namespace: what the cell can
+ * reach of the host shrinks to its files (no abstract sockets, no SysV IPC of other processes, no
+ * network at all), and the namespace's ids map nobody, so every id the parser sees is the overflow
+ * id. It is entered after the change of ids, so the crashing user owns the namespace: that gives
+ * them no hold over the parser, whose memory belongs to the namespace it was executed in (and it is
+ * not dumpable). The capabilities a new user namespace grants inside are dropped at once. Where the
+ * kernel or the service manager refuses (user.max_user_namespaces, a user at its own namespace
+ * limit), the parser goes on without: the cell's other walls stand alone. */
+static int own_namespaces(void) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) < 0)
+                return -errno;
+        return drop_capabilities();
 }
 
 static bool holds_capabilities(void) {
@@ -155,6 +177,12 @@ int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, enu
             rg != gid || eg != gid || sg != gid)
                 return fail(-EPERM, reason, reason_size, "the ids did not change");
         (void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        /* Only the parser: --record's message must reach journald with the crashing user's ids. */
+        if (calls == SANDBOX_READ) {
+                r = own_namespaces();
+                if (r < 0 && r != -EPERM && r != -ENOSPC && r != -EUSERS && r != -EINVAL)
+                        return fail(r, reason, reason_size, "cannot enter namespaces of its own");
+        }
         if (holds_capabilities())
                 return fail(-EPERM, reason, reason_size, "capabilities left after the change of ids");
         /* Not dumpable: a process of the same uid may neither ptrace it nor open its memory. */

@@ -8,7 +8,7 @@
  * uid and gid the daemon chose (no supplementary groups; the change of ids leaves it without any
  * capability and not dumpable, so that no user can ptrace it or read its memory), no new privileges,
  * and an allow-list system call filter: reading, mapping and closing files and memory, opening
- * files, time, and exiting. No sockets , no processes, no signals to others, no ptrace, no
+ * files, time, and exiting. No sockets, no processes, no signals to others, no ptrace, no
  * process_vm_*, no ioctl: the default answer is EPERM.
  */
 
