@@ -120,6 +120,9 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit);
 const char *store_path(void);
 int no_dump_status(size_t hidden);
 const char *field_or(const struct entry *d, const char *field, const char *fallback);
+/* Whether the crashed task had a mount namespace of its own (COREDUMPD_OWN_NAMESPACES= names
+ * "mnt"): the paths in its record are of its view, not necessarily the host's. */
+bool entry_in_own_mount_namespace(const struct entry *d);
 int select_dump(struct entry_list *l, const struct entry **ret);
 /* The colour of a presence, for list and info. */
 const char *presence_color(enum entry_presence p);

@@ -250,6 +250,18 @@ const char *field_or(const struct entry *d, const char *field, const char *fallb
         return v && *v ? v : fallback;
 }
 
+bool entry_in_own_mount_namespace(const struct entry *d) {
+        const char *own = fields_get(&d->fields, FIELD_OWN_NAMESPACES);
+        for (const char *p = own; p && *p;) {
+                size_t n = strcspn(p, " ");
+                if (n == 3 && strncmp(p, "mnt", 3) == 0)
+                        return true;
+                p += n;
+                p += strspn(p, " ");
+        }
+        return false;
+}
+
 const char *presence_color(enum entry_presence p) {
         switch (p) {
         case ENTRY_PRESENT:      return ansi(ANSI_GREEN);

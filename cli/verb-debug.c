@@ -13,6 +13,7 @@
 
 #include "dumpctl.h"
 #include "shared/cleanup.h"
+#include "shared/elf-build-id.h"
 #include "shared/log.h"
 #include "shared/saved-files.h"
 #include "shared/strv.h"
@@ -65,11 +66,51 @@ static int split_arguments(const char *s, char ***ret) {
         return 0;
 }
 
-/* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
 /* Whether the crash is the caller's own (root's crashes are root's). */
 static bool crash_is_callers(const struct entry *d) {
         return d->uid >= 0 && (uid_t) d->uid == getuid();
 }
+
+/* The build-id the unwinder read from the executable's own frames (COREDUMPD_FRAME= "N ID+0xOFF
+ * SYMBOL+0xOFF MODULE"), or "". */
+static void recorded_build_id(const struct entry *d, const char *exe, char out[static 41]) {
+        size_t name_len = strlen("COREDUMPD_FRAME=");
+        out[0] = 0;
+        for (size_t i = 0; i < d->fields.n; i++) {
+                const char *e = d->fields.v[i].iov_base;
+                size_t len = d->fields.v[i].iov_len;
+                if (len <= name_len || strncmp(e, "COREDUMPD_FRAME=", name_len) != 0)
+                        continue;
+                _cleanup_free_ char *line = strndup(e + name_len, len - name_len);
+                char id[64], module[PATH_MAX];
+                if (!line || sscanf(line, "%*u %63[0-9a-f]+0x%*x %*s %4095[^\n]", id, module) != 2)
+                        continue;
+                if (strcmp(module, exe) == 0 && strlen(id) <= 40) {
+                        snprintf(out, 41, "%s", id);
+                        return;
+                }
+        }
+}
+
+/* A task with a mount namespace of its own (a container, or a service with PrivateTmp= and the
+ * like) named its executable in its own view: the host's file of that name may be another. It is
+ * handed to the debugger only if its build-id is the one the unwinder read from the crashed task's
+ * own mapping. */
+static bool host_file_is_the_crashed(const struct entry *d, const char *path) {
+        char recorded[41], host[41];
+        recorded_build_id(d, path, recorded);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (!recorded[0] || fd < 0 || elf_file_build_id(fd, host) < 0 || strcmp(host, recorded) != 0) {
+                log_warning("The executable %s was named in the crashed task's own mount namespace, and the host's "
+                            "file of that name is %s; debugging the core alone.", path,
+                            !recorded[0] ? "not known to be the same (no build-id was recorded)"
+                                         : "not the same build");
+                return false;
+        }
+        return true;
+}
+
+/* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
 
 static char *executable_of(const struct entry *d) {
         const char *exe = fields_get(&d->fields, FIELD_EXE);
@@ -96,6 +137,10 @@ static char *executable_of(const struct entry *d) {
                  * (and may run scripts for) what it is given. */
                 log_warning("Not handing %s to gdb: the crash is uid %lld's and the file is not one only root may "
                             "change; debugging the core alone.", p, d->uid);
+                free(p);
+                return NULL;
+        }
+        if (p && entry_in_own_mount_namespace(d) && !host_file_is_the_crashed(d, p)) {
                 free(p);
                 return NULL;
         }

@@ -55,7 +55,7 @@ static void info_one(const struct entry *d) {
         if ((v = fields_get(&d->fields, FIELD_CMDLINE)))
                 printf("  Command Line: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_EXE)))
-                printf("    Executable: %s\n", v);
+                printf("    Executable: %s%s\n", v, entry_in_own_mount_namespace(d) ? " (in its own mount namespace)" : "");
         if ((v = fields_get(&d->fields, FIELD_CGROUP)))
                 printf(" Control Group: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_UNIT)))

@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "harness.h"
 #include "shared/cleanup.h"
+#include "shared/elf-build-id.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000
@@ -463,6 +464,65 @@ TEST(foreign_journal_and_output_hardening) {
         free(kept);
         kept = read_whole(target, &n);
         CHECK_STR(kept, "keep me\n");
+        test_env_done(&e);
+}
+
+/* A task with a mount namespace of its own named its executable in its own view: dumpctl info says
+ * so, and dumpctl debug hands the host's file of that name to the debugger only if its build-id is
+ * the one the unwinder read from the task's own mapping. */
+TEST(debug_own_mount_namespace_checks_the_build_id) {
+        if (access(JOURNAL_REMOTE, X_OK) < 0) {
+                printf("skipping: needs " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        const char *exe = "/usr/bin/true";
+        char id[41];
+        _cleanup_close_ int efd = open(exe, O_RDONLY | O_CLOEXEC);
+        CHECK(efd >= 0);
+        CHECK_OK(elf_file_build_id(efd, id));
+        CHECK(id[0]);
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL;
+        CHECK(stored);
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/m.export", jdir) > 0 && asprintf(&journal, "%s/system.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        /* 424250: the build-id matches; 424251: another build; 424252: none recorded. */
+        const char *frames[] = { id, "00112233445566778899aabbccddeeff00112233", NULL };
+        for (int i = 0; i < 3; i++) {
+                fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%d\n"
+                           "_BOOT_ID=0123456789abcdef0123456789abcdef\n_UID=0\n"
+                           "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=%d\n"
+                           "COREDUMP_UID=0\nCOREDUMP_COMM=true\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n"
+                           "COREDUMPD_OWN_NAMESPACES=mnt\n",
+                        now + i, i + 1, 424250 + i, stored, exe);
+                if (frames[i])
+                        fprintf(f, "COREDUMPD_FRAME=0 %s+0x1139 main+0x10 %s\n", frames[i], exe);
+                fprintf(f, "\n");
+        }
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        _cleanup_free_ char *shown = NULL, *echoed = NULL;
+        CHECK_INT(run(&shown, "%s -D %s --store=%s info 424250 2>&1", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(shown, "Executable: /usr/bin/true (in its own mount namespace)"));
+        CHECK(asprintf(&echoed, "%s -c", exe) > 0);
+        for (int i = 0; i < 3; i++) {
+                _cleanup_free_ char *out = NULL;
+                CHECK_INT(run(&out, "%s -D %s --store=%s --debugger=/bin/echo debug %d 2>&1", dumpctl(), jdir,
+                              e.store_dir, 424250 + i), ==, 0);
+                printf("%s\n", out);
+                CHECK(strstr(out, "-c "));
+                CHECK((strstr(out, echoed) != NULL) == (i == 0));
+                CHECK((strstr(out, "own mount namespace") != NULL) == (i != 0));
+        }
         test_env_done(&e);
 }
 
@@ -968,6 +1028,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(crash_id_is_a_match),
         TEST_ENTRY(foreign_journal_and_output_hardening),
         TEST_ENTRY(debug_container_crash_gets_a_sysroot),
+        TEST_ENTRY(debug_own_mount_namespace_checks_the_build_id),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
         TEST_ENTRY(journal_directory_list_info_and_errors),

@@ -1019,7 +1019,7 @@ TEST(record_says_where_a_host_crash_lives) {
         _cleanup_free_ char *cgroup_text = NULL, *cgroup = NULL, *kind = NULL, *name = NULL;
         CHECK_OK(read_file_at(AT_FDCWD, "/proc/self/cgroup", 65536, &cgroup_text, NULL, NULL));
         CHECK_OK(parse_proc_cgroup(cgroup_text, &cgroup));
-        (void) cgroup_path_to_container(cgroup, &kind, &name);
+        (void) cgroup_path_to_container(cgroup, SIZE_MAX, &kind, &name);
         check_field(&e, 0, "COREDUMPD_IN_CONTAINER", name ? "1" : "0");
         _cleanup_free_ char *message = record_capture_field(&e.records, 0, "MESSAGE");
         CHECK(message && (strstr(message, " in container ") != NULL) == (name != NULL));

@@ -1030,7 +1030,7 @@ TEST(proc_cgroup_to_units) {
 
 static void check_container(const char *path, const char *kind, const char *name) {
         _cleanup_free_ char *k = NULL, *n = NULL;
-        int r = cgroup_path_to_container(path, &k, &n);
+        int r = cgroup_path_to_container(path, SIZE_MAX, &k, &n);
         if (!kind) {
                 if (r != -ENOENT || k || n)
                         test_fail(__FILE__, __LINE__, "%s: expected no container, got %d %s %s", path, r,
@@ -1084,6 +1084,62 @@ TEST(cgroup_path_to_container_name) {
         check_container("/machine.slice/machine-.scope", NULL, NULL);
         check_container("/machine.slice/libpod-.scope", NULL, NULL);
         check_container("/machine.slice/machine-bad\\x00.scope", "machine", "bad\\x00"); /* no NUL made */
+}
+
+/* A cgroup delegated to a user (systemd chowns user@UID.service's to them) names no container
+ * below it: "machine-prod.scope" inside a user's own subtree is their claim, not the host's. */
+TEST(cgroup_delegation_boundary_stops_names) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to chown\n");
+                exit(77);
+        }
+        char root[] = "/tmp/test-cgroup-XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        char dir[PATH_MAX];
+        static const char *const made[] = {
+                "/machine.slice", "/machine.slice/machine-web.scope", "/user.slice", "/user.slice/user-1000.slice",
+                "/user.slice/user-1000.slice/user@1000.service",
+                "/user.slice/user-1000.slice/user@1000.service/machine.slice",
+                "/user.slice/user-1000.slice/user@1000.service/machine.slice/machine-prod.scope",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(made); i++) {
+                snprintf(dir, sizeof dir, "%s%s", root, made[i]);
+                CHECK(mkdir(dir, 0755) == 0);
+        }
+        snprintf(dir, sizeof dir, "%s/user.slice/user-1000.slice/user@1000.service", root);
+        CHECK(chown(dir, 1000, 1000) == 0);
+        int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        CHECK(fd >= 0);
+
+        const char *host = "/machine.slice/machine-web.scope/payload";
+        int64_t owner = 0;
+        /* Root's all the way (payload is gone: only what was verified counts). */
+        CHECK_INT(cgroup_delegation_boundary(fd, host, &owner), ==, strlen("/machine.slice/machine-web.scope"));
+        CHECK_INT(owner, ==, -1);
+        struct container_info ci = { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 };
+        container_info_name(host, fd, "test", &ci);
+        CHECK_STR(ci.name, "web");
+        container_info_done(&ci);
+
+        const char *user = "/user.slice/user-1000.slice/user@1000.service/machine.slice/machine-prod.scope";
+        CHECK_INT(cgroup_delegation_boundary(fd, user, &owner), ==,
+                  strlen("/user.slice/user-1000.slice/user@1000.service"));
+        CHECK_INT(owner, ==, 1000);
+        container_info_name(user, fd, "test", &ci);
+        CHECK(ci.name == NULL && ci.kind == NULL);
+        CHECK_INT(ci.delegated_to, ==, 1000);
+        container_info_done(&ci);
+        /* Without a cgroup root to look at, no name is taken on trust. */
+        container_info_name(host, -1, "test", &ci);
+        CHECK(ci.name == NULL);
+        container_info_done(&ci);
+
+        close(fd);
+        for (size_t i = ELEMENTSOF(made); i > 0; i--) {
+                snprintf(dir, sizeof dir, "%s%s", root, made[i - 1]);
+                CHECK(rmdir(dir) == 0);
+        }
+        CHECK(rmdir(root) == 0);
 }
 
 TEST(proc_status_nspid_and_id_maps) {
@@ -2041,6 +2097,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_auxv_parser),
         TEST_ENTRY(proc_cgroup_to_units),
         TEST_ENTRY(cgroup_path_to_container_name),
+        TEST_ENTRY(cgroup_delegation_boundary_stops_names),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,15 +119,16 @@ static const struct container_pattern *match_component(const char *s, size_t n, 
         return NULL;
 }
 
-int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name) {
+int cgroup_path_to_container(const char *path, size_t trusted_len, char **ret_kind, char **ret_name) {
         const char *prev = NULL;
         size_t prev_len = 0;
 
         *ret_kind = *ret_name = NULL;
-        for (const char *p = path ? path : ""; *p;) {
+        path = path ? path : "";
+        for (const char *p = path; *p;) {
                 p += strspn(p, "/");
                 size_t n = strcspn(p, "/");
-                if (n == 0)
+                if (n == 0 || (size_t) (p - path) + n > trusted_len)
                         break;
 
                 const char *name = NULL;
@@ -155,6 +157,41 @@ int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name)
                 p += n;
         }
         return -ENOENT;
+}
+
+size_t cgroup_delegation_boundary(int cgroup_root_fd, const char *path, int64_t *ret_owner) {
+        _cleanup_close_ int dir = -1;
+        size_t verified = 0;
+
+        *ret_owner = -1;
+        if (cgroup_root_fd < 0 || !path)
+                return 0;
+        for (const char *p = path; *p;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                char name[NAME_MAX + 1];
+                if (n > NAME_MAX)
+                        return verified;
+                memcpy(name, p, n);
+                name[n] = 0;
+                int fd = openat(dir >= 0 ? dir : cgroup_root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        safe_close(fd);
+                        return verified;
+                }
+                safe_close(dir);
+                dir = fd;
+                p += n;
+                verified = (size_t) (p - path);
+                if (st.st_uid != 0) {
+                        *ret_owner = st.st_uid;
+                        return verified;
+                }
+        }
+        return strlen(path);
 }
 
 /* ---- /proc/<pid>/status and the id maps -------------------------------------------------------- */
@@ -323,8 +360,11 @@ void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret) {
                 ret->ns[k] = namespace_id(proc_root_fd, "1/", k) ?: namespace_id(proc_root_fd, "self/", k);
 }
 
-void container_info_name(const char *cgroup, const char *tag, struct container_info *ci) {
-        if (cgroup && !ci->name && cgroup_path_to_container(cgroup, &ci->kind, &ci->name) == -ENOMEM)
+void container_info_name(const char *cgroup, int cgroup_root_fd, const char *tag, struct container_info *ci) {
+        if (!cgroup || ci->name)
+                return;
+        size_t trusted = cgroup_delegation_boundary(cgroup_root_fd, cgroup, &ci->delegated_to);
+        if (cgroup_path_to_container(cgroup, trusted, &ci->kind, &ci->name) == -ENOMEM)
                 log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
 }
 
@@ -364,5 +404,5 @@ void container_info_done(struct container_info *ci) {
         free(ci->kind);
         free(ci->name);
         free(ci->manager_cmdline);
-        *ci = (struct container_info) { .ns_uid = -1, .ns_gid = -1 };
+        *ci = (struct container_info) { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 };
 }

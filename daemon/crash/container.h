@@ -30,6 +30,9 @@ struct container_info {
         uint64_t host_ns[_NAMESPACE_MAX];/* the host's: PID 1's, else coredumpd's own */
         char *kind;                     /* "nspawn", "machine", "podman", "docker", ...; NULL: none */
         char *name;                     /* the machine name or container id; NULL: none */
+        int64_t delegated_to;           /* the uid its cgroup was delegated to (the names below that
+                                         * directory are theirs: no container is named from them);
+                                         * -1: none, or not known */
         char *manager_cmdline;          /* of the nearest ancestor in the host's pid namespace (the
                                          * container's manager: systemd-nspawn, a shim), escaped;
                                          * NULL: not in a pid namespace of its own, or unknown */
@@ -53,8 +56,15 @@ bool container_ns_differs(const struct container_info *ci, enum namespace_kind k
 bool container_info_in_container(const struct container_info *ci);
 
 /* ci->name and ci->kind (owned, container_info_done() frees them) from the cgroup path (may be
- * NULL): no file read. */
-void container_info_name(const char *cgroup, const char *tag, struct container_info *ci);
+ * NULL), from its part above the delegation boundary only (cgroup_delegation_boundary(), through
+ * cgroup_root_fd, the host's cgroup2 root; -1: unknown, no name is taken); ci->delegated_to. */
+void container_info_name(const char *cgroup, int cgroup_root_fd, const char *tag, struct container_info *ci);
+/* How much of the cgroup path was named by root: up to the end of its first directory owned by
+ * another uid (*ret_owner; systemd chowns a cgroup it delegates to a user, as user@UID.service,
+ * or to a container's root): the names below it are the delegatee's own choice, a user's claim
+ * rather than the host's word. The whole path's length, *ret_owner -1, when no directory on it is
+ * delegated; the part verified so far when a directory cannot be looked at. */
+size_t cgroup_delegation_boundary(int cgroup_root_fd, const char *path, int64_t *ret_owner);
 /* The namespaces of ci and the ids inside them, from the verified /proc/<pid> directory proc_fd,
  * the host's namespaces, and the process's uid and gid as the kernel gave them. What cannot be read
  * stays unknown (logged at debug level with tag). Reads no process's memory. */
@@ -68,10 +78,11 @@ void container_info_done(struct container_info *ci);
 
 /* Pure parsers (exposed for tests and fuzzing). */
 
-/* A cgroup v2 path → the container's kind and name (malloc'ed). The outermost container wins (a
- * docker container inside an nspawn machine is the machine's). 0: found; -ENOENT: not in a
- * container (*ret_kind, *ret_name NULL); -ENOMEM. */
-int cgroup_path_to_container(const char *path, char **ret_kind, char **ret_name);
+/* A cgroup v2 path → the container's kind and name (malloc'ed), from the components that end within
+ * its first trusted_len bytes (SIZE_MAX: all). The outermost container wins (a docker container
+ * inside an nspawn machine is the machine's). 0: found; -ENOENT: not in a container (*ret_kind,
+ * *ret_name NULL); -ENOMEM. */
+int cgroup_path_to_container(const char *path, size_t trusted_len, char **ret_kind, char **ret_name);
 /* The pid of the "PPid:" line of /proc/<pid>/status (0 for none). */
 int parse_status_ppid(const char *status, pid_t *ret);
 /* The last pid of the "NSpid:" line of /proc/<pid>/status: the pid in the innermost namespace. */

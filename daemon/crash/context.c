@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -216,9 +217,23 @@ int proc_root_check(int fd, char *reason, size_t size) {
         return 0;
 }
 
+/* The host's cgroup2 hierarchy, where the paths of /proc/<pid>/cgroup's "0::" line start. */
+static int cgroup2_root_open(void) {
+        static const char *const candidates[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+        for (size_t i = 0; i < ELEMENTSOF(candidates); i++) {
+                int fd = open(candidates[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+                struct statfs sfs;
+                if (fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
+                        return fd;
+                safe_close(fd);
+        }
+        return -1;
+}
+
 void host_view_open(const char *proc_path, struct host_view *ret) {
-        *ret = (struct host_view) { .proc_fd = -1, .null_page_end = 4096, .boot_id = "unknown" };
+        *ret = (struct host_view) { .proc_fd = -1, .cgroup_fd = -1, .null_page_end = 4096, .boot_id = "unknown" };
         proc_path = proc_path ?: "/proc";
+        ret->cgroup_fd = cgroup2_root_open();
 
         sd_id128_t boot;
         if (sd_id128_get_boot(&boot) >= 0)
@@ -243,7 +258,8 @@ void host_view_open(const char *proc_path, struct host_view *ret) {
 
 void host_view_close(struct host_view *v) {
         safe_close(v->proc_fd);
-        *v = (struct host_view) { .proc_fd = -1 };
+        safe_close(v->cgroup_fd);
+        *v = (struct host_view) { .proc_fd = -1, .cgroup_fd = -1 };
 }
 
 /* Opens <proc root>/<pid> and proves, via the pidfd, that it is the crashed process: the pidfd
@@ -420,7 +436,7 @@ int context_open(const struct peer *peer, const struct host_view *host, struct p
                 .root_fd = -1,
                 .at_secure = -1,
                 .timestamp_usec = now_usec(),
-                .container = { .ns_uid = -1, .ns_gid = -1 },
+                .container = { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 },
         };
         gather_host(host, c);
         gather_crash_id_pidfs(peer, c);
@@ -460,7 +476,7 @@ void context_read(struct crash_context *c, unsigned parts) {
                 gather_exe(fd, c);
         if (parts & CONTEXT_CGROUP) {
                 gather_cgroup(fd, c);
-                container_info_name(c->cgroup, c->tag, &c->container);
+                container_info_name(c->cgroup, c->host->cgroup_fd, c->tag, &c->container);
         }
         if (parts & CONTEXT_RLIMIT)
                 gather_rlimit(fd, c);
@@ -495,7 +511,7 @@ void context_done(struct crash_context *c) {
         container_info_done(&c->container);
         safe_close(c->proc_fd);
         safe_close(c->root_fd);
-        *c = (struct crash_context) { .proc_fd = -1, .root_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1 } };
+        *c = (struct crash_context) { .proc_fd = -1, .root_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 } };
 }
 
 bool context_user_may_read(const struct crash_context *c) {

@@ -105,6 +105,8 @@ struct crash_context {
  * crashes handled at the same time share it. */
 struct host_view {
         int proc_fd;                    /* the /proc root; -1: refused says why */
+        int cgroup_fd;                  /* the cgroup2 root (/sys/fs/cgroup, or its unified/ on a
+                                         * hybrid host); -1: none, so no container is named */
         char refused[160];
         struct host_namespaces ns;
         uint64_t null_page_end;         /* max(4096, vm.mmap_min_addr) */

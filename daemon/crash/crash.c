@@ -17,7 +17,7 @@ void crash_init(struct crash *c) {
                 .context.proc_fd = -1,
                 .context.root_fd = -1,
                 .context.at_secure = -1,
-                .context.container = { .ns_uid = -1, .ns_gid = -1 },
+                .context.container = { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 },
         };
         snprintf(c->tag, sizeof c->tag, "crash");
 }

@@ -93,6 +93,8 @@ static int record_add_container(const struct container_info *ci, struct fields *
                 k = k ?: fields_set_number(f, FIELD_IN_CONTAINER, container_info_in_container(ci));
         k = k ?: fields_set_text(f, FIELD_CONTAINER, ci->name);
         k = k ?: fields_set_text(f, FIELD_CONTAINER_KIND, ci->kind);
+        if (ci->delegated_to >= 0)
+                k = k ?: fields_set_number(f, FIELD_CGROUP_DELEGATED_TO, ci->delegated_to);
         return k ?: fields_set_text(f, FIELD_CONTAINER_CMDLINE, ci->manager_cmdline);
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "shared/elf-build-id.h"
+
 /*
  * The files a crashed task maps, opened the way the task sees them. A task in a container has a
  * root of its own: the path /proc/<pid>/maps names is a path inside that root, and the file of the
@@ -42,6 +44,3 @@ int open_beneath_nofollow(int root_fd, const char *path, int flags);
  * file, whose mapping names the layer's device). */
 bool task_file_is_mapped(int fd, const struct proc_mapping *m);
 
-/* The GNU build-id of the ELF file fd, as lowercase hex (at most 20 bytes). 0 and "" when it has
- * none; -errno when it is not an ELF file. */
-int elf_file_build_id(int fd, char out[static 41]);

@@ -47,6 +47,7 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_CONTAINER]         = { "COREDUMPD_CONTAINER",        "user.coredumpd.container",  FIELD_ESCAPED },
         [FIELD_CONTAINER_KIND]    = { "COREDUMPD_CONTAINER_KIND",   NULL,                        FIELD_RAW },
         [FIELD_CONTAINER_CMDLINE] = { "COREDUMP_CONTAINER_CMDLINE", NULL,                        FIELD_RAW },
+        [FIELD_CGROUP_DELEGATED_TO] = { "COREDUMPD_CGROUP_DELEGATED_TO", NULL,                   FIELD_DECIMAL },
 
         [FIELD_ACTION]            = { "COREDUMPD_ACTION",           "user.coredumpd.action",     FIELD_RAW },
         [FIELD_RULE]              = { "COREDUMPD_RULE",             "user.coredumpd.rule",       FIELD_RAW },

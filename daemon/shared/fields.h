@@ -58,6 +58,7 @@ enum field {
         FIELD_CONTAINER,
         FIELD_CONTAINER_KIND,
         FIELD_CONTAINER_CMDLINE,
+        FIELD_CGROUP_DELEGATED_TO,
         /* what coredumpd decided and did */
         FIELD_ACTION,
         FIELD_RULE,

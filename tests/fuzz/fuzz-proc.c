@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 char *path = NULL, *unit = NULL, *user_unit = NULL, *slice = NULL, *kind = NULL, *name = NULL;
                 if (parse_proc_cgroup(text, &path) >= 0 && path) {
                         (void) cgroup_path_to_units(path, &unit, &user_unit, &slice);
-                        (void) cgroup_path_to_container(path, &kind, &name);
+                        (void) cgroup_path_to_container(path, strlen(path) / 2, &kind, &name);
                 }
                 free(path);
                 free(kind);
