@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "dumpctl.h"
 #include "shared/cleanup.h"
+#include "shared/kernel-handler.h"
 #include "shared/log.h"
 #include "shared/strv.h"
 
@@ -239,9 +240,12 @@ int no_dump_status(size_t hidden) {
                           hidden > 1 ? "" : "s");
                 return EXIT_PERMISSION;
         }
-        if (!arg.quiet)
+        if (!arg.quiet) {
                 log_notice(arg.n_matches == 0 && !arg.since && !arg.until ? "No crash recorded."
                                                                           : "No matching crash recorded.");
+                /* Why there may be none: the kernel hands its crashes to another handler. */
+                (void) kernel_handler_warn();
+        }
         return EXIT_NO_DUMP;
 }
 

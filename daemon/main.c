@@ -21,6 +21,7 @@
 #include "server/privileges.h"
 #include "server/server.h"
 #include "shared/cleanup.h"
+#include "shared/kernel-handler.h"
 #include "shared/log.h"
 #include "shared/strv.h"
 #include "store/store.h"
@@ -139,6 +140,8 @@ static int check(const struct arguments *a, const struct config *config, int con
 
         if (a->check_config) {
                 _cleanup_(conf_file_list_done) struct conf_file_list dropins = {};
+                /* Valid settings that no crash reaches are worth a word. */
+                (void) kernel_handler_warn();
                 if (access(a->config_path, F_OK) == 0)
                         printf("# %s\n", a->config_path);
                 if (conf_files_list(config_dropin_dirs(a->config_dirs, a->config_explicit), &dropins) >= 0)

@@ -526,6 +526,29 @@ TEST(debug_own_mount_namespace_checks_the_build_id) {
         test_env_done(&e);
 }
 
+/* On a kernel that hands its crashes elsewhere (Debian's own 6.1: no coredump socket, the pattern
+ * left alone), "No crash recorded." alone would mislead: dumpctl and --check-config say why. */
+TEST(not_the_kernels_handler_is_said) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        CHECK_OK(write_text_file(e.dir, "pattern", "|/usr/share/apport/apport -p%p -s%s -c%c\n"));
+        _cleanup_free_ char *out = NULL, *check = NULL, *ours = NULL;
+        CHECK_INT(run(&out, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --no-journal --store=%s list 2>&1", e.dir,
+                      dumpctl(), e.store_dir), ==, 1);
+        CHECK(strstr(out, "No crash recorded."));
+        CHECK(strstr(out, "coredumpd is not the kernel's handler: kernel.core_pattern is '|/usr/share/apport/apport"));
+        const char *coredumpd = getenv("COREDUMPD_BINARY");
+        CHECK(coredumpd);
+        CHECK_INT(run(&check, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --config=/dev/null --policy-dir=%s --check-config 2>&1",
+                      e.dir, coredumpd, e.policy_dir), ==, 0);
+        CHECK(strstr(check, "coredumpd is not the kernel's handler"));
+        CHECK_OK(write_text_file(e.dir, "pattern", "@@/run/coredump.socket\n"));
+        CHECK_INT(run(&ours, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --no-journal --store=%s list 2>&1", e.dir,
+                      dumpctl(), e.store_dir), ==, 1);
+        CHECK(!strstr(ours, "not the kernel's handler"));
+        test_env_done(&e);
+}
+
 /* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
 TEST(groups_and_signature_filter) {
         struct test_env e;
@@ -1029,6 +1052,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(foreign_journal_and_output_hardening),
         TEST_ENTRY(debug_container_crash_gets_a_sysroot),
         TEST_ENTRY(debug_own_mount_namespace_checks_the_build_id),
+        TEST_ENTRY(not_the_kernels_handler_is_said),
         TEST_ENTRY(store_fallback_list_info_dump),
         TEST_ENTRY(store_fallback_without_xattrs_uses_the_name),
         TEST_ENTRY(journal_directory_list_info_and_errors),
