@@ -30,11 +30,11 @@ P
 
 journal_mark
 chmod 0755 "$WORK"
-rm -f "$WORK/pids"
-as_user "$BIN/spawn" -t 120 -p "$WORK/pids" -- "$BIN/crasher" -s 2 > "$WORK/spawn.out" &
+pids=/home/$user/pids
+as_user "$BIN/spawn" -t 120 -p "$pids" -- "$BIN/crasher" -s 2 > "$WORK/spawn.out" &
 spawn=$!
-for _ in $(seq 100); do [ -s "$WORK/pids" ] && break; sleep 0.05; done
-PID=$(head -n1 "$WORK/pids")
+for _ in $(seq 100); do [ -s "$pids" ] && break; sleep 0.05; done
+PID=$(head -n1 "$pids")
 [ -n "$PID" ] || die "the crasher did not start"
 # The user's own doing (root writes it here only because the case's shell is not in the subtree).
 echo "$PID" > "$svc/machine-prod.scope/cgroup.procs" || die "cannot move $PID into the user's cgroup"
