@@ -28,8 +28,10 @@
 #include "crash/protocol.h"
 #include "crash/record.h"
 #include "fixtures.h"
+#include "parser/client.h"
 #include "parser/sandbox.h"
 #include "parser/wire.h"
+#include "shared/elf-build-id.h"
 #include "server/privileges.h"
 #include "server/workers.h"
 #include "harness.h"
@@ -1517,6 +1519,56 @@ TEST(parser_result_round_trip_and_hostile_bytes) {
         unwind_result_done(&r);
 }
 
+/* --build-ids' answer as the daemon checks it: exactly one line per file, "-" or hex. */
+TEST(parser_build_ids_answer_checked) {
+        char ids[3][41];
+        static const char good[] = "0123456789abcdef0123456789abcdef01234567\n-\nab\n";
+        CHECK_OK(parser_build_ids_decode(good, strlen(good), 3, ids));
+        CHECK_STR(ids[0], "0123456789abcdef0123456789abcdef01234567");
+        CHECK_STR(ids[1], "");
+        CHECK_STR(ids[2], "ab");
+        static const char *const bad[] = {
+                "ab\n-\n",                                            /* a line short */
+                "ab\n-\nab\nab\n",                                  /* a line over */
+                "ab\n-\nab",                                          /* no newline at the end */
+                "AB\n-\nab\n",                                       /* upper case */
+                "abc\n-\nab\n",                                      /* odd length */
+                "0123456789abcdef0123456789abcdef0123456789\n-\nab\n", /* 42 digits */
+                "\n-\nab\n",                                         /* empty */
+                "a\x1b\n-\nab\n",                                   /* a control character */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                CHECK_INT(parser_build_ids_decode(bad[i], strlen(bad[i]), 3, ids), ==, -EBADMSG);
+        CHECK_INT(parser_build_ids_decode(good, strlen(good), PARSER_BUILD_ID_FILES_MAX + 1, NULL), ==, -EBADMSG);
+}
+
+/* The build-ids of files the daemon opened, read by coredumpd-parser --build-ids in its cell: an
+ * ELF file's id, "" for a file that is not ELF; the same as reading them here. */
+TEST(parser_reads_build_ids_in_its_cell) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to start the parser as nobody\n");
+                exit(77);
+        }
+        int fds[3];
+        fds[0] = open("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+        fds[1] = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+        fds[2] = open("/usr/bin/env", O_RDONLY | O_CLOEXEC);
+        CHECK(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+        char want0[41], want2[41], ids[3][41], reason[256] = "";
+        CHECK_OK(elf_file_build_id(fds[0], want0));
+        CHECK_OK(elf_file_build_id(fds[2], want2));
+        CHECK(want0[0] && want2[0]);
+        int r = parser_build_ids(fds, 3, ids, reason, sizeof reason);
+        if (r < 0)
+                fprintf(stderr, "parser_build_ids: %s\n", reason);
+        CHECK_OK(r);
+        CHECK_STR(ids[0], want0);
+        CHECK_STR(ids[1], "");
+        CHECK_STR(ids[2], want2);
+        for (int i = 0; i < 3; i++)
+                close(fds[i]);
+}
+
 /* The parser's cell (parser/sandbox.c), entered in a child of the test: the ids asked for, no
  * capability, not dumpable, and a system call filter that lets it read files and nothing else. */
 TEST(parser_cell_has_no_privileges) {
@@ -2110,6 +2162,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(parser_build_ids_answer_checked),
+        TEST_ENTRY(parser_reads_build_ids_in_its_cell),
         TEST_ENTRY(peer_owner_is_the_user_namespace_owner),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "crash/keep-files.h"
+#include "parser/client.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/task-files.h"
 #include "shared/cleanup.h"
@@ -89,44 +90,67 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char
         }
 }
 
-/* Whether the host's file at path is the file fd, or one with the same build-id. Never opens a path
- * on a remote file system (our own mountinfo says which), nor anything that is not a regular file. */
-static bool host_has_same(const char *mountinfo, const char *path, int fd, const char *build_id) {
+/* The host's file at path, opened to be compared with the container's: never on a remote file
+ * system (our own mountinfo says which), never through a link in its last component, and only a
+ * regular file; -1 otherwise. */
+static int host_file_open(const char *mountinfo, const char *path) {
         if (!mountinfo || mountinfo_path_is_remote(mountinfo, path) != 0)
-                return false;
-        _cleanup_close_ int h = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat a, b;
-        if (h < 0 || fstat(h, &b) < 0 || !S_ISREG(b.st_mode) || fstat(fd, &a) < 0)
-                return false;
-        if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-                return true;
-        char host_id[41];
-        return build_id[0] && elf_file_build_id(h, host_id) >= 0 && strcmp(host_id, build_id) == 0;
+                return -1;
+        int h = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        struct stat st;
+        if (h >= 0 && (fstat(h, &st) < 0 || !S_ISREG(st.st_mode)))
+                h = safe_close(h);
+        return h;
+}
+
+static bool same_inode(int a, int b) {
+        struct stat x, y;
+        return a >= 0 && b >= 0 && fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, uint64_t budget, struct kept_files *k,
                      const char *tag) {
         _cleanup_free_ char *mountinfo = NULL;
+        int fds[2 * KEEP_FILES_MAX], host[KEEP_FILES_MAX];
+        char ids[2 * KEEP_FILES_MAX][41];
+        size_t n = 0;
         unsigned kept = 0;
 
         if (k->list.n == 0)
                 return;
         (void) read_file_at(AT_FDCWD, "/proc/self/mountinfo", MOUNTINFO_MAX, &mountinfo, NULL, NULL);
 
+        /* Each of the container's files, and the host's of that name where there is one: their
+         * build-ids read by the parser (the container's files are the crasher's to craft). */
+        for (size_t i = 0; i < k->list.n; i++) {
+                host[i] = k->fds[i] >= 0 ? host_file_open(mountinfo, k->list.v[i].path) : -1;
+                if (k->fds[i] >= 0)
+                        fds[n++] = k->fds[i];
+                if (host[i] >= 0)
+                        fds[n++] = host[i];
+        }
+        char reason[256] = "";
+        int r = parser_build_ids(fds, n, ids, reason, sizeof reason);
+        if (r < 0)
+                log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the build-ids of the container's files: %s", reason);
+
+        size_t at = 0;
         for (size_t i = 0; i < k->list.n; i++) {
                 struct saved_file *f = &k->list.v[i];
                 int fd = k->fds[i];
                 if (fd < 0)
                         continue;
-                (void) elf_file_build_id(fd, f->build_id);
-                if (host_has_same(mountinfo, f->path, fd, f->build_id))
+                const char *own = ids[at++];
+                const char *host_id = host[i] >= 0 ? ids[at++] : "";
+                snprintf(f->build_id, sizeof f->build_id, "%s", own);
+                if (same_inode(fd, host[i]) || (own[0] && strcmp(own, host_id) == 0))
                         f->host = true;
                 else {
-                        char reason[256] = "";
                         uint64_t disk = 0;
                         _cleanup_free_ char *name = store_attachment_name(core_name, kept);
-                        int r = name ? store_save_file(s, fd, name, reader_uid, budget, &disk, tag, reason, sizeof reason)
-                                     : -ENOMEM;
+                        reason[0] = 0;
+                        r = name ? store_save_file(s, fd, name, reader_uid, budget, &disk, tag, reason, sizeof reason)
+                                 : -ENOMEM;
                         if (r < 0)
                                 log_crash_errno(tag, LOG_NOTICE, r, "Not keeping the container's %s with the core: %s",
                                                 f->path, reason[0] ? reason : "out of memory");
@@ -138,6 +162,7 @@ void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, u
                         }
                 }
                 k->fds[i] = safe_close(fd);
+                host[i] = safe_close(host[i]);
         }
         if (kept > 0)
                 log_crash(tag, LOG_INFO, "Kept %u file(s) of the container with the core, for the debugger.", kept);

@@ -75,9 +75,10 @@ static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reaso
         return 0;
 }
 
-/* The parser with req_fd as its stdin, res_fd (or /dev/null, if -1) as its stdout, the task's fds
- * when t is given, and mode (NULL or "--record") as its argument. */
-static int spawn(const struct task_fds *t, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
+/* The parser with req_fd as its stdin, res_fd (or /dev/null, if -1) as its stdout, the n fds at
+ * 3, 4, ... (the task's for unwinding, files for --build-ids), and mode (NULL, "--record",
+ * "--build-ids") as its argument. */
+static int spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none, all;
@@ -102,9 +103,16 @@ static int spawn(const struct task_fds *t, int req_fd, int res_fd, const char *m
         /* Its stderr goes nowhere: what it has to say comes back in its bounded result, and a parser
          * taken over by a crafted file could otherwise write the log full in the daemon's name. */
         r = r ?: posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-        for (int i = PARSER_FD_MEM; t && i < _PARSER_FD_MAX && r == 0; i++)
-                r = posix_spawn_file_actions_adddup2(&fa, t->fd[i], i);
-        r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, t ? _PARSER_FD_MAX : STDERR_FILENO + 1);
+        /* A source fd may sit where an earlier one is to go: each is first moved above them all,
+         * sources and destinations. */
+        int high = PARSER_FD_MEM + (int) n;
+        for (size_t i = 0; i < n; i++)
+                high = MAX(high, fds[i] + 1);
+        for (size_t i = 0; i < n && r == 0; i++)
+                r = posix_spawn_file_actions_adddup2(&fa, fds[i], high + (int) i);
+        for (size_t i = 0; i < n && r == 0; i++)
+                r = posix_spawn_file_actions_adddup2(&fa, high + (int) i, PARSER_FD_MEM + (int) i);
+        r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, PARSER_FD_MEM + (int) n);
         if (r == 0) {
                 char *argv[] = { (char *) "coredumpd-parser", (char *) mode, NULL };
                 char *envp[] = { NULL };
@@ -190,7 +198,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
                 r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
                 goto finish;
         }
-        r = spawn(&t, req_pipe[0], res_pipe[1], NULL, &pid);
+        r = spawn(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, req_pipe[0], res_pipe[1], NULL, &pid);
         safe_close(req_pipe[0]);
         safe_close(res_pipe[1]);
         req_pipe[0] = res_pipe[1] = -1;
@@ -286,7 +294,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                 return fail(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
                 return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
-        r = spawn(NULL, pipe_fds[0], -1, "--record", &pid);
+        r = spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
         safe_close(pipe_fds[0]);
         if (r < 0) {
                 safe_close(pipe_fds[1]);
@@ -311,3 +319,81 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         return 0;
 }
+
+/* How long the build-ids of a crash's files may take. */
+#define BUILD_IDS_DEADLINE_USEC (5 * UINT64_C(1000000))
+
+int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, size_t reason_size) {
+        int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
+        _cleanup_free_ char *buf = NULL;
+        pid_t pid = -1;
+        int r;
+
+        for (size_t i = 0; i < n; i++)
+                ret[i][0] = 0;
+        if (n == 0)
+                return 0;
+        if (n > PARSER_BUILD_ID_FILES_MAX)
+                return fail(-E2BIG, reason, reason_size, "%s", "too many files");
+        buf = malloc(PARSER_BUILD_ID_ANSWER_MAX + 1);
+        if (!buf)
+                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        struct parser_build_id_request req = {
+                .magic = PARSER_BUILD_ID_MAGIC,
+                .version = PARSER_VERSION,
+                .uid = PARSER_NOBODY,
+                .gid = PARSER_NOBODY,
+                .n_files = (uint32_t) n,
+        };
+        if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
+                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
+                goto finish;
+        }
+        r = spawn(fds, n, req_pipe[0], res_pipe[1], "--build-ids", &pid);
+        safe_close(req_pipe[0]);
+        safe_close(res_pipe[1]);
+        req_pipe[0] = res_pipe[1] = -1;
+        if (r < 0) {
+                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
+                goto finish;
+        }
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (write(req_pipe[1], &req, sizeof req) < 0 && errno != EPIPE)
+                log_debug_errno(errno, "Cannot hand the parser its request: %m");
+        safe_close(req_pipe[1]);
+        req_pipe[1] = -1;
+
+        size_t size = 0;
+        uint64_t deadline = now_monotonic_usec() + BUILD_IDS_DEADLINE_USEC;
+        r = read_answer(res_pipe[0], deadline, buf, PARSER_BUILD_ID_ANSWER_MAX + 1, &size);
+        int status = 0;
+        bool reaped;
+        if (r == -ETIMEDOUT)
+                reaped = child_kill_and_reap(pid, pidfd, &status);
+        else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, &status)))
+                reaped = child_kill_and_reap(pid, pidfd, &status);
+        safe_close(pidfd);
+        if (r < 0) {
+                r = fail(r, reason, reason_size, "%s", r == -ETIMEDOUT ? "killed at its deadline" : "cannot read its answer");
+                goto finish;
+        }
+        if (reaped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+                r = fail(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+                goto finish;
+        }
+        r = parser_build_ids_decode(buf, size, n, ret);
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        ret[i][0] = 0;
+                r = fail(r, reason, reason_size, "%s", "its answer is malformed");
+        }
+
+finish:
+        safe_close(req_pipe[0]);
+        safe_close(req_pipe[1]);
+        safe_close(res_pipe[0]);
+        safe_close(res_pipe[1]);
+        return r;
+}
+

@@ -51,3 +51,10 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
  * uid and gid (never 0), so that journald files it in that user's journal. 0, or -errno with
  * reason. */
 int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, char *reason, size_t reason_size);
+
+/* The GNU build-ids of the n files (fds the caller opened and keeps), read by
+ * `coredumpd-parser --build-ids` as PARSER_NOBODY in its cell: ret[i] is the hex id, or "" for
+ * none. 0, or -errno with reason (every ret[i] then ""): the parser could not be started, was
+ * killed at its deadline, died, or answered nonsense. */
+int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, size_t reason_size);
+

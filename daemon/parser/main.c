@@ -5,7 +5,8 @@
  * the request on stdin, enters its cell (parser/sandbox.c) before it reads anything the task
  * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
  * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
- * happens to this process, which the daemon kills at its deadline.
+ * happens to this process, which the daemon kills at its deadline. --record and --build-ids are
+ * its two other errands (parser/wire.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "parser/wire.h"
 #include "selfdump/proc-maps.h"
 #include "shared/cleanup.h"
+#include "shared/elf-build-id.h"
 
 /* A maps or mountinfo text: at most this much is read (a task with 65530 mappings of long names). */
 #define PROC_TEXT_MAX (32u * 1024 * 1024)
@@ -124,6 +126,36 @@ static int submit_record(void) {
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* --build-ids: the build-id of each file the daemon handed over, one line each. */
+static int build_ids(void) {
+        struct parser_build_id_request req;
+        char reason[256] = "";
+
+        if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_build_id_request_valid(&req))
+                return 2;
+        struct sandbox_limits limits = {
+                .address_space = UINT64_C(256) << 20,
+                .cpu_seconds = 5,
+                .open_files = PARSER_BUILD_ID_FILES_MAX + 8,
+                .file_size = 0,
+        };
+        int r = sandbox_enter(req.uid, req.gid, &limits, SANDBOX_READ, reason, sizeof reason);
+        if (r < 0)
+                return EXIT_FAILURE;
+        /* From here on, everything read is the files'. */
+        _cleanup_free_ char *out = malloc(PARSER_BUILD_ID_ANSWER_MAX);
+        size_t size = 0;
+        if (!out)
+                return EXIT_FAILURE;
+        for (uint32_t i = 0; i < req.n_files; i++) {
+                char id[41];
+                if (elf_file_build_id(PARSER_FD_MEM + (int) i, id) < 0 || !id[0])
+                        snprintf(id, sizeof id, "-");
+                size += (size_t) snprintf(out + size, PARSER_BUILD_ID_ANSWER_MAX - size, "%s\n", id);
+        }
+        return write_all(STDOUT_FILENO, out, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static struct parser_request req;
         char reason[256] = "";
@@ -131,8 +163,11 @@ int main(int argc, char **argv) {
 
         if (argc == 2 && strcmp(argv[1], "--record") == 0)
                 return submit_record();
+        if (argc == 2 && strcmp(argv[1], "--build-ids") == 0)
+                return build_ids();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments but --record: the coredumpd daemon starts it for one crash.\n",
+                fprintf(stderr, "%s takes no arguments but --record or --build-ids: the coredumpd daemon starts it "
+                        "for one crash.\n",
                         argv[0]);
                 return 2;
         }

@@ -352,3 +352,36 @@ int parser_record_decode(const void *buf, size_t size, struct iovec **ret_v, siz
         *ret_gid = h.gid;
         return 0;
 }
+
+bool parser_build_id_request_valid(const struct parser_build_id_request *req) {
+        return req->magic == PARSER_BUILD_ID_MAGIC && req->version == PARSER_VERSION && req->uid != 0 && req->gid != 0 &&
+               req->n_files <= PARSER_BUILD_ID_FILES_MAX;
+}
+
+int parser_build_ids_decode(const char *buf, size_t size, size_t n, char (*ret)[41]) {
+        size_t pos = 0;
+
+        if (n > PARSER_BUILD_ID_FILES_MAX)
+                return -EBADMSG;
+        for (size_t i = 0; i < n; i++) {
+                const char *line = buf + pos;
+                const char *eol = memchr(line, '\n', size - pos);
+                if (!eol)
+                        return -EBADMSG;
+                size_t len = (size_t) (eol - line);
+                if (len == 1 && line[0] == '-')
+                        ret[i][0] = 0;
+                else {
+                        if (len < 2 || len > 40 || len % 2 != 0)
+                                return -EBADMSG;
+                        for (size_t k = 0; k < len; k++)
+                                if (!((line[k] >= '0' && line[k] <= '9') || (line[k] >= 'a' && line[k] <= 'f')))
+                                        return -EBADMSG;
+                        memcpy(ret[i], line, len);
+                        ret[i][len] = 0;
+                }
+                pos += len + 1;
+        }
+        return pos == size ? 0 : -EBADMSG;
+}
+

@@ -166,3 +166,28 @@ int parser_record_decode(const void *buf, size_t size, struct iovec **ret_v, siz
  * and a reason. Never reads outside buf. */
 int parser_result_decode(const void *buf, size_t size, struct unwind_result *ret, int *ret_error, char *reason,
                          size_t reason_size);
+
+/* ---- build-ids ------------------------------------------------------------------------------- */
+
+/*
+ * `coredumpd-parser --build-ids`: the GNU build-ids of files the daemon opened (a container's
+ * executable and libraries, and the host's files of the same names), read in the cell, so that no
+ * ELF note of a crasher's file is parsed by the daemon. Started with the files as fds 3, 4, ...;
+ * on stdin struct parser_build_id_request; on stdout one line per file: its build-id in lowercase
+ * hex (2 to 40 digits, an even number), or "-" (none, or not an ELF file).
+ */
+#define PARSER_BUILD_ID_MAGIC UINT32_C(0x42504443) /* "CDPB" */
+#define PARSER_BUILD_ID_FILES_MAX 128
+#define PARSER_BUILD_ID_ANSWER_MAX (PARSER_BUILD_ID_FILES_MAX * 41)
+
+struct parser_build_id_request {
+        uint32_t magic, version;
+        uint32_t uid, gid;              /* never 0 */
+        uint32_t n_files;               /* at fds 3 .. 3 + n_files - 1; at most PARSER_BUILD_ID_FILES_MAX */
+};
+
+bool parser_build_id_request_valid(const struct parser_build_id_request *req);
+/* The answer checked: exactly n lines, each "-" or 2..40 lowercase hex digits (an even number).
+ * 0 and ret[i] filled ("" for "-"), or -EBADMSG. Never reads outside buf. */
+int parser_build_ids_decode(const char *buf, size_t size, size_t n, char (*ret)[41]);
+

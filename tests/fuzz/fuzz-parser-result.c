@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The parser's answer as the daemon reads it (parser/wire.c): whatever a parser taken over by a
  * crafted file sends. A result that decodes must respect every bound, and encode back to the very
- * same bytes. */
+ * same bytes. Input starting "B" and a count byte is a --build-ids answer: its ids must be hex. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +14,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct unwind_result r = {};
         char reason[160];
         int error = 0;
+
+        /* "B" and a count: the input is a --build-ids answer for that many files instead. */
+        if (size >= 2 && data[0] == 'B') {
+                char ids[PARSER_BUILD_ID_FILES_MAX][41];
+                size_t n = data[1] % (PARSER_BUILD_ID_FILES_MAX + 2);
+                if (parser_build_ids_decode((const char *) data + 2, size - 2, n, ids) == 0)
+                        for (size_t i = 0; i < n; i++)
+                                if (strlen(ids[i]) > 40 || strspn(ids[i], "0123456789abcdef") != strlen(ids[i]))
+                                        __builtin_trap();
+                return 0;
+        }
 
         if (parser_result_decode(data, size, &r, &error, reason, sizeof reason) < 0)
                 return 0;
