@@ -162,11 +162,64 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
         return 0;
 }
 
+/* One errand of the parser: started with the n fds and mode, handed req (small enough for the pipe,
+ * so the write never waits for it), its answer read into buf until it closes its end, cap bytes
+ * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
+ * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
+ * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
+static int errand(const int *fds, size_t n, const char *mode, const void *req, size_t req_size, uint64_t budget_usec,
+                  void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason, size_t reason_size) {
+        int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
+        pid_t pid;
+        int r;
+
+        if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
+                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
+                goto finish;
+        }
+        r = spawn(fds, n, req_pipe[0], res_pipe[1], mode, &pid);
+        req_pipe[0] = safe_close(req_pipe[0]);
+        res_pipe[1] = safe_close(res_pipe[1]);
+        if (r < 0) {
+                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
+                goto finish;
+        }
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+
+        /* A parser that ended before it read this (EPIPE) says why by how it ended: read on. */
+        if (write(req_pipe[1], req, req_size) < 0 && errno != EPIPE)
+                log_debug_errno(errno, "Cannot hand the parser its request: %m");
+        req_pipe[1] = safe_close(req_pipe[1]);
+
+        uint64_t deadline = now_monotonic_usec() + budget_usec;
+        *ret_size = 0;
+        r = read_answer(res_pipe[0], deadline, buf, cap, ret_size);
+        bool reaped;
+        *ret_status = 0;
+        if (r == -ETIMEDOUT)
+                reaped = child_kill_and_reap(pid, pidfd, ret_status);
+        else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, ret_status)))
+                reaped = child_kill_and_reap(pid, pidfd, ret_status);
+        safe_close(pidfd);
+        if (!reaped)
+                *ret_status = 0; /* not known: as if it had ended well, its answer judged alone */
+        if (r == -ETIMEDOUT)
+                r = fail(r, reason, reason_size, "%s", reaped ? "killed at its deadline"
+                                                              : "killed at its deadline, but stuck in the kernel");
+        else if (r < 0)
+                r = fail(r, reason, reason_size, "%s", "cannot read its answer");
+
+finish:
+        safe_close(req_pipe[0]);
+        safe_close(req_pipe[1]);
+        safe_close(res_pipe[0]);
+        safe_close(res_pipe[1]);
+        return r;
+}
+
 int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char *reason, size_t reason_size) {
         _cleanup_(task_fds_close) struct task_fds t = {};
-        int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         _cleanup_free_ void *buf = NULL;
-        pid_t pid = -1;
         int r;
 
         if (job->n_threads > UNWIND_MAX_THREADS)
@@ -194,72 +247,29 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
         memcpy(req->threads, job->threads, job->n_threads * sizeof job->threads[0]);
         snprintf(req->exe, sizeof req->exe, "%s", job->exe ? job->exe : "");
 
-        if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
-                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
-                goto finish;
-        }
-        r = spawn(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, req_pipe[0], res_pipe[1], NULL, &pid);
-        safe_close(req_pipe[0]);
-        safe_close(res_pipe[1]);
-        req_pipe[0] = res_pipe[1] = -1;
-        if (r < 0) {
-                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
-                pid = -1;
-                goto finish;
-        }
-        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-
-        /* A parser that ended before it read this (EPIPE) says why by how it ended: read on. */
-        if (write(req_pipe[1], req, sizeof *req) < 0 && errno != EPIPE)
-                log_debug_errno(errno, "Cannot hand the parser its request: %m");
-        safe_close(req_pipe[1]);
-        req_pipe[1] = -1;
-
         size_t size = 0;
-        uint64_t deadline = now_monotonic_usec() + job->budget_usec + PARSER_START_GRACE_USEC;
-        r = read_answer(res_pipe[0], deadline, buf, PARSER_RESULT_MAX + 1, &size);
         int status = 0;
-        bool reaped;
-        if (r == -ETIMEDOUT)
-                reaped = child_kill_and_reap(pid, pidfd, &status);
-        else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, &status)))
-                reaped = child_kill_and_reap(pid, pidfd, &status);
-        safe_close(pidfd);
-
-        if (r == -ETIMEDOUT) {
-                r = fail(r, reason, reason_size, "%s", reaped ? "killed at its deadline"
-                                                              : "killed at its deadline, but stuck in the kernel");
-                goto finish;
-        }
-        if (r < 0) {
-                r = fail(r, reason, reason_size, "%s", "cannot read its answer");
-                goto finish;
-        }
-        if (reaped && WIFSIGNALED(status)) {
+        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, req, sizeof *req,
+                   job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
+                   reason_size);
+        if (r < 0)
+                return r;
+        if (WIFSIGNALED(status)) {
                 snprintf(reason, reason_size, "it died of signal %d", WTERMSIG(status));
-                r = -ECHILD;
-                goto finish;
+                return -ECHILD;
         }
         int error = 0;
         char why[160] = "";
         r = parser_result_decode(buf, size, ret, &error, why, sizeof why);
         if (r < 0) {
                 snprintf(reason, reason_size, "its answer is malformed: %s", why);
-                goto finish;
+                return r;
         }
         if (error < 0) {
                 unwind_result_done(ret);
-                r = fail(error, reason, reason_size, "%s", "it could look at nothing");
-                goto finish;
+                return fail(error, reason, reason_size, "%s", "it could look at nothing");
         }
-        r = 0;
-
-finish:
-        safe_close(req_pipe[0]);
-        safe_close(req_pipe[1]);
-        safe_close(res_pipe[0]);
-        safe_close(res_pipe[1]);
-        return r;
+        return 0;
 }
 
 /* How long a record may take to reach journald. */
@@ -324,10 +334,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
 #define BUILD_IDS_DEADLINE_USEC (5 * UINT64_C(1000000))
 
 int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, size_t reason_size) {
-        int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         _cleanup_free_ char *buf = NULL;
-        pid_t pid = -1;
-        int r;
 
         for (size_t i = 0; i < n; i++)
                 ret[i][0] = 0;
@@ -345,55 +352,20 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
                 .gid = PARSER_NOBODY,
                 .n_files = (uint32_t) n,
         };
-        if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
-                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
-                goto finish;
-        }
-        r = spawn(fds, n, req_pipe[0], res_pipe[1], "--build-ids", &pid);
-        safe_close(req_pipe[0]);
-        safe_close(res_pipe[1]);
-        req_pipe[0] = res_pipe[1] = -1;
-        if (r < 0) {
-                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
-                goto finish;
-        }
-        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (write(req_pipe[1], &req, sizeof req) < 0 && errno != EPIPE)
-                log_debug_errno(errno, "Cannot hand the parser its request: %m");
-        safe_close(req_pipe[1]);
-        req_pipe[1] = -1;
-
         size_t size = 0;
-        uint64_t deadline = now_monotonic_usec() + BUILD_IDS_DEADLINE_USEC;
-        r = read_answer(res_pipe[0], deadline, buf, PARSER_BUILD_ID_ANSWER_MAX + 1, &size);
         int status = 0;
-        bool reaped;
-        if (r == -ETIMEDOUT)
-                reaped = child_kill_and_reap(pid, pidfd, &status);
-        else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, &status)))
-                reaped = child_kill_and_reap(pid, pidfd, &status);
-        safe_close(pidfd);
-        if (r < 0) {
-                r = fail(r, reason, reason_size, "%s", r == -ETIMEDOUT ? "killed at its deadline" : "cannot read its answer");
-                goto finish;
-        }
-        if (reaped && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-                r = fail(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
-                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-                goto finish;
-        }
+        int r = errand(fds, n, "--build-ids", &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+                       PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
+        if (r < 0)
+                return r;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return fail(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         r = parser_build_ids_decode(buf, size, n, ret);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)
                         ret[i][0] = 0;
-                r = fail(r, reason, reason_size, "%s", "its answer is malformed");
+                return fail(r, reason, reason_size, "%s", "its answer is malformed");
         }
-
-finish:
-        safe_close(req_pipe[0]);
-        safe_close(req_pipe[1]);
-        safe_close(res_pipe[0]);
-        safe_close(res_pipe[1]);
-        return r;
+        return 0;
 }
-
