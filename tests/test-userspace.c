@@ -31,6 +31,7 @@
 #include "fixtures.h"
 #include "harness.h"
 #include "selfdump/core-elf.h"
+#include "selfdump/dump-filter.h"
 #include "selfdump/probe.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
@@ -520,6 +521,326 @@ TEST(proc_parsers) {
         CHECK_INT(proc_maps_mark_remote_from("no separator here\n", &m), ==, -EINVAL);
 }
 
+/* vma_dump_size() of fs/coredump.c, row by row: the facts of a mapping, the filter, the answer. */
+TEST(dump_extent_mirrors_vma_dump_size) {
+        const uint32_t dflt = 0x33, all = DUMP_FILTER_MASK;
+        const struct dump_facts anon = { .known = true, .read = true, .anon_pages = true },
+                                anon_untouched = { .known = true, .read = true },
+                                text = { .known = true, .read = true, .file = true, .offset_zero = true },
+                                text_later = { .known = true, .read = true, .file = true },
+                                data = { .known = true, .read = true, .file = true, .anon_pages = true },
+                                shm_anon = { .known = true, .read = true, .shared = true, .file = true, .unlinked = true },
+                                shm_file = { .known = true, .read = true, .shared = true, .file = true },
+                                vdso = { .known = true, .read = true, .special = true };
+
+        /* anonymous private: written to → whole with bit 0; never written (no anon_vma) → nothing */
+        CHECK_INT(dump_extent_of(&anon, dflt), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&anon, all & ~DUMP_FILTER_ANON_PRIVATE), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&anon_untouched, all), ==, DUMP_NOTHING);
+        /* file private, not written: bit 2 whole, else the ELF header page (bit 4, offset 0, readable) */
+        CHECK_INT(dump_extent_of(&text, dflt), ==, DUMP_ELF_HEADER);
+        CHECK_INT(dump_extent_of(&text, dflt & ~DUMP_FILTER_ELF_HEADERS), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&text, DUMP_FILTER_MAPPED_PRIVATE), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&text_later, dflt), ==, DUMP_NOTHING);
+        struct dump_facts text_unreadable = text;
+        text_unreadable.read = false;
+        CHECK_INT(dump_extent_of(&text_unreadable, dflt), ==, DUMP_NOTHING);
+        /* file private written to (.data, relro): anonymous private's bit */
+        CHECK_INT(dump_extent_of(&data, DUMP_FILTER_ANON_PRIVATE), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&data, DUMP_FILTER_MAPPED_PRIVATE), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&data, DUMP_FILTER_ELF_HEADERS), ==, DUMP_NOTHING);
+        /* shared: an unlinked file (shmem, memfd, SysV) by bit 1, a linked one by bit 3 */
+        CHECK_INT(dump_extent_of(&shm_anon, dflt), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&shm_anon, all & ~DUMP_FILTER_ANON_SHARED), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&shm_file, dflt), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&shm_file, DUMP_FILTER_MAPPED_SHARED), ==, DUMP_WHOLE);
+        /* MAP_SHARED of a read-only file is not VM_SHARED: private, with no anon_vma */
+        struct dump_facts shm_ro = shm_file;
+        shm_ro.shared = false;
+        CHECK_INT(dump_extent_of(&shm_ro, DUMP_FILTER_MAPPED_SHARED | DUMP_FILTER_ANON_PRIVATE), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&shm_ro, DUMP_FILTER_MAPPED_PRIVATE), ==, DUMP_WHOLE);
+        /* VM_DONTDUMP: nothing, whatever the filter */
+        struct dump_facts dd = anon;
+        dd.dontdump = true;
+        CHECK_INT(dump_extent_of(&dd, all), ==, DUMP_NOTHING);
+        dd = shm_anon;
+        dd.dontdump = true;
+        CHECK_INT(dump_extent_of(&dd, all), ==, DUMP_NOTHING);
+        /* VM_IO: nothing */
+        struct dump_facts io = anon;
+        io.io = true;
+        CHECK_INT(dump_extent_of(&io, all), ==, DUMP_NOTHING);
+        io = shm_file;
+        io.io = true;
+        CHECK_INT(dump_extent_of(&io, all), ==, DUMP_NOTHING);
+        /* hugetlb: bits 5 and 6 only, before VM_IO and the others */
+        struct dump_facts huge = anon;
+        huge.hugetlb = true;
+        CHECK_INT(dump_extent_of(&huge, DUMP_FILTER_HUGETLB_PRIVATE), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&huge, all & ~DUMP_FILTER_HUGETLB_PRIVATE), ==, DUMP_NOTHING);
+        huge.shared = huge.file = true;
+        CHECK_INT(dump_extent_of(&huge, DUMP_FILTER_HUGETLB_SHARED), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&huge, all & ~DUMP_FILTER_HUGETLB_SHARED), ==, DUMP_NOTHING);
+        huge.dontdump = true;
+        CHECK_INT(dump_extent_of(&huge, all), ==, DUMP_NOTHING);
+        /* DAX: bits 7 and 8 only; maybe DAX: the smaller answer */
+        struct dump_facts dax = text;
+        dax.dax = TRI_YES;
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_DAX_PRIVATE), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&dax, all & ~DUMP_FILTER_DAX_PRIVATE), ==, DUMP_NOTHING);
+        dax.shared = true;
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_DAX_SHARED), ==, DUMP_WHOLE);
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_MAPPED_SHARED), ==, DUMP_NOTHING);
+        dax.dax = TRI_MAYBE;
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_MAPPED_SHARED), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_DAX_SHARED), ==, DUMP_NOTHING);
+        CHECK_INT(dump_extent_of(&dax, DUMP_FILTER_MAPPED_SHARED | DUMP_FILTER_DAX_SHARED), ==, DUMP_WHOLE);
+        /* special mappings: always, even with VM_DONTDUMP and VM_IO ([vvar]) and no filter */
+        CHECK_INT(dump_extent_of(&vdso, 0), ==, DUMP_WHOLE);
+        struct dump_facts vvar = vdso;
+        vvar.dontdump = vvar.io = true;
+        CHECK_INT(dump_extent_of(&vvar, 0), ==, DUMP_WHOLE);
+        /* smaps did not name it: nothing */
+        struct dump_facts unknown = anon;
+        unknown.known = false;
+        CHECK_INT(dump_extent_of(&unknown, all), ==, DUMP_NOTHING);
+
+        uint32_t f;
+        CHECK_OK(parse_coredump_filter("00000033\n", &f));
+        CHECK_INT(f, ==, 0x33);
+        CHECK_OK(parse_coredump_filter("000001ff", &f));
+        CHECK_INT(f, ==, 0x1ff);
+        CHECK_INT(parse_coredump_filter("", &f), ==, -EINVAL);
+        CHECK_INT(parse_coredump_filter("-1\n", &f), ==, -EINVAL);
+        CHECK_INT(parse_coredump_filter("33 junk", &f), ==, -EINVAL);
+
+        /* From maps + smaps + mountinfo to the facts. */
+        struct proc_maps m;
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                 "00601000-00602000 rw-p 00001000 08:01 12 /usr/bin/app\n"
+                                 "7f0000000000-7f0000010000 rw-p 00000000 00:00 0 \n"
+                                 "7f0000010000-7f0000020000 rw-s 00000000 00:01 77 /dev/zero (deleted)\n"
+                                 "7f0000020000-7f0000030000 rw-s 00000000 00:30 5 /mnt/pmem/f\n"
+                                 "7ffe0000-7ffe2000 r-xp 00000000 00:00 0 [vdso]\n"
+                                 "7ffd0000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n", &m));
+        CHECK_OK(proc_maps_mark_remote_from("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                            "23 22 0:50 / /mnt/pmem rw - ext4 /dev/pmem0 rw,dax=always\n", &m));
+        /* the mount's device is 0:50 (decimal); the mapping's 00:30 (hex) is 0:48: no DAX */
+        CHECK_INT(m.mappings[4].dax, ==, TRI_NO);
+        CHECK_OK(proc_smaps_annotate("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                     "Size:                  4 kB\n"
+                                     "Anonymous:             0 kB\n"
+                                     "Swap:                  0 kB\n"
+                                     "VmFlags: rd ex mr mw me dw \n"
+                                     "00601000-00602000 rw-p 00001000 08:01 12 /usr/bin/app\n"
+                                     "Anonymous:             4 kB\n"
+                                     "VmFlags: rd wr mr mw me ac \n"
+                                     "7f0000000000-7f0000010000 rw-p 00000000 00:00 0 \n"
+                                     "Anonymous:             0 kB\n"
+                                     "Swap:                  8 kB\n"
+                                     "VmFlags: rd wr mr mw me ac dd \n"
+                                     "7f0000010000-7f0000020000 rw-s 00000000 00:01 77 /dev/zero (deleted)\n"
+                                     "VmFlags: rd wr sh mr mw me ms \n"
+                                     "7f0000020000-7f0000030000 rw-s 00000000 00:30 5 /mnt/pmem/f\n"
+                                     "VmFlags: rd wr mr mw me ms \n"
+                                     "7ffe0000-7ffe2000 r-xp 00000000 00:00 0 [vdso]\n"
+                                     "VmFlags: rd ex mr mw me de \n"
+                                     "12340000-12350000 rw-p 00000000 00:00 0 \n"
+                                     "VmFlags: rd wr io \n", &m));
+        struct dump_facts got;
+        dump_facts_of(&m.mappings[0], &got);
+        CHECK(got.known && got.read && got.file && got.offset_zero && !got.anon_pages && !got.shared);
+        CHECK_INT(dump_extent_of(&got, dflt), ==, DUMP_ELF_HEADER);
+        dump_facts_of(&m.mappings[1], &got);
+        CHECK(got.anon_pages && !got.offset_zero);
+        CHECK_INT(dump_extent_of(&got, dflt), ==, DUMP_WHOLE);
+        dump_facts_of(&m.mappings[2], &got);
+        CHECK(got.dontdump && got.anon_pages && !got.file);
+        CHECK_INT(dump_extent_of(&got, all), ==, DUMP_NOTHING);
+        dump_facts_of(&m.mappings[3], &got);
+        CHECK(got.shared && got.unlinked && got.file);
+        CHECK_INT(dump_extent_of(&got, DUMP_FILTER_ANON_SHARED), ==, DUMP_WHOLE);
+        dump_facts_of(&m.mappings[4], &got);
+        CHECK(!got.shared && !got.unlinked);    /* maps says 's', VmFlags no "sh": opened read-only */
+        CHECK_INT(dump_extent_of(&got, DUMP_FILTER_MAPPED_SHARED), ==, DUMP_NOTHING);
+        dump_facts_of(&m.mappings[5], &got);
+        CHECK(got.special);
+        dump_facts_of(&m.mappings[6], &got);
+        CHECK(!got.known && !got.special);      /* smaps had no block for it */
+        CHECK_INT(dump_extent_of(&got, all), ==, DUMP_NOTHING);
+        proc_maps_done(&m);
+
+        CHECK_OK(proc_maps_parse("7f0000020000-7f0000030000 rw-s 00000000 00:30 5 /mnt/pmem/f\n"
+                                 "7f0000030000-7f0000040000 rw-s 00000000 00:31 5 /mnt/inode/f\n", &m));
+        CHECK_OK(proc_maps_mark_remote_from("23 22 0:30 / /mnt/pmem rw - ext4 /dev/pmem0 rw,dax=always\n"
+                                            "24 22 0:31 / /mnt/inode rw - xfs /dev/pmem1 rw,dax=inode\n", &m));
+        CHECK_INT(m.mappings[0].dax, ==, TRI_NO);       /* 0:30 is 00:1e in maps */
+        proc_maps_done(&m);
+        CHECK_OK(proc_maps_parse("7f0000020000-7f0000030000 rw-s 00000000 00:30 5 /mnt/pmem/f\n"
+                                 "7f0000030000-7f0000040000 rw-s 00000000 00:31 5 /mnt/inode/f\n", &m));
+        CHECK_OK(proc_maps_mark_remote_from("23 22 0:48 / /mnt/pmem rw - ext4 /dev/pmem0 rw,dax=always\n"
+                                            "24 22 0:49 / /mnt/inode rw - xfs /dev/pmem1 rw,dax=inode\n", &m));
+        CHECK_INT(m.mappings[0].dax, ==, TRI_YES);
+        CHECK_INT(m.mappings[1].dax, ==, TRI_MAYBE);
+        proc_maps_done(&m);
+
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n", &m));
+        CHECK_INT(proc_smaps_annotate("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                      "VmFlags: rd exx\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_smaps_annotate("0040zzzz\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_smaps_annotate("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                      "Anonymous:   lots\n", &m), ==, -EINVAL);
+        proc_maps_done(&m);
+}
+
+/* A child with memory marked MADV_DONTDUMP, memory it wrote, and a file mapped private and only
+ * read: its core (all-writable) never holds the first, holds the second while coredump_filter
+ * has bit 0, and the third only while it has bit 2; what is left out is still a PT_LOAD, with
+ * p_filesz 0, as the kernel writes it. */
+#define DD_SIZE (16U * 4096)
+struct dd_child {
+        pid_t pid;
+        int proc_fd;
+        uint64_t secret, written, file;
+};
+
+static void dd_fill(volatile uint8_t *p, uint8_t v) {
+        for (size_t i = 0; i < DD_SIZE; i++)
+                p[i] = v;
+}
+
+static bool core_has_byte_run(const char *path, uint8_t v) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        uint8_t buf[65536];
+        size_t run = 0;
+        ssize_t n;
+        CHECK(fd >= 0);
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+                for (ssize_t i = 0; i < n; i++) {
+                        run = buf[i] == v ? run + 1 : 0;
+                        if (run >= 4096)
+                                return true;
+                }
+        return false;
+}
+
+/* p_filesz and p_memsz of the PT_LOAD that starts at vaddr; false if none does. */
+static bool core_segment_at(const char *path, uint64_t vaddr, uint64_t *filesz, uint64_t *memsz) {
+        struct core_view v;
+        size_t phnum;
+        bool found = false;
+        core_open(path, &v);
+        CHECK(elf_getphdrnum(v.elf, &phnum) == 0);
+        for (size_t i = 0; i < phnum; i++) {
+                GElf_Phdr ph;
+                CHECK(gelf_getphdr(v.elf, (int) i, &ph));
+                if (ph.p_type == PT_LOAD && ph.p_vaddr == vaddr) {
+                        *filesz = ph.p_filesz;
+                        *memsz = ph.p_memsz;
+                        found = true;
+                }
+        }
+        core_close(&v);
+        return found;
+}
+
+TEST(core_honours_dontdump_and_coredump_filter) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *file = tmp_core(dir, "mapped"), *p1 = tmp_core(dir, "c1"), *p2 = tmp_core(dir, "c2");
+        struct dd_child c = { .proc_fd = -1 };
+        struct selfdump_result res;
+        int status;
+
+        /* The file's bytes: 0xf1, written here, never by the child. */
+        {
+                _cleanup_close_ int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                uint8_t page[4096];
+                CHECK(fd >= 0);
+                memset(page, 0xf1, sizeof page);
+                for (unsigned i = 0; i < DD_SIZE / 4096; i++)
+                        CHECK_INT(write(fd, page, sizeof page), ==, sizeof page);
+                explicit_bzero(page, sizeof page);      /* the child's stack is a copy of ours */
+        }
+        uint64_t *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        CHECK(shared != MAP_FAILED);
+        c.pid = fork();
+        CHECK(c.pid >= 0);
+        if (c.pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                volatile uint8_t *s = mmap(NULL, DD_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                volatile uint8_t *w = mmap(NULL, DD_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                int fd = open(file, O_RDONLY | O_CLOEXEC);
+                volatile uint8_t *f = fd < 0 ? MAP_FAILED
+                                             : mmap(NULL, DD_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+                if (s == MAP_FAILED || w == MAP_FAILED || f == MAP_FAILED || madvise((void *) s, DD_SIZE, MADV_DONTDUMP) < 0)
+                        _exit(2);
+                dd_fill(s, 0xd5);
+                dd_fill(w, 0xa7);
+                uint8_t sum = 0;
+                for (size_t i = 0; i < DD_SIZE; i += 4096)
+                        sum += f[i];    /* read, never written: no anonymous page */
+                shared[0] = (uintptr_t) s;
+                shared[1] = (uintptr_t) w;
+                shared[2] = (uintptr_t) f + (sum & 0);
+                raise(SIGSTOP);
+                _exit(0);
+        }
+        CHECK_INT(waitpid(c.pid, &status, WUNTRACED), ==, c.pid);
+        CHECK(WIFSTOPPED(status));
+        c.secret = shared[0];
+        c.written = shared[1];
+        c.file = shared[2];
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int) c.pid);
+        c.proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(c.proc_fd >= 0);
+
+        struct child as_child = { .pid = c.pid, .proc_fd = c.proc_fd };
+        uint64_t filesz, memsz;
+
+        /* anonymous private, ELF headers, not file private */
+        snprintf(path, sizeof path, "/proc/%d/coredump_filter", (int) c.pid);
+        FILE *fp = fopen(path, "we");
+        CHECK(fp);
+        fprintf(fp, "0x13\n");
+        CHECK(fclose(fp) == 0);
+        write_core(&as_child, USERSPACE_MODE_ALL_WRITABLE, p1, &res);
+        CHECK(!core_has_byte_run(p1, 0xd5));
+        CHECK(core_has_byte_run(p1, 0xa7));
+        CHECK(!core_has_byte_run(p1, 0xf1));
+        CHECK(core_segment_at(p1, c.secret, &filesz, &memsz));
+        CHECK_INT(filesz, ==, 0);
+        CHECK_INT(memsz, ==, DD_SIZE);
+        struct core_view v;
+        uint8_t b = 0;
+        core_open(p1, &v);
+        CHECK(core_read(&v, c.written + DD_SIZE - 1, &b, 1));
+        CHECK_INT(b, ==, 0xa7);
+        CHECK(!core_read(&v, c.secret, &b, 1));
+        core_close(&v);
+        CHECK(core_segment_at(p1, c.file, &filesz, &memsz));
+        CHECK_INT(filesz, ==, 0);
+        CHECK_INT(memsz, ==, DD_SIZE);
+
+        /* file private too, anonymous private no more */
+        fp = fopen(path, "we");
+        CHECK(fp);
+        fprintf(fp, "0x14\n");
+        CHECK(fclose(fp) == 0);
+        write_core(&as_child, USERSPACE_MODE_ALL_WRITABLE, p2, &res);
+        CHECK(!core_has_byte_run(p2, 0xd5));
+        CHECK(!core_has_byte_run(p2, 0xa7));
+        CHECK(core_has_byte_run(p2, 0xf1));
+        CHECK(core_segment_at(p2, c.file, &filesz, &memsz));
+        CHECK_INT(filesz, ==, DD_SIZE);
+
+        safe_close(c.proc_fd);
+        (void) kill(c.pid, SIGKILL);
+        (void) waitpid(c.pid, NULL, __WALL);
+        munmap(shared, 4096);
+        tmpdir_remove(dir);
+}
+
 static bool rule_matches(const char *rule_text, struct crash_context *ctx) {
         struct policy *p = policy_new();
         CHECK(p);
@@ -877,6 +1198,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(core_size_limit_truncates),
         TEST_ENTRY(gdb_backtrace_threads_and_registers),
         TEST_ENTRY(proc_parsers),
+        TEST_ENTRY(dump_extent_mirrors_vma_dump_size),
+        TEST_ENTRY(core_honours_dontdump_and_coredump_filter),
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
         TEST_ENTRY(probe_record_freshness),
         TEST_ENTRY(unwind_sleeper_through_libc_into_caller),

@@ -314,6 +314,26 @@ static void gather_exe(int proc_fd, struct crash_context *c) {
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot read exe: %m");
 }
 
+#define JOURNALD_UNIT "systemd-journald.service"
+static const char *const journald_paths[] = { "/usr/lib/systemd/systemd-journald", "/lib/systemd/systemd-journald" };
+
+bool context_is_journald(const struct crash_context *c) {
+        struct stat task_exe, ours;
+        bool named = false;
+
+        if (!c->unit || strcmp(c->unit, JOURNALD_UNIT) != 0 || !c->exe || c->proc_fd < 0)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(journald_paths); i++)
+                named = named || strcmp(c->exe, journald_paths[i]) == 0;
+        if (!named || fstatat(c->proc_fd, "exe", &task_exe, 0) < 0)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(journald_paths); i++)
+                if (stat(journald_paths[i], &ours) >= 0 && S_ISREG(ours.st_mode) && ours.st_dev == task_exe.st_dev &&
+                    ours.st_ino == task_exe.st_ino)
+                        return true;
+        return false;
+}
+
 static void gather_cmdline(int proc_fd, struct crash_context *c) {
         const char *tag = c->tag;
         _cleanup_free_ char *raw = NULL;

@@ -140,6 +140,11 @@ void context_done(struct crash_context *c);
 int context_open_root(struct crash_context *c, const char *tag);
 
 
+/* Whether the crashed task is the system's journald: its unit (from its cgroup) is
+ * systemd-journald.service and its executable is the host's own /usr/lib/systemd/systemd-journald
+ * (or /lib/...): the same inode, not a file of that name. Needs CONTEXT_EXE and CONTEXT_CGROUP. */
+bool context_is_journald(const struct crash_context *c);
+
 /* Whether the crashing user may read its own dump: only if the kernel dumped the task as itself,
  * with uid == euid, gid == egid and AT_SECURE 0 (CVE-2022-4415). */
 bool context_user_may_read(const struct crash_context *c);

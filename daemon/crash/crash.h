@@ -36,6 +36,9 @@ struct crash {
         bool have_decision;
         struct decision decision;
         bool unwind_tried;              /* backtrace_take() ran: before the policy, or after it */
+        /* The system's journald (context_is_journald()): held no longer than its dump, not unwound,
+         * its record also written to /dev/kmsg (journald cannot take it while it is dumped). */
+        bool journald;
         bool acked;
         uint64_t ack_mask;
         unsigned ack_size;

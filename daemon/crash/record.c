@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <unistd.h>
 #include <systemd/sd-journal.h>
 
 #include "crash/backtrace.h"
@@ -331,4 +334,29 @@ void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
         k = sink(&f, userdata);
         if (k < 0)
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot write the crash record: %m");
+}
+
+void record_crash_to_kmsg(const struct crash *c) {
+        const struct crash_context *ctx = &c->context;
+        char outcome[sizeof c->error + 64], line[1024];
+        const char *sig = signal_to_name(ctx->signal);
+
+        if (c->result == CRASH_RESULT_STORED)
+                snprintf(outcome, sizeof outcome, "core stored as %s", c->stored.path);
+        else
+                (void) crash_outcome_text(c, outcome, sizeof outcome);
+        _cleanup_free_ char *text = escape_text(outcome, strlen(outcome));
+        int n = snprintf(line, sizeof line, "<%d>coredumpd: systemd-journald[%d] crashed with %s, %s\n",
+                         LOG_DAEMON | LOG_ERR, (int) ctx->pid, sig ? sig : "an unknown signal", text ? text : "?");
+        if (n < 0)
+                return;
+        if ((size_t) n >= sizeof line) {
+                line[sizeof line - 2] = '\n';
+                n = (int) sizeof line - 1;
+        }
+        _cleanup_close_ int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || write(fd, line, (size_t) n) != n)
+                log_crash_errno(c->tag, LOG_WARNING, -errno, "Cannot write journald's crash to /dev/kmsg: %m");
+        else
+                log_crash(c->tag, LOG_NOTICE, "Wrote journald's crash to the kernel log too.");
 }

@@ -42,3 +42,8 @@ void record_crash_for_user(const struct crash *c);
 
 /* Builds and sends; failures are logged with the crash's tag. */
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata);
+
+/* One line for the kernel's log (/dev/kmsg): "coredumpd: systemd-journald[PID] crashed with SIGNAL,
+ * core stored as PATH" (or why not): for the crash of journald, which cannot take its own record
+ * while it is dumped. A failure is logged. */
+void record_crash_to_kmsg(const struct crash *c);

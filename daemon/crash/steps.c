@@ -91,12 +91,18 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
                                           c->context.refused[0] ? c->context.refused : strerror(-r));
                         return crash_set_decision(c, ACTION_REJECT, "context-unavailable");
                 }
+                /* journald: every log line of the system waits while it is held (ours too, once
+                 * their buffers fill), so it is held no longer than its dump takes. */
+                context_read(&c->context, CONTEXT_EXE | CONTEXT_CGROUP);
+                c->journald = context_is_journald(&c->context);
+                if (c->journald)
+                        c->unwind_tried = true; /* not unwound: that would hold it longer */
         }
 
         /* Unwinding costs the held task time. It comes first when a rule matches on the signature;
          * otherwise the policy decides first, and a crash it rejects is not unwound at all. */
         _cleanup_(policy_unrefp) struct policy *policy = env->policy_acquire(env->policy_userdata);
-        if (policy_uses_signature(policy)) {
+        if (policy_uses_signature(policy) && !c->journald) {
                 if (!may_block)
                         return 0; /* undecided: unwinding reads the task's memory, on a thread */
                 context_read(&c->context, CONTEXT_ALL);
@@ -110,6 +116,10 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
                 return crash_set_decision(c, ACTION_REJECT, "policy-failed");
         }
         c->have_decision = true;
+        if (c->journald && c->decision.action == ACTION_KERNEL && c->decision.wait) {
+                log_crash(c->tag, LOG_NOTICE, "systemd-journald crashed: not holding it past its dump (Wait=no).");
+                c->decision.wait = false;
+        }
         /* A rejected crash: only what names it in the record (a rejection is then as quick as the
          * kernel allows). One that is kept reads the rest in step_prepare(), on its thread. */
         if (c->decision.action == ACTION_REJECT)
@@ -320,6 +330,10 @@ void step_record(const struct crash_env *env, struct crash *c) {
                           "Crash handled: %s; action %s, rule %s.", crash_result_to_string(c->result),
                           c->have_decision ? action_to_string(c->decision.action) : "-",
                           c->have_decision ? c->decision.rule : "-");
+        /* journald's own crash: a line in the kernel's log it reads back once it is up again, the
+         * record in the journal too (a datagram its socket keeps until the new journald reads it). */
+        if (c->journald)
+                record_crash_to_kmsg(c);
         record_crash(c, env->record_sink, env->record_userdata);
         if (env->user_records)
                 record_crash_for_user(c);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "selfdump/core-elf.h"
+#include "shared/cleanup.h"
 #include "shared/log.h"
 
 #define ALIGN_TO(x, a) (((x) + (a) - 1) / (a) * (a))
@@ -97,7 +98,7 @@ int core_elf_write_headers(int fd, const void *notes, size_t notes_size, const s
                         .p_offset = off,
                         .p_vaddr = segments[i].vaddr,
                         .p_filesz = segments[i].size,
-                        .p_memsz = segments[i].size,
+                        .p_memsz = MAX(segments[i].mem_size, segments[i].size),
                         .p_align = page_size,
                 };
                 if (!gelf_update_phdr(elf, 1 + i, &load)) {

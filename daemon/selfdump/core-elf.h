@@ -17,7 +17,8 @@
 #define CORE_MAX_SEGMENTS 65000U
 
 struct core_segment {
-        uint64_t vaddr, size;   /* page-aligned */
+        uint64_t vaddr, size;   /* page-aligned; size: the bytes in the core (p_filesz) */
+        uint64_t mem_size;      /* p_memsz, at least size: the mapping the segment covers */
         uint32_t flags;         /* PF_R | PF_W | PF_X */
 };
 

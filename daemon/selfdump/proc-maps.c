@@ -165,16 +165,44 @@ static int mountinfo_line_remote(const char *line, size_t len, unsigned *major, 
         return fstype_is_remote(fstype);
 }
 
+/* Whether a mountinfo line's super options say DAX: 1 (dax, dax=always), 2 (dax=inode: per file), 0. */
+static int mountinfo_line_dax(const char *line, size_t len) {
+        _cleanup_free_ char *copy = strndup(line, len);
+        char options[1024];
+
+        if (!copy)
+                return 0;
+        const char *sep = strstr(copy, " - ");
+        if (!sep || sscanf(sep + 3, "%*s %*s %1023s", options) != 1)
+                return 0;
+        int dax = 0;
+        for (char *save = NULL, *o = strtok_r(options, ",", &save); o; o = strtok_r(NULL, ",", &save))
+                if (strcmp(o, "dax") == 0 || strcmp(o, "dax=always") == 0)
+                        dax = 1;
+                else if (strcmp(o, "dax=inode") == 0)
+                        dax = 2;
+                else if (strcmp(o, "dax=never") == 0)
+                        dax = 0;
+        return dax;
+}
+
 static int mark_remote_line(const char *line, size_t len, void *userdata) {
         struct proc_maps *m = userdata;
         unsigned major, minor;
 
         int r = mountinfo_line_remote(line, len, &major, &minor);
-        for (size_t i = 0; r > 0 && i < m->n; i++)
+        if (r < 0)
+                return r;
+        int dax = mountinfo_line_dax(line, len);
+        for (size_t i = 0; i < m->n; i++)
                 if (proc_mapping_is_file(&m->mappings[i]) && m->mappings[i].dev_major == major &&
-                    m->mappings[i].dev_minor == minor)
-                        m->mappings[i].remote = true;
-        return r < 0 ? r : 0;
+                    m->mappings[i].dev_minor == minor) {
+                        if (r > 0)
+                                m->mappings[i].remote = true;
+                        if (dax > 0)
+                                m->mappings[i].dax = (uint8_t) dax;
+                }
+        return 0;
 }
 
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
@@ -261,9 +289,12 @@ int proc_maps_read_marked(int proc_fd, struct proc_maps *ret) {
         if (r < 0)
                 return r;
         if (read_proc_text(proc_fd, "mountinfo", &mountinfo) < 0 || proc_maps_mark_remote_from(mountinfo, ret) < 0)
-                /* Which file system is which is not known: every file is taken as remote. */
-                for (size_t i = 0; i < ret->n; i++)
+                /* Which file system is which is not known: every file is taken as remote, and as
+                 * maybe DAX (2). */
+                for (size_t i = 0; i < ret->n; i++) {
                         ret->mappings[i].remote = proc_mapping_is_file(&ret->mappings[i]);
+                        ret->mappings[i].dax = proc_mapping_is_file(&ret->mappings[i]) ? 2 : 0;
+                }
         return 0;
 }
 

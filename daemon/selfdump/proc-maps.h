@@ -10,6 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The VmFlags of /proc/<pid>/smaps that decide what a core holds (dump-filter.c). */
+enum {
+        PROC_VM_READ = 1U << 0,         /* rd */
+        PROC_VM_SHARED = 1U << 1,       /* sh */
+        PROC_VM_IO = 1U << 2,           /* io */
+        PROC_VM_DONTDUMP = 1U << 3,     /* dd */
+        PROC_VM_HUGETLB = 1U << 4,      /* ht */
+};
+
 struct proc_mapping {
         uint64_t start, end;            /* [start, end) */
         uint64_t offset;                /* file offset of start */
@@ -18,6 +27,11 @@ struct proc_mapping {
         unsigned dev_major, dev_minor;  /* the device of the file system holding the file */
         bool remote;                    /* on a file system a process or a network serves */
         char *path;                     /* "/usr/lib/…", "[stack]", "[heap]", "[vdso]"…, or NULL */
+        uint8_t dax;                    /* enum tristate (dump-filter.h): the file is DAX, by its mount */
+        /* From /proc/<pid>/smaps (proc_smaps_annotate()): */
+        bool smaps_known;               /* its VmFlags were there */
+        uint32_t vm_flags;              /* PROC_VM_* */
+        bool anon_pages;                /* Anonymous: or Swap: above 0 */
 };
 
 struct proc_maps {
@@ -45,11 +59,12 @@ bool proc_mapping_is_file(const struct proc_mapping *p);
  * pages in, nor open such files.
  */
 bool fstype_is_remote(const char *fstype);
-/* Sets `remote` on the mappings of files on such file systems, from the text of
- * /proc/<pid>/mountinfo (the crashed task's own view: its device numbers are those of its maps). */
+/* Sets `remote` on the mappings of files on such file systems, and `dax` on those of files on
+ * mounts with the dax option, from the text of /proc/<pid>/mountinfo (the crashed task's own view:
+ * its device numbers are those of its maps). */
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
 /* proc_maps_read(), then the marks from <proc_fd>/mountinfo; if that cannot be read or parsed,
- * every file mapping is taken as remote. */
+ * every file mapping is taken as remote, and as maybe DAX. */
 int proc_maps_read_marked(int proc_fd, struct proc_maps *ret);
 
 /* Whether the file system holding path (the mount with the longest mount point that holds it, in

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "selfdump/core-elf.h"
+#include "selfdump/dump-filter.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
@@ -24,6 +25,8 @@
 #define AUXV_MAX (8U * 1024)
 #define CMDLINE_MAX 4096U
 #define LINK_MAP_MAX 4096U
+#define SMAPS_MAX (256U * 1024 * 1024)
+#define FILTER_MAX 64U
 
 /* ---- a set of page ranges --------------------------------------------------------------------- */
 
@@ -77,6 +80,8 @@ struct process_image {
         uint64_t page;
         int mem_fd;
         int pagemap_fd;
+        int smaps_fd, filter_fd;        /* opened with the others, read once the ids dropped */
+        uint32_t filter;                /* coredump_filter */
         struct proc_maps maps;
         struct proc_threads threads;
         /* Per thread of threads: the probe's full registers, taken before the ids drop (bpf() is
@@ -97,6 +102,8 @@ struct process_image {
 static void image_done(struct process_image *d) {
         safe_close(d->mem_fd);
         safe_close(d->pagemap_fd);
+        safe_close(d->smaps_fd);
+        safe_close(d->filter_fd);
         proc_maps_done(&d->maps);
         proc_threads_done(&d->threads);
         free(d->thread_regs);
@@ -314,24 +321,85 @@ static uint32_t segment_flags(const struct proc_mapping *m) {
         return (m->read ? PF_R : 0) | (m->write ? PF_W : 0) | (m->exec ? PF_X : 0);
 }
 
-/* The merged ranges cut at mapping boundaries (a segment has one mapping's permissions). */
-static int build_segments(struct process_image *d) {
-        ranges_merge(&d->ranges);
-        for (size_t i = 0; i < d->ranges.n; i++)
-                for (size_t k = 0; k < d->maps.n; k++) {
-                        const struct proc_mapping *m = &d->maps.mappings[k];
-                        uint64_t lo = MAX(d->ranges.r[i].lo, m->start), hi = MIN(d->ranges.r[i].hi, m->end);
-                        if (lo >= hi || !mapping_dumpable(m))
-                                continue;
-                        if (d->n_segments >= CORE_MAX_SEGMENTS)
-                                return -E2BIG;
-                        struct core_segment *grown = realloc(d->segments, (d->n_segments + 1) * sizeof *grown);
-                        if (!grown)
-                                return -ENOMEM;
-                        d->segments = grown;
-                        d->segments[d->n_segments++] = (struct core_segment) { lo, hi - lo, segment_flags(m) };
-                }
+/* How far from its start a mapping may be dumped: what the kernel would dump of it
+ * (dump-filter.c), and nothing of what cannot be read. */
+static uint64_t allowed_end(const struct process_image *d, const struct proc_mapping *m) {
+        struct dump_facts f;
+        unsigned char magic[SELFMAG];
+
+        if (!mapping_dumpable(m))
+                return m->start;
+        dump_facts_of(m, &f);
+        switch (dump_extent_of(&f, d->filter)) {
+        case DUMP_WHOLE:
+                return m->end;
+        case DUMP_ELF_HEADER:
+                if (mem_read(d, m->start, magic, sizeof magic) && memcmp(magic, ELFMAG, SELFMAG) == 0)
+                        return MIN(m->end, m->start + d->page);
+                return m->start;
+        default:
+                return m->start;
+        }
+}
+
+static int add_segment(struct process_image *d, uint64_t vaddr, uint64_t size, uint64_t mem_size, uint32_t flags) {
+        struct core_segment *grown = realloc(d->segments, (d->n_segments + 1) * sizeof *grown);
+        if (!grown)
+                return -ENOMEM;
+        d->segments = grown;
+        d->segments[d->n_segments++] = (struct core_segment) { vaddr, size, mem_size, flags };
         return 0;
+}
+
+/* A PT_LOAD for every mapping, as the kernel writes one for every VMA: the chosen ranges that the
+ * mapping allows have their bytes in the core (a range and the gap after it up to the next one
+ * make one segment, p_filesz < p_memsz); a mapping, or its start, with nothing chosen is a segment
+ * without bytes (p_filesz 0). Past CORE_MAX_SEGMENTS the segments without bytes are left out. */
+static int build_segments(struct process_image *d) {
+        size_t j = 0;
+        int r;
+
+        ranges_merge(&d->ranges);
+        for (size_t k = 0; k < d->maps.n; k++) {
+                const struct proc_mapping *m = &d->maps.mappings[k];
+                uint64_t limit = allowed_end(d, m), at = m->start;
+                bool open = false;      /* the last segment is this mapping's: a gap extends it */
+
+                while (j > 0 && d->ranges.r[j - 1].hi > m->start)
+                        j--;
+                for (; j < d->ranges.n && d->ranges.r[j].lo < limit; j++) {
+                        uint64_t lo = MAX(d->ranges.r[j].lo, m->start), hi = MIN(d->ranges.r[j].hi, limit);
+                        if (lo >= hi)
+                                continue;
+                        if (lo > at) {
+                                if (open)
+                                        d->segments[d->n_segments - 1].mem_size += lo - at;
+                                else if ((r = add_segment(d, at, 0, lo - at, segment_flags(m))) < 0)
+                                        return r;
+                        }
+                        if ((r = add_segment(d, lo, hi - lo, hi - lo, segment_flags(m))) < 0)
+                                return r;
+                        open = true;
+                        at = hi;
+                }
+                if (at < m->end) {
+                        if (open)
+                                d->segments[d->n_segments - 1].mem_size += m->end - at;
+                        else if ((r = add_segment(d, at, 0, m->end - at, segment_flags(m))) < 0)
+                                return r;
+                }
+        }
+        if (d->n_segments > CORE_MAX_SEGMENTS) {
+                size_t n = 0;
+                for (size_t i = 0; i < d->n_segments; i++)
+                        if (d->segments[i].size > 0) {
+                                d->segments[n] = d->segments[i];
+                                d->segments[n].mem_size = d->segments[n].size;
+                                n++;
+                        }
+                d->n_segments = n;
+        }
+        return d->n_segments > CORE_MAX_SEGMENTS ? -E2BIG : 0;
 }
 
 /* ---- notes ------------------------------------------------------------------------------------ */
@@ -520,6 +588,18 @@ static int image_read_process(struct process_image *d, char *error, size_t error
         if (r >= 0)
                 d->pagemap_fd = openat(req->proc_fd, "pagemap", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (r >= 0) {
+                /* What the task lets a core hold: opened here, read and parsed without privileges
+                 * (image_read_filter()). */
+                what = "smaps";
+                d->smaps_fd = openat(req->proc_fd, "smaps", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+                r = d->smaps_fd < 0 ? negative_errno() : 0;
+        }
+        if (r >= 0) {
+                what = "coredump_filter";
+                d->filter_fd = openat(req->proc_fd, "coredump_filter", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+                r = d->filter_fd < 0 ? negative_errno() : 0;
+        }
+        if (r >= 0) {
                 what = "task/";
                 r = proc_threads_read(req->proc_fd, &d->threads);
         }
@@ -548,6 +628,65 @@ static int image_read_process(struct process_image *d, char *error, size_t error
         return drop_privileges(req, error, error_size);
 }
 
+/* All of an open /proc file, up to max bytes (-EFBIG beyond). */
+static int read_fd_text(int fd, size_t max, char **ret) {
+        size_t size = 0, allocated = 0;
+        char *buf = NULL;
+
+        for (;;) {
+                if (allocated - size < 4096) {
+                        size_t want = MAX(allocated * 2, (size_t) 65536);
+                        if (want > max + 1)
+                                want = max + 1;
+                        if (want <= size + 1) {
+                                free(buf);
+                                return -EFBIG;
+                        }
+                        char *grown = realloc(buf, want);
+                        if (!grown) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = grown;
+                        allocated = want;
+                }
+                ssize_t n = read(fd, buf + size, allocated - size - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int r = negative_errno();
+                        free(buf);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                size += (size_t) n;
+        }
+        buf[size] = 0;
+        *ret = buf;
+        return 0;
+}
+
+/* coredump_filter and smaps, read and parsed as the unprivileged writer: what the kernel would
+ * leave out of its own core is left out of ours too. */
+static int image_read_filter(struct process_image *d, char *error, size_t error_size) {
+        _cleanup_free_ char *filter = NULL, *smaps = NULL;
+        const char *what = "coredump_filter";
+
+        int r = read_fd_text(d->filter_fd, FILTER_MAX, &filter);
+        if (r >= 0)
+                r = parse_coredump_filter(filter, &d->filter);
+        if (r >= 0) {
+                what = "smaps";
+                r = read_fd_text(d->smaps_fd, SMAPS_MAX, &smaps);
+        }
+        if (r >= 0)
+                r = proc_smaps_annotate(smaps, &d->maps);
+        if (r < 0)
+                snprintf(error, error_size, "cannot read /proc/%d/%s: %s", (int) d->req->pid, what, strerror(-r));
+        return r;
+}
+
 static int image_select(struct process_image *d) {
         int r = add_elf_headers_and_vdso(d);
         if (r >= 0)
@@ -570,6 +709,8 @@ int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
                 .page = (uint64_t) sysconf(_SC_PAGESIZE),
                 .mem_fd = -1,
                 .pagemap_fd = -1,
+                .smaps_fd = -1,
+                .filter_fd = -1,
         };
         _cleanup_(note_buffer_done) struct note_buffer notes = {};
         struct selfdump_result res = {};
@@ -578,6 +719,8 @@ int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
 
         d.ranges.page = d.page;
         r = image_read_process(&d, error, error_size);
+        if (r >= 0)
+                r = image_read_filter(&d, error, error_size);
         if (r >= 0) {
                 r = image_select(&d);
                 if (r < 0)

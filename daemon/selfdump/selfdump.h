@@ -17,6 +17,11 @@
  *             stacks points into; all-writable — every readable, writable private mapping.
  *
  * Executable code is not copied: NT_FILE names the mapped files, and gdb and libdwfl read them.
+ *
+ * Of all that, only what the kernel's own core would hold (dump-filter.c: MADV_DONTDUMP,
+ * coredump_filter, VM_IO, ...): /proc/<pid>/smaps and coredump_filter are opened with the rest and
+ * read once the writer dropped its ids. Every mapping is a PT_LOAD; what is not in the core has no
+ * bytes (p_filesz 0, or below p_memsz), as in the kernel's cores.
  */
 
 #include <stdbool.h>

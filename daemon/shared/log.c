@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,8 +68,14 @@ static void log_to_stderr(int priority, const char *message) {
                 n = snprintf(line, sizeof line, "%s: %s\n", log_program_name, message);
         if (n < 0)
                 return;
-        /* One write per line so concurrent workers don't interleave. */
-        (void) !write(STDERR_FILENO, line, (size_t) n < sizeof line ? (size_t) n : sizeof line - 1);
+        size_t len = (size_t) n < sizeof line ? (size_t) n : sizeof line - 1;
+        /* One write per line so concurrent workers don't interleave. To journald's stream never a
+         * blocking one: while journald is itself held in its dump, a full stream drops the line
+         * instead of stopping the daemon that would release it. */
+        if (stderr_is_journal())
+                (void) !send(STDERR_FILENO, line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        else
+                (void) !write(STDERR_FILENO, line, len);
 }
 
 int log_internalv(int priority, int error, const char *crash_tag, const char *format, va_list ap) {

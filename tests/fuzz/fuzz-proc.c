@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What /proc/<pid> of a crashed (hostile) process says: limits (and, on the same selector, the
  * NSpid: and PPid: of status and the uid_map/gid_map lines), auxv, cgroup (units, container),
- * maps (and which of them mountinfo calls remote, and which mount holds a path), stat, syscall.
+ * maps (and which of them mountinfo calls remote, and which mount holds a path), stat, syscall,
+ * smaps (its VmFlags, Anonymous:, Swap: onto the maps of its own headers) and coredump_filter.
  * The first byte picks the parser; the rest is the file's content. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "crash/container.h"
 #include "crash/context.h"
+#include "selfdump/dump-filter.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
 
@@ -22,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(text, data + 1, size - 1);
         text[size - 1] = 0;
 
-        switch (data[0] % 7) {
+        switch (data[0] % 8) {
         case 0: {
                 uint64_t soft;
                 pid_t pid;
@@ -76,6 +78,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         }
                         (void) mountinfo_path_is_remote(nl + 1, "/usr/lib/x86_64-linux-gnu/libc.so.6");
                 }
+                break;
+        }
+        case 7: {
+                /* coredump_filter's first line, then smaps: its header lines are also the maps. */
+                uint32_t filter = 0x33;
+                char *nl = strchr(text, '\n');
+                if (!nl)
+                        break;
+                *nl = 0;
+                (void) parse_coredump_filter(text, &filter);
+                char *smaps = nl + 1, *headers = strdup(smaps), *h = headers;
+                if (!headers)
+                        break;
+                for (const char *l = smaps; *l;) {
+                        const char *e = strchr(l, '\n');
+                        size_t n = e ? (size_t) (e - l) + 1 : strlen(l);
+                        if ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f')) {
+                                memcpy(h, l, n);
+                                h += n;
+                        }
+                        l += n;
+                }
+                *h = 0;
+                struct proc_maps maps = {};
+                if (proc_maps_parse(headers, &maps) >= 0) {
+                        (void) proc_smaps_annotate(smaps, &maps);
+                        for (size_t i = 0; i < maps.n; i++) {
+                                struct dump_facts f;
+                                dump_facts_of(&maps.mappings[i], &f);
+                                (void) dump_extent_of(&f, filter);
+                        }
+                        proc_maps_done(&maps);
+                }
+                free(headers);
                 break;
         }
         case 4: {
