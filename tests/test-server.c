@@ -465,6 +465,52 @@ TEST(fd_exhaustion_pauses_the_listener) {
         test_env_done(&e);
 }
 
+/* Nearly out of fds, the listener rests before the last one: a crash accepted with the last fd had no
+ * fd left for its pidfd and was closed without a record. With a few fds still free (fewer than a
+ * crash and the running ones need), a crash waits in the backlog, and is served once fds come back. */
+TEST(fd_headroom_kept_before_accept) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        struct rlimit saved, low;
+        test_env_init(&e, NULL, "MaxConcurrent=4\nDeadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0);
+        int highest = 0;
+        for (int i = 0; i < 4096; i++)
+                if (fcntl(i, F_GETFD) >= 0)
+                        highest = i;
+        CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+        /* Every hole filled, then four fds free: accept() would succeed; the reserve says no. */
+        low = (struct rlimit) { .rlim_cur = (rlim_t) highest + 1, .rlim_max = saved.rlim_max };
+        CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+        int fillers[4096], n_fillers = 0;
+        while (n_fillers < 4096 && (fillers[n_fillers] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+                n_fillers++;
+        low.rlim_cur += 4;
+        CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        strncpy(sa.sun_path, rs.socket_path, sizeof sa.sun_path - 1);
+        CHECK(connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        fk_send_request(fd, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(fd, &ack, 1000), ==, 0);         /* left in the backlog */
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+
+        for (int i = 0; i < n_fillers; i++)
+                close(fillers[i]);
+        CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+        CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+        crash_finish(fd);
+        CHECK(wait_records(&e, 1, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 1);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* With MaxConcurrent=1, no queue and one crash in progress, the next is answered REJECT at once and
  * recorded as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
@@ -640,6 +686,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
         TEST_ENTRY(fd_exhaustion_pauses_the_listener),
+        TEST_ENTRY(fd_headroom_kept_before_accept),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),
