@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -1638,6 +1639,22 @@ TEST(store_reservations_bound_cores_in_flight) {
         CHECK_INT(u, ==, used >= 4096 * 3 ? 0 : 4096 * 3 - used);
         store_unreserve(st, u);
         CHECK_INT(store_reserve(st, 1001, 4096, why, sizeof why), ==, 4096);    /* another user: unaffected */
+        store_unreserve(st, 4096);
+
+        /* A core of a subuid (its name says 200007) whose owner is 1001 counts as 1001's. */
+        CHECK_OK(write_text_file(dir, "core.x.200007.0123456789abcdef0123456789abcdef.2.2", ""));
+        fd = openat(st->dir_fd, "core.x.200007.0123456789abcdef0123456789abcdef.2.2", O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
+        if (fsetxattr(fd, "user.coredumpd.owner_uid", "1001", 4, 0) == 0) {
+                CHECK_INT(store_usage_of(st, 1001), >=, 8192);
+                CHECK_INT(store_usage_of(st, 200007), ==, 0);
+                uint64_t r1001 = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
+                CHECK_INT(r1001, <=, 4096);                     /* 8 KiB of its 12 KiB used */
+                store_unreserve(st, r1001);
+        } else
+                printf("no user xattrs under %s: the owner attribute is not checked\n", dir);
+        close(fd);
         store_free(st);
         config_done(&c);
         tmpdir_remove(dir);
