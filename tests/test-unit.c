@@ -1534,22 +1534,27 @@ TEST(deadline_trickle_rate_floor_and_max_duration) {
         CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);
 
         /* Silent: ends at Deadline= (60 s). */
-        CHECK(deadline_next(&c, t0, 0, 0, t0 + 59 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, 0, 0, t0 + 59 * s, NULL) > 0);
+        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s, NULL), ==, 0);
         /* A byte a minute: always "moving", never at 1M/s on average: cut once Deadline= is past. */
         uint64_t last = t0 + 59 * s;
-        CHECK(deadline_next(&c, t0, last, 2, t0 + 60 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, t0 + 61 * s, 2, t0 + 62 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, last, 2, t0 + 60 * s, NULL) > 0);
+        const char *why = NULL;
+        CHECK_INT(deadline_next(&c, t0, t0 + 61 * s, 2, t0 + 62 * s, &why), ==, 0);
+        CHECK(why && strstr(why, "MinRate="));
+        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s, &why), ==, 0);
+        CHECK(why && strstr(why, "no progress"));
         /* 10 MB/s: goes on, and is looked at again within the rate check's period. */
-        uint64_t now = t0 + 120 * s, next = deadline_next(&c, t0, now, 10 * (UINT64_C(1) << 20) * 120, now);
+        uint64_t now = t0 + 120 * s, next = deadline_next(&c, t0, now, 10 * (UINT64_C(1) << 20) * 120, now, NULL);
         CHECK(next > now && next <= now + 5 * s);
         /* ... but not past MaxDuration=. */
         now = t0 + 300 * s;
-        CHECK_INT(deadline_next(&c, t0, now, UINT64_MAX / 2, now), ==, 0);
+        CHECK_INT(deadline_next(&c, t0, now, UINT64_MAX / 2, now, &why), ==, 0);
+        CHECK(why && strstr(why, "MaxDuration="));
         c.max_duration_usec = 3600 * s;
         /* Without MaxDuration= in the way: Deadline= + MaxSize= / MinRate= (60 s + 2048 s). */
-        CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s, NULL) > 0);
+        CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s, NULL), ==, 0);
         config_done(&c);
 }
 
