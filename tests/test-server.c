@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -207,6 +209,67 @@ TEST(queued_beyond_max_concurrent_then_stored) {
         CHECK(wait_records(&e, 2, 5000));
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* Entries of the loop's epoll set whose fd is closed or now another file (/proc/self/fdinfo's
+ * "tfd: N ... ino: I" lines against fstat(N)): an fd closed while still registered. */
+static unsigned epoll_stale_targets(struct running_server *rs) {
+        char path[64], line[256];
+        unsigned n = 0;
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", sd_event_get_fd(rs->server->event));
+        FILE *f = fopen(path, "re");
+        CHECK(f);
+        while (fgets(line, sizeof line, f)) {
+                int tfd;
+                const char *i = strstr(line, "ino:");
+                if (sscanf(line, "tfd: %d", &tfd) != 1 || !i)
+                        continue;
+                unsigned long long ino = strtoull(i + 4, NULL, 16);
+                struct stat st;
+                if (fstat(tfd, &st) < 0 || (unsigned long long) st.st_ino != ino)
+                        n++;
+        }
+        fclose(f);
+        return n;
+}
+
+/* A rejected crash's socket leaves the loop's epoll set before it is closed. While a child holds a
+ * copy of every fd (a parser being spawned for another crash, until its exec), closing first left
+ * the socket in the set with its source freed: the kernel closing its end then woke the loop with
+ * a freed source, and sd-event aborted (the attack of the VM case queue-monopolised). */
+TEST(rejected_crash_leaves_epoll_before_close) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=no\nAction=reject\nWait=no\n", "Deadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        pid_t holder = fork();          /* holds every fd of ours, the server's socket too */
+        CHECK(holder >= 0);
+        if (holder == 0) {
+                usleep(1000000);
+                _exit(0);
+        }
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK(wait_records(&e, 1, 5000));       /* (no EOF on b: the child holds the other end) */
+        usleep(100000);
+        unsigned stale = epoll_stale_targets(&rs);  /* while the child lives */
+        close(b);
+        CHECK(waitpid(holder, NULL, 0) == holder);
+        CHECK_INT(stale, ==, 0);
+
+        int c = crash_connect(&rs);     /* the loop still turns */
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        fk_send_mark(c, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(c, 5000), ==, 0);
+        close(c);
+        CHECK(wait_records(&e, 2, 5000));
         server_request_stop(rs.server);
         server_join(&rs);
         test_env_done(&e);
@@ -687,6 +750,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
         TEST_ENTRY(fd_exhaustion_pauses_the_listener),
         TEST_ENTRY(fd_headroom_kept_before_accept),
+        TEST_ENTRY(rejected_crash_leaves_epoll_before_close),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),

@@ -286,6 +286,11 @@ static unsigned overload_limit(const struct workers *ws) {
 static void loop_finish(struct worker *w) {
         struct workers *ws = w->workers;
 
+        /* The socket leaves epoll before it is closed. epoll forgets a closed fd only once no one
+         * holds its file any more, and a child being spawned (a parser, for a crash on a thread)
+         * holds a copy of every fd until its exec: an event on the rejected crash's socket (the
+         * kernel closing it) then came back with the freed source, and sd-event aborted. */
+        w->io = sd_event_source_disable_unref(w->io);
         if (w->crash.result == CRASH_RESULT_NONE)
                 w->crash.result = w->overload_why ? CRASH_RESULT_OVERLOAD : CRASH_RESULT_REJECTED;
         step_release(&w->conn, &w->crash);
