@@ -1193,6 +1193,59 @@ TEST(real_authenticator_refuses_userspace_peer) {
         test_env_done(&e);
 }
 
+/* A peer reaped before its connection is accepted (killed while it waited in the backlog) is still
+ * told apart: its pidfd's exit record says whether it dumped. A stranger is refused as one, by pid
+ * (from SO_PEERCRED), not for a failed query. */
+TEST(real_authenticator_reaped_peer_still_checked) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.authenticate = authenticate_peer;
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", e.dir);
+        _cleanup_close_ int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(lfd >= 0);
+        CHECK(bind(lfd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        CHECK(listen(lfd, 4) == 0);
+
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                        _exit(2);
+                fk_send_request(fd, 16, 16, FULL_MASK);
+                _exit(0);
+        }
+        int status;
+        CHECK(waitpid(child, &status, 0) == child);     /* reaped before the accept */
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+        struct connection conn;
+        int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        CHECK(cfd >= 0);
+        {
+                int pidfd = -1;
+                socklen_t len = sizeof pidfd;
+                struct pidfd_info info;
+                if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 ||
+                    pidfd_query_info(pidfd, PIDFD_INFO_EXIT, &info) < 0) {
+                        printf("SKIP: this kernel keeps no exit record for a reaped pidfd (PIDFD_INFO_EXIT, 6.15)\n");
+                        exit(77);
+                }
+                close(pidfd);
+        }
+        connection_init(&conn, cfd);
+        crash_handle(&e.env, &conn);
+        connection_destroy(&conn);
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+        CHECK(!log_capture_contains(&e.logs, "Cannot query the peer's pidfd"));
+        _cleanup_free_ char *needle = NULL;
+        CHECK(asprintf(&needle, "Refusing connection from pid %d (uid 0): not a coredumping task", (int) child) > 0);
+        CHECK(log_capture_contains(&e.logs, needle));
+        test_env_done(&e);
+}
+
 /* Runs a shell command, returns its stdout (NULL if it failed). */
 static char *run_capture(const char *command) {
         char *out;
@@ -1393,6 +1446,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_not_procfs_refused),
         TEST_ENTRY(proc_not_procfs_root_refused),
         TEST_ENTRY(real_authenticator_refuses_userspace_peer),
+        TEST_ENTRY(real_authenticator_reaped_peer_still_checked),
         TEST_ENTRY(record_read_by_coredumpctl),
         TEST_ENTRY(crash_loop_1000_no_fd_or_memory_growth),
 };

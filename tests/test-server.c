@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -207,6 +209,67 @@ TEST(queued_beyond_max_concurrent_then_stored) {
         CHECK(wait_records(&e, 2, 5000));
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* Entries of the loop's epoll set whose fd is closed or now another file (/proc/self/fdinfo's
+ * "tfd: N ... ino: I" lines against fstat(N)): an fd closed while still registered. */
+static unsigned epoll_stale_targets(struct running_server *rs) {
+        char path[64], line[256];
+        unsigned n = 0;
+        snprintf(path, sizeof path, "/proc/self/fdinfo/%d", sd_event_get_fd(rs->server->event));
+        FILE *f = fopen(path, "re");
+        CHECK(f);
+        while (fgets(line, sizeof line, f)) {
+                int tfd;
+                const char *i = strstr(line, "ino:");
+                if (sscanf(line, "tfd: %d", &tfd) != 1 || !i)
+                        continue;
+                unsigned long long ino = strtoull(i + 4, NULL, 16);
+                struct stat st;
+                if (fstat(tfd, &st) < 0 || (unsigned long long) st.st_ino != ino)
+                        n++;
+        }
+        fclose(f);
+        return n;
+}
+
+/* A rejected crash's socket leaves the loop's epoll set before it is closed. While a child holds a
+ * copy of every fd (a parser being spawned for another crash, until its exec), closing first left
+ * the socket in the set with its source freed: the kernel closing its end then woke the loop with
+ * a freed source, and sd-event aborted (the attack of the VM case queue-monopolised). */
+TEST(rejected_crash_leaves_epoll_before_close) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=no\nAction=reject\nWait=no\n", "Deadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        pid_t holder = fork();          /* holds every fd of ours, the server's socket too */
+        CHECK(holder >= 0);
+        if (holder == 0) {
+                usleep(1000000);
+                _exit(0);
+        }
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK(wait_records(&e, 1, 5000));       /* (no EOF on b: the child holds the other end) */
+        usleep(100000);
+        unsigned stale = epoll_stale_targets(&rs);  /* while the child lives */
+        close(b);
+        CHECK(waitpid(holder, NULL, 0) == holder);
+        CHECK_INT(stale, ==, 0);
+
+        int c = crash_connect(&rs);     /* the loop still turns */
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        fk_send_mark(c, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(c, 5000), ==, 0);
+        close(c);
+        CHECK(wait_records(&e, 2, 5000));
         server_request_stop(rs.server);
         server_join(&rs);
         test_env_done(&e);
@@ -465,6 +528,52 @@ TEST(fd_exhaustion_pauses_the_listener) {
         test_env_done(&e);
 }
 
+/* Nearly out of fds, the listener rests before the last one: a crash accepted with the last fd had no
+ * fd left for its pidfd and was closed without a record. With a few fds still free (fewer than a
+ * crash and the running ones need), a crash waits in the backlog, and is served once fds come back. */
+TEST(fd_headroom_kept_before_accept) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        struct rlimit saved, low;
+        test_env_init(&e, NULL, "MaxConcurrent=4\nDeadline=10s\nIdleExit=0\n");
+        server_start(&rs, &e);
+
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0);
+        int highest = 0;
+        for (int i = 0; i < 4096; i++)
+                if (fcntl(i, F_GETFD) >= 0)
+                        highest = i;
+        CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+        /* Every hole filled, then four fds free: accept() would succeed; the reserve says no. */
+        low = (struct rlimit) { .rlim_cur = (rlim_t) highest + 1, .rlim_max = saved.rlim_max };
+        CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+        int fillers[4096], n_fillers = 0;
+        while (n_fillers < 4096 && (fillers[n_fillers] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+                n_fillers++;
+        low.rlim_cur += 4;
+        CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        strncpy(sa.sun_path, rs.socket_path, sizeof sa.sun_path - 1);
+        CHECK(connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        fk_send_request(fd, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(fd, &ack, 1000), ==, 0);         /* left in the backlog */
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+
+        for (int i = 0; i < n_fillers; i++)
+                close(fillers[i]);
+        CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+        CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+        crash_finish(fd);
+        CHECK(wait_records(&e, 1, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 1);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* With MaxConcurrent=1, no queue and one crash in progress, the next is answered REJECT at once and
  * recorded as overload; the stalled first one is cut at its deadline. */
 TEST(overload_rejected_and_deadline_enforced) {
@@ -640,6 +749,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
         TEST_ENTRY(fd_exhaustion_pauses_the_listener),
+        TEST_ENTRY(fd_headroom_kept_before_accept),
+        TEST_ENTRY(rejected_crash_leaves_epoll_before_close),
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),

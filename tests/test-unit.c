@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -1673,22 +1674,27 @@ TEST(deadline_trickle_rate_floor_and_max_duration) {
         CHECK_INT(c.max_size, ==, UINT64_C(2) << 30);
 
         /* Silent: ends at Deadline= (60 s). */
-        CHECK(deadline_next(&c, t0, 0, 0, t0 + 59 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, 0, 0, t0 + 59 * s, NULL) > 0);
+        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s, NULL), ==, 0);
         /* A byte a minute: always "moving", never at 1M/s on average: cut once Deadline= is past. */
         uint64_t last = t0 + 59 * s;
-        CHECK(deadline_next(&c, t0, last, 2, t0 + 60 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, t0 + 61 * s, 2, t0 + 62 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, last, 2, t0 + 60 * s, NULL) > 0);
+        const char *why = NULL;
+        CHECK_INT(deadline_next(&c, t0, t0 + 61 * s, 2, t0 + 62 * s, &why), ==, 0);
+        CHECK(why && strstr(why, "MinRate="));
+        CHECK_INT(deadline_next(&c, t0, 0, 0, t0 + 60 * s, &why), ==, 0);
+        CHECK(why && strstr(why, "no progress"));
         /* 10 MB/s: goes on, and is looked at again within the rate check's period. */
-        uint64_t now = t0 + 120 * s, next = deadline_next(&c, t0, now, 10 * (UINT64_C(1) << 20) * 120, now);
+        uint64_t now = t0 + 120 * s, next = deadline_next(&c, t0, now, 10 * (UINT64_C(1) << 20) * 120, now, NULL);
         CHECK(next > now && next <= now + 5 * s);
         /* ... but not past MaxDuration=. */
         now = t0 + 300 * s;
-        CHECK_INT(deadline_next(&c, t0, now, UINT64_MAX / 2, now), ==, 0);
+        CHECK_INT(deadline_next(&c, t0, now, UINT64_MAX / 2, now, &why), ==, 0);
+        CHECK(why && strstr(why, "MaxDuration="));
         c.max_duration_usec = 3600 * s;
         /* Without MaxDuration= in the way: Deadline= + MaxSize= / MinRate= (60 s + 2048 s). */
-        CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s) > 0);
-        CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s), ==, 0);
+        CHECK(deadline_next(&c, t0, t0 + 2107 * s, UINT64_MAX / 2, t0 + 2107 * s, NULL) > 0);
+        CHECK_INT(deadline_next(&c, t0, t0 + 2108 * s, UINT64_MAX / 2, t0 + 2108 * s, NULL), ==, 0);
         config_done(&c);
 }
 
@@ -1778,6 +1784,22 @@ TEST(store_reservations_bound_cores_in_flight) {
         CHECK_INT(u, ==, used >= 4096 * 3 ? 0 : 4096 * 3 - used);
         store_unreserve(st, u);
         CHECK_INT(store_reserve(st, 1001, 4096, why, sizeof why), ==, 4096);    /* another user: unaffected */
+        store_unreserve(st, 4096);
+
+        /* A core of a subuid (its name says 200007) whose owner is 1001 counts as 1001's. */
+        CHECK_OK(write_text_file(dir, "core.x.200007.0123456789abcdef0123456789abcdef.2.2", ""));
+        fd = openat(st->dir_fd, "core.x.200007.0123456789abcdef0123456789abcdef.2.2", O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
+        if (fsetxattr(fd, "user.coredumpd.owner_uid", "1001", 4, 0) == 0) {
+                CHECK_INT(store_usage_of(st, 1001), >=, 8192);
+                CHECK_INT(store_usage_of(st, 200007), ==, 0);
+                uint64_t r1001 = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
+                CHECK_INT(r1001, <=, 4096);                     /* 8 KiB of its 12 KiB used */
+                store_unreserve(st, r1001);
+        } else
+                printf("no user xattrs under %s: the owner attribute is not checked\n", dir);
+        close(fd);
         store_free(st);
         config_done(&c);
         tmpdir_remove(dir);

@@ -66,6 +66,29 @@ static bool info_says_coredumping(const struct pidfd_info *info) {
         return (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMPED);
 }
 
+/* The peer was reaped before its connection was accepted: a crashed task killed (by its owner, the
+ * OOM killer) while it waited in the listener's backlog, e.g. while the daemon was out of fds. Its
+ * pidfd still says whether it dumped (PIDFD_INFO_EXIT keeps the record), though no longer its pid
+ * or ids: those come from the connection (SO_PEERCRED, taken when the kernel connected as the
+ * task). Without this such a crash was refused as a stranger, without a record. */
+static int reaped_peer_info(int conn_fd, int pidfd, struct pidfd_info *ret) {
+        struct pidfd_info info;
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+
+        int r = pidfd_query_info(pidfd, PIDFD_INFO_EXIT | PIDFD_INFO_CGROUPID | PIDFD_INFO_COREDUMP, &info);
+        if (r < 0)
+                return r;
+        if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                return negative_errno();
+        info.pid = info.tgid = (uint32_t) cred.pid;
+        info.ruid = info.euid = info.suid = info.fsuid = (uint32_t) cred.uid;
+        info.rgid = info.egid = info.sgid = info.fsgid = (uint32_t) cred.gid;
+        info.mask |= PIDFD_INFO_PID | PIDFD_INFO_CREDS;
+        *ret = info;
+        return 0;
+}
+
 int authenticate_peer(int conn_fd, struct peer *ret, void *userdata) {
         _cleanup_close_ int pidfd = -1;
         struct pidfd_info info;
@@ -77,6 +100,8 @@ int authenticate_peer(int conn_fd, struct peer *ret, void *userdata) {
 
         r = pidfd_query_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_CGROUPID | PIDFD_INFO_COREDUMP,
                              &info);
+        if (r == -ESRCH)
+                r = reaped_peer_info(conn_fd, pidfd, &info);
         if (r < 0)
                 return log_error_errno(r, "Cannot query the peer's pidfd (PIDFD_GET_INFO), refusing connection: %m");
 

@@ -8,6 +8,7 @@ void connection_init(struct connection *c, int fd) {
         c->fd = fd;
         pthread_mutex_init(&c->lock, NULL);
         atomic_init(&c->progress.expired, false);
+        atomic_init(&c->progress.expired_why, NULL);
         atomic_init(&c->progress.last_usec, 0);
         atomic_init(&c->progress.received, 0);
         atomic_init(&c->released, false);

@@ -58,6 +58,11 @@ static int record_add_identity(const struct crash *c, struct fields *f) {
                 k = k ?: fields_set_unsigned(f, FIELD_GID, info->rgid);
         }
 
+        /* The owner every per-user bound counted the crash against (fair shares, queue quota, rate
+         * limits): for a task in a subuid range, the range's user, not COREDUMP_UID=. */
+        if (c->have_peer)
+                k = k ?: fields_set_unsigned(f, FIELD_OWNER_UID, c->peer.owner);
+
         int sig = c->have_context ? ctx->signal :
                   c->have_peer && (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0;
         if (sig > 0) {

@@ -161,7 +161,8 @@ static void reserve_room(const struct crash_env *env, struct crash *c) {
                           (d->action == ACTION_USERSPACE && d->wait && d->userspace_mode != USERSPACE_MODE_NONE);
         if (!env->store || !makes_core)
                 return;
-        c->reserved = store_reserve(env->store, (uint32_t) c->context.uid, want, why, sizeof why);
+        /* MaxUsePerUser= is the owner's: a subuid range shares its user's (crash/authenticate.c). */
+        c->reserved = store_reserve(env->store, (uint32_t) c->peer.owner, want, why, sizeof why);
         if (c->reserved == 0) {
                 (void) crash_fail(c, -ENOSPC, "Not keeping a core: %s", why);
                 d->action = ACTION_REJECT;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <systemd/sd-daemon.h>
@@ -120,11 +123,12 @@ static int on_resume(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Out of fds: accept() would fail at once again, the loop would spin. Rest instead. */
+/* Out of fds, or too few left for a crash (fds_short()): accept() would fail at once again, the loop
+ * would spin. Rest instead. */
 static void pause_listening(struct server *s, int err) {
         uint64_t now;
         if (s->n_paused++ == 0 || s->n_paused % 100 == 0)
-                log_warning_errno(err, "Cannot accept a crash connection (%m): pausing for %u ms, crashes wait in the "
+                log_warning_errno(err, "Not accepting crash connections (%m, or too few fds left for one): pausing for %u ms, crashes wait in the "
                                   "socket's backlog (%u times so far).", (unsigned) (LISTEN_PAUSE_USEC / 1000), s->n_paused);
         (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
         if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
@@ -137,10 +141,52 @@ static void pause_listening(struct server *s, int err) {
                 (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON); /* spin rather than stop */
 }
 
+/* The fds a crash needs after accept(), before its record: its pidfd (SO_PEERPIDFD, without which
+ * it cannot even be told from a stranger and is closed unrecorded), the namespaces walked for its
+ * owner, its /proc files, the parser's pipes, the store's file. And the crashes already running
+ * take theirs as they go (twice MaxConcurrent= threads, a few each). */
+#define FD_RESERVE_BASE 16
+#define FD_RESERVE_PER_SLOT 8
+
+/* File descriptors this process may still open (0 if it cannot even look). */
+static unsigned fds_left(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return 0;
+        DIR *d = opendir("/proc/self/fd");
+        if (!d)
+                return errno == ENOENT ? UINT_MAX : 0; /* no /proc: accept() alone tells */
+        unsigned open_fds = 0;
+        struct dirent *de;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        open_fds++;
+        closedir(d); /* its own fd was counted: it is given back */
+        if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > UINT_MAX)
+                return UINT_MAX;
+        return (unsigned) rl.rlim_cur > open_fds - 1 ? (unsigned) rl.rlim_cur - (open_fds - 1) : 0;
+}
+
+/* Fewer fds left than a crash and those running need: accept() would still succeed, with the
+ * last fd, and the crash would then be lost without a record (no pidfd). Leave it in the backlog. */
+static bool fds_short(const struct server *s) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return false;
+        uint64_t reserve = FD_RESERVE_BASE + (uint64_t) FD_RESERVE_PER_SLOT * s->config->max_concurrent;
+        if (rl.rlim_cur != RLIM_INFINITY)
+                reserve = MIN(reserve, (uint64_t) rl.rlim_cur / 2); /* a low limit still serves crashes */
+        return fds_left() < reserve;
+}
+
 static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         struct server *s = userdata;
 
         for (;;) {
+                if (fds_short(s)) {
+                        pause_listening(s, EMFILE);
+                        break;
+                }
                 /* Without SOCK_NONBLOCK the connection is blocking, as the workers expect. */
                 int cfd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
                 if (cfd < 0) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -158,7 +159,8 @@ static int worker_arm_deadline(struct worker *w, bool queued) {
  * byte a minute holds its task no longer than a silent one), and at the latest at MaxDuration= (or
  * Deadline= + MaxSize= / MinRate=, if sooner) after it started. Returns 0 if it has expired, else
  * when to look again. */
-uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now) {
+uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now,
+                       const char **ret_why) {
         uint64_t deadline = MIN(c->deadline_usec, UINT64_MAX / 4);
         uint64_t whole_seconds = c->max_size / MAX(c->min_rate, 1);
         uint64_t stream_usec = whole_seconds > UINT64_MAX / 2000000 ? UINT64_MAX / 2 :
@@ -166,22 +168,32 @@ uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, 
         uint64_t cap = started + MIN(deadline + stream_usec, MIN(c->max_duration_usec, UINT64_MAX / 4));
         uint64_t idle_end = MAX(started, last) + deadline;
 
-        if (now >= cap || now >= idle_end)
+        const char *why_dummy;
+        const char **why = ret_why ? ret_why : &why_dummy;
+        if (now >= idle_end) {
+                *why = "no progress for Deadline=";
                 return 0;
+        }
+        if (now >= cap) {
+                *why = "MaxDuration= or Deadline= + MaxSize= / MinRate= in all";
+                return 0;
+        }
         uint64_t next = MIN(cap, idle_end);
         if (c->min_rate > 0 && now > started + deadline) {
                 uint64_t seconds = (now - started - deadline) / USEC_PER_SEC;
-                if (seconds > 0 && received / seconds < c->min_rate)
+                if (seconds > 0 && received / seconds < c->min_rate) {
+                        *why = "an average below MinRate=";
                         return 0;
+                }
         }
         if (c->min_rate > 0)
                 next = MIN(next, MAX(now, started + deadline) + RATE_CHECK_USEC);
         return next;
 }
 
-static uint64_t worker_deadline_next(const struct worker *w, uint64_t now) {
+static uint64_t worker_deadline_next(const struct worker *w, uint64_t now, const char **ret_why) {
         return deadline_next(w->workers->config, w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec),
-                             (uint64_t) atomic_load(&w->conn.progress.received), now);
+                             (uint64_t) atomic_load(&w->conn.progress.received), now, ret_why);
 }
 
 /* ---- fair shares ----------------------------------------------------------------------------- */
@@ -274,6 +286,11 @@ static unsigned overload_limit(const struct workers *ws) {
 static void loop_finish(struct worker *w) {
         struct workers *ws = w->workers;
 
+        /* The socket leaves epoll before it is closed. epoll forgets a closed fd only once no one
+         * holds its file any more, and a child being spawned (a parser, for a crash on a thread)
+         * holds a copy of every fd until its exec: an event on the rejected crash's socket (the
+         * kernel closing it) then came back with the freed source, and sd-event aborted. */
+        w->io = sd_event_source_disable_unref(w->io);
         if (w->crash.result == CRASH_RESULT_NONE)
                 w->crash.result = w->overload_why ? CRASH_RESULT_OVERLOAD : CRASH_RESULT_REJECTED;
         step_release(&w->conn, &w->crash);
@@ -457,14 +474,17 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         case WORKER_THREAD: {
                 if (atomic_load(&w->conn.released))
                         break; /* nothing held to cut: it compresses and records */
-                uint64_t next = worker_deadline_next(w, usec);
+                const char *why = NULL;
+                uint64_t next = worker_deadline_next(w, usec, &why);
                 if (next > 0) {
                         (void) sd_event_source_set_time(source, next);
                         (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
                         return 0;
                 }
-                log_crash(w->crash.tag, LOG_WARNING,
-                          "Connection reached its deadline (no progress for Deadline=, an average below MinRate= after it, or MaxDuration= in all), shutting it down.");
+                log_crash(w->crash.tag, LOG_WARNING, "Connection reached its deadline (%s) after %" PRIu64 " bytes, shutting it down.",
+                          why, (uint64_t) atomic_load(&w->conn.progress.received));
+                /* The record says which bound cut it (store.c). */
+                atomic_store(&w->conn.progress.expired_why, why);
                 connection_expire(&w->conn);
                 break;
         }

@@ -38,4 +38,5 @@ unsigned workers_busy(const struct workers *w);
  * (0: none yet), received so far; 0 if it has expired at now, else when to look again. Deadline=
  * without progress; after the first Deadline=, an average below MinRate=; MaxDuration= (or
  * Deadline= + MaxSize= / MinRate=, if sooner) in all. */
-uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now);
+uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now,
+                       const char **ret_why);

@@ -19,6 +19,8 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_PID]               = { "COREDUMP_PID",               "user.coredump.pid",         FIELD_DECIMAL },
         [FIELD_UID]               = { "COREDUMP_UID",               "user.coredump.uid",         FIELD_DECIMAL },
         [FIELD_GID]               = { "COREDUMP_GID",               "user.coredump.gid",         FIELD_DECIMAL },
+        /* whom the crash counts against: the real uid, or the owner of the outermost user namespace */
+        [FIELD_OWNER_UID]         = { "COREDUMPD_OWNER_UID",        "user.coredumpd.owner_uid",  FIELD_DECIMAL },
         [FIELD_SIGNAL]            = { "COREDUMP_SIGNAL",            "user.coredump.signal",      FIELD_DECIMAL },
         [FIELD_SIGNAL_NAME]       = { "COREDUMP_SIGNAL_NAME",       "user.coredump.signal_name", FIELD_RAW },
         [FIELD_TIMESTAMP]         = { "COREDUMP_TIMESTAMP",         "user.coredump.timestamp",   FIELD_DECIMAL },

@@ -30,6 +30,7 @@ enum field {
         FIELD_PID,
         FIELD_UID,
         FIELD_GID,
+        FIELD_OWNER_UID,
         FIELD_SIGNAL,
         FIELD_SIGNAL_NAME,
         FIELD_TIMESTAMP,

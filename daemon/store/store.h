@@ -35,6 +35,7 @@ struct store {
 /* A stream's progress, shared with the thread that enforces its deadline. */
 struct store_progress {
         atomic_bool expired;                    /* the deadline cut the stream */
+        _Atomic(const char *) expired_why;      /* which bound cut it (a static string), or NULL */
         atomic_uint_fast64_t last_usec;         /* CLOCK_MONOTONIC when bytes last arrived; 0: none yet */
         atomic_uint_fast64_t received;          /* bytes so far, for the average-rate floor */
 };

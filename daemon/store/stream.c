@@ -150,7 +150,9 @@ static int stream_check_complete(struct core_writer *w, const struct stream_resu
         if (res->truncated)
                 return 0;
         if (progress && atomic_load(&progress->expired)) {
-                snprintf(reason, reason_size, "deadline reached after %" PRIu64 " bytes of core", res->received);
+                const char *why = atomic_load(&progress->expired_why);
+                snprintf(reason, reason_size, "deadline reached%s%s%s after %" PRIu64 " bytes of core", why ? " (" : "",
+                         why ? why : "", why ? ")" : "", res->received);
                 return -ETIMEDOUT;
         }
         if (res->received == 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "shared/cleanup.h"
@@ -57,6 +58,24 @@ static uint32_t name_uid(const char *name) {
         errno = 0;
         unsigned long v = strtoul(p + 1, &end, 10);
         return errno == 0 && end != p + 1 && *end == '.' && v < UINT32_MAX ? (uint32_t) v : UINT32_MAX;
+}
+
+/* Whom a stored file counts against for MaxUsePerUser= and the vacuum: its owner attribute (the
+ * user a subuid range belongs to), else the uid in its name. */
+static uint32_t file_owner(int dir_fd, const char *name) {
+        uint32_t uid = name_uid(name);
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        char v[16];
+        if (fd < 0)
+                return uid;
+        ssize_t n = fgetxattr(fd, "user.coredumpd.owner_uid", v, sizeof v - 1);
+        if (n <= 0)
+                return uid;
+        v[n] = 0;
+        char *end;
+        errno = 0;
+        unsigned long o = strtoul(v, &end, 10);
+        return errno == 0 && end != v && *end == 0 && o < UINT32_MAX ? (uint32_t) o : uid;
 }
 
 /* The core whose attachment name is (store_name_is_attachment()), if it is there. */
@@ -114,7 +133,7 @@ static int list_stored_files(int dir_fd, struct stored_files *ret) {
                         .name = name,
                         .mtime = st.st_mtim,
                         .disk_size = (uint64_t) st.st_blocks * 512,
-                        .uid = name_uid(name),
+                        .uid = file_owner(dir_fd, name),
                 };
                 ret->usage += (uint64_t) st.st_blocks * 512;
         }
