@@ -1,0 +1,227 @@
+/* hostile — what an unprivileged user does to the daemon's readers (the attack cases 85-87).
+ *
+ *   hostile dlcrash LIB [GO]    dlopen(LIB), wait until the file GO exists (if given), then call
+ *                               its hostile_entry(), which crashes in the library (SIGSEGV)
+ *   hostile truncwatch FILE     watch FILE (inotify): at its first IN_OPEN, ftruncate() it to 0;
+ *                               prints "watching", "truncated" and, if a close of an fd opened
+ *                               before the truncation follows, "closed"; ends then or after 60 s
+ *   hostile argv FILE PAD       map page 1 of FILE over a page inside the argument PAD (a string of
+ *                               a few pages: /proc/PID/cmdline then reads across that mapping;
+ *                               not in its first 128 bytes)
+ *                               and crash (SIGSEGV at NULL)
+ *   hostile stack FILE          map FILE (from page 16) and die with %rsp and %rbp inside it (ud2:
+ *                               SIGILL, no signal frame is written there)
+ *   hostile frame FILE          map FILE (from page 16) executable and die (ud2) in code without
+ *                               call frame information, %rbp pointing at a frame whose return
+ *                               address is inside that mapping
+ *   hostile jump FILE           map FILE executable and call its first byte (a file that is no
+ *                               code: SIGILL or SIGSEGV with the pc inside it)
+ *
+ * Prints "pid PID" first and "armed" on stdout before each crash. x86_64 only for stack and frame.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PAGE 4096ul
+
+static void armed(void)
+{
+	printf("armed\n");
+	fflush(stdout);
+}
+
+static int open_or_die(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "hostile: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static void *map_or_die(void *at, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = mmap(at, len, prot, flags, fd, off);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "hostile: mmap: %s\n", strerror(errno));
+		exit(2);
+	}
+	return p;
+}
+
+static int dlcrash(const char *lib, const char *go)
+{
+	void *h = dlopen(lib, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "hostile: dlopen: %s\n", dlerror());
+		return 2;
+	}
+	int (*entry)(int) = (int (*)(int))dlsym(h, "hostile_entry");
+	if (!entry) {
+		fprintf(stderr, "hostile: dlsym: %s\n", dlerror());
+		return 2;
+	}
+	printf("loaded\n");
+	fflush(stdout);
+	if (go)
+		for (int i = 0; i < 6000 && access(go, F_OK) != 0; i++)
+			usleep(10 * 1000);
+	armed();
+	return entry(1);
+}
+
+static int truncwatch(const char *path)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int fd = open_or_die(path, O_RDWR);
+	int in = inotify_init1(IN_CLOEXEC);
+	int truncated = 0;
+
+	if (in < 0 || inotify_add_watch(in, path, IN_OPEN | IN_CLOSE_NOWRITE | IN_CLOSE_WRITE) < 0) {
+		perror("hostile: inotify");
+		return 2;
+	}
+	alarm(60);
+	printf("watching\n");
+	fflush(stdout);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n <= 0) {
+			perror("hostile: inotify read");
+			return 2;
+		}
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+			if ((e->mask & IN_OPEN) && !truncated) {
+				if (ftruncate(fd, 0) < 0) {
+					perror("hostile: ftruncate");
+					return 2;
+				}
+				truncated = 1;
+				printf("truncated\n");
+				fflush(stdout);
+			} else if ((e->mask & (IN_CLOSE_NOWRITE | IN_CLOSE_WRITE)) && truncated) {
+				printf("closed\n");
+				fflush(stdout);
+				return 0;
+			}
+			p += sizeof(*e) + e->len;
+		}
+	}
+}
+
+static int argv_over(const char *path, char *pad)
+{
+	size_t len = strlen(pad);	/* before the mapping: the pad's bytes are the file's after it */
+	/* Past the first 128 bytes: the kernel copies the first 80 of the arguments into its own
+	 * core's NT_PRPSINFO, from inside the dumping task. */
+	uintptr_t start = ((uintptr_t)pad + 128 + PAGE - 1) & ~(PAGE - 1);
+	int fd = open_or_die(path, O_RDONLY);
+
+	if (start + PAGE > (uintptr_t)pad + len) {
+		fprintf(stderr, "hostile: the pad (%zu bytes) holds no whole page\n", len);
+		return 64;
+	}
+	map_or_die((void *)start, PAGE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, PAGE);
+	printf("argv page %#lx of [%p, +%zu) now maps %s\n", (unsigned long)start, (void *)pad, len, path);
+	armed();
+	*(volatile int *)0 = 1;	/* SIGSEGV */
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* rdi: the new %rsp, rsi: the new %rbp; then ud2. No CFI: unwinders fall back to %rbp. */
+void hostile_sp_crash(uint64_t sp, uint64_t bp);
+__asm__(".text\n"
+	".globl hostile_sp_crash\n"
+	".type hostile_sp_crash, @function\n"
+	"hostile_sp_crash:\n"
+	"\tmov %rdi, %rsp\n"
+	"\tmov %rsi, %rbp\n"
+	"\tud2\n"
+	".size hostile_sp_crash, . - hostile_sp_crash\n");
+/* rdi: the new %rbp; then ud2 (the stack stays ours). */
+void hostile_bp_crash(uint64_t bp);
+__asm__(".text\n"
+	".globl hostile_bp_crash\n"
+	".type hostile_bp_crash, @function\n"
+	"hostile_bp_crash:\n"
+	"\tmov %rdi, %rbp\n"
+	"\tud2\n"
+	".size hostile_bp_crash, . - hostile_bp_crash\n");
+#endif
+
+static int stack_in(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	char *m = map_or_die(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 16 * PAGE);
+	uint64_t sp = (uint64_t)(uintptr_t)(m + 8 * PAGE);
+
+	printf("stack at %#llx in %s\n", (unsigned long long)sp, path);
+	armed();
+#if defined(__x86_64__)
+	hostile_sp_crash(sp, sp);
+#endif
+	return 2;
+}
+
+static int frame_in(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	char *m = map_or_die(NULL, 16 * PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 16 * PAGE);
+	static uint64_t frame[2];
+
+	frame[0] = 0;	/* the caller's %rbp: the end */
+	frame[1] = (uint64_t)(uintptr_t)(m + 4 * PAGE + 0x10);	/* its return address */
+	printf("return address %#llx in %s\n", (unsigned long long)frame[1], path);
+	armed();
+#if defined(__x86_64__)
+	hostile_bp_crash((uint64_t)(uintptr_t)frame);
+#endif
+	return 2;
+}
+
+static int jump_into(const char *path)
+{
+	int fd = open_or_die(path, O_RDONLY);
+	void *m = map_or_die(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+	printf("calling %p, the start of %s\n", m, path);
+	armed();
+	((void (*)(void))m)();
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("pid %d\n", (int)getpid());
+	if (strcmp(mode, "dlcrash") == 0 && (argc == 3 || argc == 4))
+		return dlcrash(argv[2], argc == 4 ? argv[3] : NULL);
+	if (strcmp(mode, "truncwatch") == 0 && argc == 3)
+		return truncwatch(argv[2]);
+	if (strcmp(mode, "argv") == 0 && argc == 4)
+		return argv_over(argv[2], argv[3]);
+	if (strcmp(mode, "stack") == 0 && argc == 3)
+		return stack_in(argv[2]);
+	if (strcmp(mode, "frame") == 0 && argc == 3)
+		return frame_in(argv[2]);
+	if (strcmp(mode, "jump") == 0 && argc == 3)
+		return jump_into(argv[2]);
+	fprintf(stderr, "usage: %s dlcrash LIB [GO] | truncwatch FILE | argv FILE PAD | stack FILE | frame FILE | jump FILE\n",
+		argv[0]);
+	return 64;
+}
