@@ -262,3 +262,77 @@ attack_survived() {
 	now=$(systemctl show -P MainPID coredumpd.service)
 	[ "$now" = "$ATTACK_MAIN" ] || die "the daemon is not the same process after root's crash (was $ATTACK_MAIN, now ${now:-none})"
 }
+
+# trickle_mount SECONDS — a FUSE file, $TRICKLE (16 MiB), of which every page takes SECONDS to read
+# (src/fusestall.c --trickle), mounted allow_other as a user's own FUSE mount would be; and
+# $SLOWCRASH, a crasher any user can run that maps it and is dumped with its file pages
+# (coredump_filter 0x37): its core streams at a few hundred bytes a second and never stalls for a
+# whole Deadline=. The server's connection is aborted and the mount gone at exit.
+trickle_mount() {
+	local mnt=/run/trickle
+	grep -qw fuse /proc/filesystems || modprobe fuse 2>/dev/null
+	grep -qw fuse /proc/filesystems || die "no FUSE in kernel $(uname -r) (CONFIG_FUSE_FS)"
+	mkdir -p "$mnt"
+	"$BIN/fusestall" --trickle "$1" "$mnt" > "$WORK/trickle.out" 2> "$WORK/trickle.err" &
+	TRICKLE_PID=$!
+	on_exit "kill $TRICKLE_PID; for a in /sys/fs/fuse/connections/*/abort; do echo 1 > \$a; done; umount -l $mnt"
+	for _ in $(seq 50); do grep -q ready "$WORK/trickle.out" && break; sleep 0.1; done
+	grep -q ready "$WORK/trickle.out" || die "fusestall --trickle did not mount: $(cat "$WORK/trickle.err")"
+	TRICKLE=$mnt/trickle
+	chmod 0755 "$WORK"
+	SLOWCRASH=$WORK/slowcrash
+	cat > "$SLOWCRASH" <<SH
+#!/bin/sh
+echo 0x37 > /proc/self/coredump_filter || exit 3
+exec $BIN/uscrash -f $TRICKLE -n "\${1:-slowcrash}"
+SH
+	chmod 0755 "$SLOWCRASH"
+}
+
+# add_user NAME — a fresh unprivileged user (removed at exit); sets NEW_UID.
+add_user() {
+	userdel -r "$1" >/dev/null 2>&1 || true
+	useradd -m "$1" || die "useradd $1 failed"
+	on_exit "userdel -r $1 >/dev/null 2>&1"
+	NEW_UID=$(id -u "$1")
+}
+as_user() {	# NAME COMMAND... — run as that user, in no group but their own
+	local u=$1
+	shift
+	setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --init-groups env HOME=/home/$u "$@"
+}
+
+# records — "PID|RESULT|UID|OWNER|ERROR" for every coredump entry since journal_mark.
+records() {
+	_jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
+		function val(k,   m) {
+			if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
+			m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m
+		}
+		{ p = val("COREDUMP_PID"); if (p != "-") print p "|" val("COREDUMPD_RESULT") "|" val("COREDUMP_UID") "|" val("COREDUMPD_OWNER_UID") "|" val("COREDUMPD_ERROR") }'
+}
+# wait_all_recorded PIDFILE TIMEOUT — every pid in PIDFILE ends as exactly one record (dies if one
+# has two, or one has none after TIMEOUT seconds); leaves the records in $WORK/records.
+wait_all_recorded() {
+	local pids end p n missing
+	pids=$(sort -u "$1")
+	end=$((SECONDS + $2))
+	while :; do
+		records > "$WORK/records"
+		missing=
+		for p in $pids; do
+			n=$(grep -c "^$p|" "$WORK/records")
+			[ "$n" -gt 1 ] && die "crash $p has $n records"
+			[ "$n" = 0 ] && missing="$missing $p"
+		done
+		[ -z "$missing" ] && return 0
+		[ $SECONDS -lt $end ] || die "$(wc -w <<<"$pids") crashes, no record for:$missing"
+		sleep 1
+	done
+}
+# kill_pids PIDFILE — SIGKILL the attacker's own processes listed (a dumping task ends its dump).
+kill_pids() {
+	local p
+	for p in $(sort -u "$1"); do kill -KILL "$p" 2>/dev/null; done
+	return 0
+}

@@ -3,6 +3,7 @@
  *   fusestall MOUNTPOINT
  *   fusestall --disk MiB --rate KiB MOUNTPOINT
  *   fusestall --stall-lookups MOUNTPOINT
+ *   fusestall --trickle SECONDS MOUNTPOINT
  *
  * Mounts (as root, straight through /dev/fuse, no libfuse) a file system holding one regular file.
  * Lookups, attributes, open and release are answered at once.
@@ -17,6 +18,13 @@
  * answered only after as long as writing it at --rate KiB/s takes.  SIGUSR1 switches the rate
  * limit on, SIGUSR2 off (it starts off, so that mkfs runs at full speed).
  *
+ * With --trickle the file is MOUNTPOINT/trickle, 16 MiB of a pattern, read-only in effect: every
+ * READ is answered in full, but a page at a time (the kernel is told max_readahead 4 KiB) and only
+ * SECONDS after the previous answer — a file that trickles; every other request (lookups, open, flush:
+ * a task mapping the file meanwhile) is answered at once.  A task that mapped it and is dumped
+ * with its file pages (coredump_filter) streams its core at a few hundred bytes a second, yet
+ * never stalls for long ("read N" on stderr per READ answered).
+ *
  * With --stall-lookups no LOOKUP is ever answered ("lookup stalled NAME" on stderr per LOOKUP):
  * whoever walks a path through MOUNTPOINT waits there, as a path walk waits for a server that a
  * user mounted over a directory of a path.
@@ -27,6 +35,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <time.h>
@@ -104,6 +113,43 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 }
 
 static bool stall_lookups;
+static unsigned trickle_s;	/* --trickle: seconds between two READ answers */
+
+/* --trickle: READs waiting for their answer, oldest first; everything else is answered at once. */
+struct pending_read {
+	uint64_t unique, offset, size;
+};
+static struct pending_read pending[4096];
+static unsigned first_pending, n_pending;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Answers the oldest waiting READ in full (a pattern). */
+static void trickle_answer(void)
+{
+	static unsigned char page[256 << 10];	/* more than FUSE's largest READ */
+	static unsigned long answered;
+	struct pending_read *r = &pending[first_pending];
+	uint64_t len = r->size;
+
+	if (r->offset >= disk_size)
+		len = 0;
+	else if (len > disk_size - r->offset)
+		len = disk_size - r->offset;
+	if (len > sizeof(page))
+		len = sizeof(page);
+	memset(page, 0x5a ^ (int)(r->offset >> 12), len);
+	reply_data(r->unique, page, len);	/* ENOENT if the reader was interrupted meanwhile */
+	fprintf(stderr, "read %lu\n", ++answered);
+	first_pending = (first_pending + 1) % (sizeof(pending) / sizeof(pending[0]));
+	n_pending--;
+}
 
 int main(int argc, char **argv)
 {
@@ -112,6 +158,7 @@ int main(int argc, char **argv)
 		{ "disk", required_argument, NULL, 'd' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "stall-lookups", no_argument, NULL, 'l' },
+		{ "trickle", required_argument, NULL, 't' },
 		{}
 	};
 	const char *name = "stall";
@@ -123,12 +170,14 @@ int main(int argc, char **argv)
 		case 'd': disk_size = strtoull(optarg, NULL, 0) << 20; name = "disk"; break;
 		case 'r': rate_kib = strtoul(optarg, NULL, 0); break;
 		case 'l': stall_lookups = true; break;
+		case 't': trickle_s = strtoul(optarg, NULL, 0); name = "trickle"; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc - 1) {
 usage:
-		fprintf(stderr, "usage: %s [--disk MiB --rate KiB | --stall-lookups] MOUNTPOINT\n", argv[0]);
+		fprintf(stderr, "usage: %s [--disk MiB --rate KiB | --stall-lookups | --trickle SECONDS] MOUNTPOINT\n",
+			argv[0]);
 		return 64;
 	}
 	if (strcmp(name, "disk") == 0) {
@@ -153,7 +202,30 @@ usage:
 	printf("ready\n");
 	fflush(stdout);
 
+	uint64_t next_answer = 0;
+
 	for (;;) {
+		if (trickle_s) {
+			/* One READ answered every trickle_s seconds; other requests meanwhile at once. */
+			struct pollfd p = { .fd = fuse_fd, .events = POLLIN };
+			int timeout = -1;
+
+			if (n_pending) {
+				uint64_t now = now_ns();
+
+				if (next_answer == 0)
+					next_answer = now + trickle_s * 1000000000ull;
+				if (now >= next_answer) {
+					trickle_answer();
+					next_answer = now + trickle_s * 1000000000ull;
+					continue;
+				}
+				timeout = (int)((next_answer - now) / 1000000) + 1;
+			} else
+				next_answer = 0;
+			if (poll(&p, 1, timeout) == 0)
+				continue;
+		}
 		ssize_t n = read(fuse_fd, buf, sizeof(buf));
 		struct fuse_in_header *in = (struct fuse_in_header *)buf;
 		void *arg = buf + sizeof(*in);
@@ -173,7 +245,7 @@ usage:
 			struct fuse_init_out o = {
 				.major = FUSE_KERNEL_VERSION,
 				.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ? ii->minor : FUSE_KERNEL_MINOR_VERSION,
-				.max_readahead = ii->max_readahead,
+				.max_readahead = trickle_s ? 4096 : ii->max_readahead,
 				.max_write = 128 << 10,
 			};
 
@@ -215,6 +287,15 @@ usage:
 			const struct fuse_read_in *r = arg;
 			uint64_t len = r->size;
 
+			if (trickle_s) {	/* answered later, one at a time (trickle_answer()) */
+				if (n_pending == sizeof(pending) / sizeof(pending[0])) {
+					reply(in->unique, EAGAIN, NULL, 0);
+					break;
+				}
+				pending[(first_pending + n_pending++) % (sizeof(pending) / sizeof(pending[0]))] =
+					(struct pending_read){ in->unique, r->offset, len };
+				break;
+			}
 			if (!disk) {
 				fprintf(stderr, "read stalled\n");
 				break;	/* never answered */
