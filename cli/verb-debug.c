@@ -92,22 +92,15 @@ static void recorded_build_id(const struct entry *d, const char *exe, char out[s
         }
 }
 
-/* A task with a mount namespace of its own (a container, or a service with PrivateTmp= and the
- * like) named its executable in its own view: the host's file of that name may be another. It is
- * handed to the debugger only if its build-id is the one the unwinder read from the crashed task's
- * own mapping. */
-static bool host_file_is_the_crashed(const struct entry *d, const char *path) {
+/* Whether the file at path is the build the unwinder read from the crashed task's own mapping of
+ * it. Without a recorded build-id: as unknown says. */
+static bool host_file_is_the_crashed(const struct entry *d, const char *path, bool unknown) {
         char recorded[41], host[41];
         recorded_build_id(d, path, recorded);
+        if (!recorded[0])
+                return unknown;
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-        if (!recorded[0] || fd < 0 || elf_file_build_id(fd, host) < 0 || strcmp(host, recorded) != 0) {
-                log_warning("The executable %s was named in the crashed task's own mount namespace, and the host's "
-                            "file of that name is %s; debugging the core alone.", path,
-                            !recorded[0] ? "not known to be the same (no build-id was recorded)"
-                                         : "not the same build");
-                return false;
-        }
-        return true;
+        return fd >= 0 && elf_file_build_id(fd, host) >= 0 && strcmp(host, recorded) == 0;
 }
 
 /* The executable as recorded, without " (deleted)"; NULL if it is no longer there. */
@@ -140,7 +133,20 @@ static char *executable_of(const struct entry *d) {
                 free(p);
                 return NULL;
         }
-        if (p && entry_in_own_mount_namespace(d) && !host_file_is_the_crashed(d, p)) {
+        /* A task with a mount namespace of its own (a container, or a service with PrivateTmp= and
+         * the like) named its executable in its own view: the host's file of that name may be
+         * another, and is handed over only if it is the build recorded. Another user's crash: the
+         * file at that path now must at least not be another build than the one that crashed. */
+        if (p && entry_in_own_mount_namespace(d) && !host_file_is_the_crashed(d, p, false)) {
+                log_warning("The executable %s was named in the crashed task's own mount namespace, and the host's "
+                            "file of that name is not known to be the build that crashed; debugging the core alone.",
+                            p);
+                free(p);
+                return NULL;
+        }
+        if (p && !crash_is_callers(d) && !host_file_is_the_crashed(d, p, true)) {
+                log_warning("Not handing %s to gdb: it is another build than the one that crashed (uid %lld's); "
+                            "debugging the core alone.", p, d->uid);
                 free(p);
                 return NULL;
         }

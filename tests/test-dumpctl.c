@@ -469,7 +469,8 @@ TEST(foreign_journal_and_output_hardening) {
 
 /* A task with a mount namespace of its own named its executable in its own view: dumpctl info says
  * so, and dumpctl debug hands the host's file of that name to the debugger only if its build-id is
- * the one the unwinder read from the task's own mapping. */
+ * the one the unwinder read from the task's own mapping. Another user's crash: not a file of
+ * another build than the one recorded. */
 TEST(debug_own_mount_namespace_checks_the_build_id) {
         if (access(JOURNAL_REMOTE, X_OK) < 0) {
                 printf("skipping: needs " JOURNAL_REMOTE "\n");
@@ -494,15 +495,17 @@ TEST(debug_own_mount_namespace_checks_the_build_id) {
         struct timespec rt;
         clock_gettime(CLOCK_REALTIME, &rt);
         long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
-        /* 424250: the build-id matches; 424251: another build; 424252: none recorded. */
-        const char *frames[] = { id, "00112233445566778899aabbccddeeff00112233", NULL };
-        for (int i = 0; i < 3; i++) {
+        /* In its own mount namespace, 424250: the build-id matches; 424251: another build; 424252:
+         * none recorded. Another user's crash on the host, 424253: the same build; 424254: another. */
+        const char *frames[] = { id, "00112233445566778899aabbccddeeff00112233", NULL, id,
+                                 "00112233445566778899aabbccddeeff00112233" };
+        for (int i = 0; i < 5; i++) {
                 fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%d\n"
                            "_BOOT_ID=0123456789abcdef0123456789abcdef\n_UID=0\n"
                            "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=%d\n"
-                           "COREDUMP_UID=0\nCOREDUMP_COMM=true\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n"
-                           "COREDUMPD_OWN_NAMESPACES=mnt\n",
-                        now + i, i + 1, 424250 + i, stored, exe);
+                           "COREDUMP_UID=%d\nCOREDUMP_COMM=true\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n"
+                           "COREDUMPD_OWN_NAMESPACES=%s\n",
+                        now + i, i + 1, 424250 + i, i < 3 ? 0 : 1000, stored, exe, i < 3 ? "mnt" : "none");
                 if (frames[i])
                         fprintf(f, "COREDUMPD_FRAME=0 %s+0x1139 main+0x10 %s\n", frames[i], exe);
                 fprintf(f, "\n");
@@ -522,6 +525,14 @@ TEST(debug_own_mount_namespace_checks_the_build_id) {
                 CHECK(strstr(out, "-c "));
                 CHECK((strstr(out, echoed) != NULL) == (i == 0));
                 CHECK((strstr(out, "own mount namespace") != NULL) == (i != 0));
+        }
+        for (int i = 3; i < 5; i++) {
+                _cleanup_free_ char *out = NULL;
+                CHECK_INT(run(&out, "%s -D %s --store=%s --debugger=/bin/echo debug %d 2>&1", dumpctl(), jdir,
+                              e.store_dir, 424250 + i), ==, 0);
+                printf("%s\n", out);
+                CHECK((strstr(out, echoed) != NULL) == (i == 3));
+                CHECK((strstr(out, "another build") != NULL) == (i == 4));
         }
         test_env_done(&e);
 }
