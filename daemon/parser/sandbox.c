@@ -49,16 +49,17 @@ static int drop_capabilities(void) {
         return syscall(SYS_capset, &header, data) < 0 ? -errno : 0;
 }
 
-/* A user namespace of the parser's own, and in it a network and an IPC namespace: what the cell can
- * reach of the host shrinks to its files (no abstract sockets, no SysV IPC of other processes, no
- * network at all), and the namespace's ids map nobody, so every id the parser sees is the overflow
- * id. It is entered after the change of ids, so the crashing user owns the namespace: that gives
- * them no hold over the parser, whose memory belongs to the namespace it was executed in (and it is
- * not dumpable). The capabilities a new user namespace grants inside are dropped at once. Where the
- * kernel or the service manager refuses (user.max_user_namespaces, a user at its own namespace
- * limit), the parser goes on without: the cell's other walls stand alone. */
+/* A user namespace of the parser's own, which maps no id, so every id the parser sees is the
+ * overflow id and no capability it could gain there reaches anything of the host's. It is entered
+ * after the change of ids, so the crashing user owns the namespace: that gives them no hold over the
+ * parser, whose memory belongs to the namespace it was executed in (and it is not dumpable). The
+ * capabilities a new user namespace grants inside are dropped at once. No network or IPC namespace
+ * besides: the system call filter already refuses every socket and SysV IPC call, and the unit
+ * allows only user namespaces to be made. Where the kernel or the service manager refuses
+ * (user.max_user_namespaces, a user at their own namespace limit), the parser goes on without: the
+ * cell's other walls stand alone. */
 static int own_namespaces(void) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) < 0)
+        if (unshare(CLONE_NEWUSER) < 0)
                 return -errno;
         return drop_capabilities();
 }

@@ -5,7 +5,7 @@
 # Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
 # crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
 # it waits this case reads its /proc/PID/status: not root, no capability, no_new_privs, a seccomp
-# filter, a user, network and IPC namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
+# filter, a user namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
 # and goes on: the crash is stored without those frames' symbols, the daemon is the same process, and the next (root's) crash is stored. A FUSE
 # request the server has taken is waited for even by a killed process: the parser stays, SIGKILLed,
 # until the file system goes away, and is then reaped by the daemon (no zombie is left).
@@ -56,8 +56,8 @@ for set in CapPrm CapEff CapAmb; do
 done
 echo "$status" | grep -q '^NoNewPrivs:[[:space:]]*1' || die "the parser lacks no_new_privs"
 echo "$status" | grep -q '^Seccomp:[[:space:]]*2' || die "the parser has no system call filter"
-# Its own user, network and IPC namespaces (the kernel allows unprivileged user namespaces here).
-for ns in user net ipc; do
+# Its own user namespace (the kernel allows unprivileged user namespaces here).
+for ns in user; do
 	mine=$(readlink /proc/1/ns/$ns) theirs=$(readlink "/proc/$p/ns/$ns")
 	say "parser: $ns namespace $theirs (init: $mine)"
 	[ -n "$theirs" ] && [ "$theirs" != "$mine" ] || die "the parser shares the host's $ns namespace"
