@@ -73,7 +73,7 @@ static void help(void) {
                "     --config-dir=DIR            Configuration drop-in directory, repeatable\n"
                "     --policy-dir=DIR            policy, info: policy directory, repeatable\n"
                "     --signature=SIG             Only crashes of this signature (COREDUMPD_SIGNATURE=)\n"
-               "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER or gdb)\n"
+               "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER, $SYSTEMD_DEBUGGER or gdb)\n"
                "  -A --debugger-arguments=ARGS   debug: extra arguments for the debugger\n\n"
                "Exit status: 0 success, 1 no matching crash or an error, 2 invalid usage,\n"
                "4 core not present (not kept or vacuumed), 5 permission denied.\n",

@@ -348,7 +348,8 @@ int verb_debug(void) {
         _cleanup_free_ char *exe = NULL;
         _cleanup_(sysroot_done) struct sysroot root = {};
         const struct entry *d = NULL;
-        const char *debugger = arg.debugger ?: getenv("DUMPCTL_DEBUGGER") ?: "gdb";
+        /* coredumpctl's $SYSTEMD_DEBUGGER too, for users who set it for that. */
+        const char *debugger = arg.debugger ?: getenv("DUMPCTL_DEBUGGER") ?: getenv("SYSTEMD_DEBUGGER") ?: "gdb";
         char tmp[PATH_MAX];
 
         if (split_arguments(arg.debugger_arguments, &extra) < 0) {

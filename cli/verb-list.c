@@ -43,6 +43,11 @@ static void list_json_one(struct json_writer *w, const struct entry *d) {
         json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
         json_field_string(w, "present", entry_presence_to_string(d->presence));
         json_field_string(w, "source", entry_source_to_string(d->source));
+        /* coredumpctl's own keys, for scripts written against it: the signal, the core's presence,
+         * its size. */
+        json_field_number(w, "sig", d->signal > 0 ? d->signal : -1);
+        json_field_string(w, "corefile", entry_presence_to_string(d->presence));
+        json_field_digits(w, "size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
         json_object_end(w);
 }
 

@@ -526,6 +526,12 @@ TEST(debug_own_mount_namespace_checks_the_build_id) {
                 CHECK((strstr(out, echoed) != NULL) == (i == 0));
                 CHECK((strstr(out, "own mount namespace") != NULL) == (i != 0));
         }
+        /* coredumpctl's $SYSTEMD_DEBUGGER is the debugger when neither --debugger= nor
+         * $DUMPCTL_DEBUGGER says. */
+        _cleanup_free_ char *env_out = NULL;
+        CHECK_INT(run(&env_out, "env -u DUMPCTL_DEBUGGER SYSTEMD_DEBUGGER=/bin/echo %s -D %s --store=%s debug 424250 2>&1",
+                      dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(env_out, echoed));
         for (int i = 3; i < 5; i++) {
                 _cleanup_free_ char *out = NULL;
                 CHECK_INT(run(&out, "%s -D %s --store=%s --debugger=/bin/echo debug %d 2>&1", dumpctl(), jdir,
@@ -710,7 +716,8 @@ TEST(field_values_one_per_line) {
 }
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
-                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source'"
+                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source'," \
+                  "'sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
  * --json: the old object per line; no match: [] and 1, as in text. */
