@@ -181,10 +181,16 @@ int verb_list(void) {
                 return no_dump_status(hidden);
 
         if (arg.field) {
-                /* -F: the field of each crash that has it, one per line. */
+                /* -F: the values the field takes among the matching crashes, each once, in the order
+                 * first seen, as coredumpctl -F (journalctl -F) prints them. */
                 for (size_t i = 0; i < l.n; i++) {
                         const char *v = fields_get_name(&l.entries[i].fields, arg.field);
-                        if (v)
+                        bool seen = false;
+                        for (size_t k = 0; v && k < i && !seen; k++) {
+                                const char *o = fields_get_name(&l.entries[k].fields, arg.field);
+                                seen = o && strcmp(o, v) == 0;
+                        }
+                        if (v && !seen)
                                 puts(v);
                 }
                 return EXIT_OK;
