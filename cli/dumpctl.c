@@ -59,7 +59,7 @@ static void help(void) {
                "  -r --reverse                   Newest crash first\n"
                "  -S --since=TIME                Only crashes at or after TIME (systemd.time(7))\n"
                "  -U --until=TIME                Only crashes at or before TIME\n"
-               "  -F --field=FIELD               list: the value of FIELD of each crash, one per line\n"
+               "  -F --field=FIELD               list: the values FIELD takes, each once, one per line\n"
                "  -q --quiet                     No notices (no match, no journal)\n"
                "     --json=MODE                 list, groups: JSON, MODE short, pretty or off\n"
                "     --no-legend                 list, groups: no header line\n"
