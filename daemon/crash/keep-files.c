@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,17 +91,21 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char
         }
 }
 
-/* The host's file at path, opened to be compared with the container's: never on a remote file
- * system (our own mountinfo says which), never through a link in its last component, and only a
- * regular file; -1 otherwise. */
+/* The host's file at path (a path the container's maps named), opened to be compared with the
+ * container's: never on a remote file system (our own mountinfo says which), through no symlink on
+ * the way (open_beneath_nofollow()), and only a regular file — looked at with O_PATH first, so that
+ * no device or FIFO a crafted path names is ever opened. -1 otherwise. */
 static int host_file_open(const char *mountinfo, const char *path) {
         if (!mountinfo || mountinfo_path_is_remote(mountinfo, path) != 0)
                 return -1;
-        int h = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int at = root < 0 ? -1 : open_beneath_nofollow(root, path, O_PATH | O_CLOEXEC);
         struct stat st;
-        if (h >= 0 && (fstat(h, &st) < 0 || !S_ISREG(st.st_mode)))
-                h = safe_close(h);
-        return h;
+        if (at < 0 || fstat(at, &st) < 0 || !S_ISREG(st.st_mode))
+                return -1;
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", at);
+        return open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 }
 
 static bool same_inode(int a, int b) {
