@@ -47,6 +47,8 @@ static void help(void) {
                "  debug [MATCH]            Run a debugger on the newest matching core\n"
                "  groups [MATCH]           Matching crashes by signature: count, first, last, top frame\n"
                "  policy                   Show the effective policy rules\n"
+               "  check                    Check coredumpd.conf, its drop-ins and the policy as the daemon\n"
+               "                           reads them; show what is in force\n"
                "  vacuum                   Apply MaxUse= and KeepFree= to the store now\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
@@ -75,8 +77,9 @@ static void help(void) {
                "     --signature=SIG             Only crashes of this signature (COREDUMPD_SIGNATURE=)\n"
                "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER, $SYSTEMD_DEBUGGER or gdb)\n"
                "  -A --debugger-arguments=ARGS   debug: extra arguments for the debugger\n\n"
-               "Exit status: 0 success, 1 no matching crash or an error, 2 invalid usage,\n"
-               "4 core not present (not kept or vacuumed), 5 permission denied.\n",
+               "Exit status: 0 success, 1 no matching crash or an error (check, policy: a file has\n"
+               "lines coredumpd leaves out), 2 invalid usage, 4 core not present (not kept or\n"
+               "vacuumed), 5 permission denied.\n",
                COREDUMPD_CONFIG_FILE);
 }
 
@@ -303,6 +306,7 @@ int main(int argc, char *argv[]) {
                 { "debug", verb_debug, true, false },
                 { "groups", verb_groups, true, true },
                 { "policy", verb_policy, false, true },
+                { "check", verb_check, false, true },
                 { "vacuum", verb_vacuum, false, false },
         };
         int status = EXIT_USAGE;

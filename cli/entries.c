@@ -29,13 +29,19 @@ const struct config *dumpctl_config(void) {
                 return &config;
         config_init_defaults(&config);
         atexit(config_free);
-        /* An explicit --config= must be there; every error of every file is reported. */
+        /* An explicit --config= must be there. What is wrong in a file is `dumpctl check`'s to tell
+         * line by line; here, as for the daemon, the rest applies, and a word says so. */
+        int saved = log_get_max_priority();
+        log_set_max_priority(MIN(saved, LOG_ERR));
         int r = config_load_with_dropins(&config, arg.config ?: COREDUMPD_CONFIG_FILE, arg.config != NULL,
                                          config_dropin_dirs(arg.config_dirs, arg.config != NULL));
+        log_set_max_priority(saved);
         if (r < 0) {
-                log_error("Invalid configuration; see above.");
+                log_error_errno(r, "Cannot read the configuration: %m");
                 return NULL;
         }
+        if (r > 0 && !arg.quiet)
+                log_warning("The configuration has lines coredumpd leaves out; see dumpctl check.");
         config_loaded = true;
         return &config;
 }

@@ -30,9 +30,10 @@ static struct policy *server_policy_acquire(void *userdata) {
 int server_reload_policy(struct server *s) {
         struct policy *p = NULL;
 
+        /* What is wrong in a file was logged at its file:line and left out; the rest applies. */
         int r = policy_load(s->policy_dirs, &p);
         if (r < 0) {
-                log_error("Policy reload failed, keeping the previous policy.");
+                log_error_errno(r, "Policy reload failed (%m), keeping the previous policy.");
                 return r;
         }
 

@@ -42,6 +42,7 @@ int store_open(const char *path, const struct config *config, struct store **ret
         s->max_use = config->max_use;
         s->max_use_per_user = config->max_use_per_user;
         s->keep_free = config->keep_free;
+        s->max_age_usec = config->max_age_usec;
         s->compress_level = config->compress_level;
         pthread_mutex_init(&s->vacuum_lock, NULL);
         pthread_mutex_init(&s->reserve_lock, NULL);

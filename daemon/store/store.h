@@ -24,6 +24,7 @@ struct store {
         uint64_t max_use;       /* SIZE_AUTO or bytes */
         uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
         uint64_t keep_free;     /* SIZE_AUTO or bytes */
+        uint64_t max_age_usec;  /* MaxAge=: cores older are removed; USEC_INFINITY: never */
         int compress_level;
         pthread_mutex_t vacuum_lock;
         pthread_mutex_t reserve_lock;
@@ -126,10 +127,11 @@ bool store_name_is_attachment(const char *name, size_t *ret_base_len);
 int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
                     uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
 
-/* Deletes core.* files until each user's cores take at most MaxUsePerUser=, the store at most
- * MaxUse= and the file system has KeepFree= left: first the oldest of a user over its share, then
- * the oldest of whichever user takes the most, so one user cannot flush everybody else's cores
- * out. The file named keep is never deleted. Returns the number of files removed. */
+/* Deletes core.* files older (by mtime) than their MaxAge= (the user.coredumpd.max_age attribute
+ * their rule set, else the store's), then until each user's cores take at most MaxUsePerUser=, the
+ * store at most MaxUse= and the file system has KeepFree= left: first the oldest of a user over its
+ * share, then the oldest of whichever user takes the most, so one user cannot flush everybody
+ * else's cores out. The file named keep is never deleted. Returns the number of files removed. */
 int store_vacuum(struct store *s, const char *keep, const char *tag);
 
 /* MaxUse= and KeepFree= when "auto": a share of the file system, at most 4G. */
