@@ -160,7 +160,7 @@ static int block_signals(void) {
         return 0;
 }
 
-static int run(const struct arguments *a, const struct config *config) {
+static int run(const struct arguments *a, struct config *config) {
         _cleanup_(policy_unrefp) struct policy *policy = NULL;
         struct store *store = NULL;
         struct server *server = NULL;
@@ -218,6 +218,9 @@ static int run(const struct arguments *a, const struct config *config) {
 
         struct server_options o = {
                 .config = config,
+                .config_path = a->config_path,
+                .config_must_exist = a->config_explicit,
+                .config_dropin_dirs = config_dropin_dirs(a->config_dirs, a->config_explicit),
                 .listen_fd = fd,
                 .store = store,
                 .policy = policy,

@@ -1300,7 +1300,9 @@ TEST(proc_root_check_refuses_what_is_not_procfs) {
  * the kind, the ids inside, the namespaces not the host's. */
 TEST(record_names_the_container) {
         struct crash c;
-        crash_init(&c);
+        struct config settings;
+        config_init_defaults(&settings);
+        crash_init(&c, &settings);
         c.have_context = true;
         c.context.pid = 4242;
         c.context.uid = 100000;
@@ -1345,6 +1347,7 @@ TEST(record_names_the_container) {
               !fields_get(&g, FIELD_CONTAINER_CMDLINE));
         CHECK(!strstr(fields_get(&g, FIELD_MESSAGE), " in container "));
         crash_done(&c);
+        config_done(&settings);
 }
 
 TEST(context_user_may_read_matrix) {

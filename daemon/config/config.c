@@ -301,6 +301,15 @@ int config_load(struct config *c, const char *path, int must_exist) {
         return config_load_with_dropins(c, path, must_exist, NULL);
 }
 
+const char *config_update_runtime(struct config *live, const struct config *next) {
+        char *storage = live->storage;
+        bool storage_changed = strcmp(storage, next->storage) != 0;
+
+        *live = *next;
+        live->storage = storage;
+        return storage_changed ? "Storage" : NULL;
+}
+
 const char *const *config_dropin_dirs(char *const *given, bool config_explicit) {
         if (given)
                 return (const char *const *) given;

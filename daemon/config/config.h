@@ -91,6 +91,11 @@ int config_load(struct config *c, const char *path, int must_exist);
  * /run/coredumpd and /usr/lib/coredumpd, or $COREDUMPD_CONFIG_DROPIN_PATH. */
 const char *const *config_dropin_dirs(char *const *given, bool config_explicit);
 
+/* A reload: next's settings into the running *live, but for those that cannot change while the
+ * daemon runs: Storage= (the store directory is opened once, the sandbox is set up for it), kept as
+ * it is. Returns the name of the first such key that next changes ("Storage"), or NULL. */
+const char *config_update_runtime(struct config *live, const struct config *next);
+
 /* The effective configuration, in the file format. */
 void config_print(const struct config *c, FILE *out);
 

@@ -21,11 +21,12 @@
 struct store {
         int dir_fd;
         char *path;
-        uint64_t max_use;       /* SIZE_AUTO or bytes */
-        uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
-        uint64_t keep_free;     /* SIZE_AUTO or bytes */
-        uint64_t max_age_usec;  /* MaxAge=: cores older are removed; USEC_INFINITY: never */
-        int compress_level;
+        /* The limits, which a reload may change while crashes read them (store_set_limits()). */
+        _Atomic uint64_t max_use;       /* SIZE_AUTO or bytes */
+        _Atomic uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
+        _Atomic uint64_t keep_free;     /* SIZE_AUTO or bytes */
+        _Atomic uint64_t max_age_usec;  /* MaxAge=: cores older are removed; USEC_INFINITY: never */
+        _Atomic int compress_level;
         pthread_mutex_t vacuum_lock;
         pthread_mutex_t reserve_lock;
         uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
@@ -55,6 +56,9 @@ struct stored_core {
  * directory. */
 int store_open(const char *path, const struct config *config, struct store **ret);
 struct store *store_free(struct store *s);
+/* MaxUse=, MaxUsePerUser=, KeepFree=, MaxAge= and CompressLevel= of config, for the next vacuum,
+ * reservation and compression (a reload). */
+void store_set_limits(struct store *s, const struct config *config);
 
 /* A uid that is granted nothing. */
 #define STORE_NO_READER ((uid_t) -1)
