@@ -49,6 +49,8 @@ static void help(void) {
                "  policy                   Show the effective policy rules\n"
                "  check                    Check coredumpd.conf, its drop-ins and the policy as the daemon\n"
                "                           reads them; show what is in force\n"
+               "  reload                   Check, then have a running coredumpd re-read them (an idle\n"
+               "                           one reads them when the next crash starts it)\n"
                "  vacuum                   Apply MaxUse= and KeepFree= to the store now\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
@@ -70,6 +72,8 @@ static void help(void) {
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --no-journal                Read only the store, not the journal\n"
+               "     --all                       Read all journal files, other machines' too\n"
+               "                                 (/var/log/journal/remote), not only this machine's\n"
                "     --store=DIR                 The store (default: Storage= of the configuration)\n"
                "     --config=PATH               Configuration file (default %s)\n"
                "     --config-dir=DIR            Configuration drop-in directory, repeatable\n"
@@ -129,7 +133,7 @@ static int parse_json_mode(const char *s, enum json_mode *ret) {
 static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
-                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE,
+                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE, ARG_ALL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -146,6 +150,7 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "directory", required_argument, NULL, 'D' },
                 { "file", required_argument, NULL, ARG_FILE },
                 { "no-journal", no_argument, NULL, ARG_NO_JOURNAL },
+                { "all", no_argument, NULL, ARG_ALL },
                 { "store", required_argument, NULL, ARG_STORE },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -234,6 +239,9 @@ static int parse_arguments(int argc, char *argv[]) {
                 case ARG_NO_JOURNAL:
                         arg.use_journal = false;
                         break;
+                case ARG_ALL:
+                        arg.all = true;
+                        break;
                 case ARG_STORE:
                         arg.store = optarg;
                         break;
@@ -274,6 +282,11 @@ static int parse_arguments(int argc, char *argv[]) {
                 log_error("-D and --file= both name journal files; give one of them.");
                 return -EINVAL;
         }
+        if (arg.all && (arg.directory || arg.files || !arg.use_journal)) {
+                log_error("--all reads every journal file of the system; %s says which to read instead.",
+                          arg.directory ? "-D" : arg.files ? "--file=" : "--no-journal");
+                return -EINVAL;
+        }
         if (!arg.use_journal && (arg.directory || arg.files)) {
                 log_error("--no-journal and %s contradict each other.", arg.directory ? "-D" : "--file=");
                 return -EINVAL;
@@ -307,6 +320,7 @@ int main(int argc, char *argv[]) {
                 { "groups", verb_groups, true, true },
                 { "policy", verb_policy, false, true },
                 { "check", verb_check, false, true },
+                { "reload", verb_reload, false, false },
                 { "vacuum", verb_vacuum, false, false },
         };
         int status = EXIT_USAGE;

@@ -42,6 +42,7 @@ struct dumpctl_arguments {
         bool quiet;
         bool pager;
         bool use_journal;
+        bool all;               /* --all: every journal file, other machines' too */
         size_t lines;           /* -n: at most this many, the newest; 0: all */
         bool lines_given;
         const char *field;      /* -F */
@@ -139,4 +140,5 @@ int verb_debug(void);
 int verb_groups(void);
 int verb_policy(void);
 int verb_check(void);
+int verb_reload(void);
 int verb_vacuum(void);

@@ -160,7 +160,9 @@ static int load_journal(struct entry_list *all) {
                 if (r < 0)
                         return log_error_errno(r, "Cannot open the journal files: %m");
         } else {
-                r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+                /* As coredumpctl: this machine's journal files, or with --all every file journald's
+                 * directories hold, those of other machines too (systemd-journal-remote's). */
+                r = sd_journal_open(&j, arg.all ? 0 : SD_JOURNAL_LOCAL_ONLY);
                 if (r < 0) {
                         if (!arg.quiet)
                                 log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
@@ -278,6 +280,7 @@ const char *presence_color(enum entry_presence p) {
         case ENTRY_MISSING:      return ansi(ANSI_YELLOW);
         case ENTRY_INACCESSIBLE: return ansi(ANSI_RED);
         case ENTRY_NONE:         return ansi(ANSI_GREY);
+        case ENTRY_REMOTE:       return ansi(ANSI_GREY);
         }
         return "";
 }
@@ -311,6 +314,12 @@ int select_dump(struct entry_list *l, const struct entry **ret) {
         if (best->presence == ENTRY_MISSING) {
                 log_error("The core of pid %lld (%s) is gone (vacuumed or removed): %s", best->pid,
                           field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
+                return EXIT_NOT_PRESENT;
+        }
+        if (best->presence == ENTRY_REMOTE) {
+                log_error("The core of pid %lld (%s) is on the machine that recorded it (%s, machine id %s), not this one.",
+                          best->pid, field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_HOSTNAME", "?"),
+                          field_or(best, "_MACHINE_ID", "?"));
                 return EXIT_NOT_PRESENT;
         }
         if (best->presence == ENTRY_INACCESSIBLE) {

@@ -366,8 +366,18 @@ TEST(policy_is_check_policy) {
         CHECK_INT(run(&b, "%s --config=/dev/null --policy-dir=%s --check-policy", coredumpd, e.policy_dir), ==, 0);
         CHECK_STR(a, b);
         CHECK(strstr(a, "Name=sshd"));
+        /* dumpctl check on the PATH is the daemon's --check-config --check-policy, to the byte. */
+        _cleanup_free_ char *c = NULL, *d = NULL, *conf = NULL;
+        CHECK(asprintf(&conf, "%s/coredumpd.conf", e.dir) > 0);
+        CHECK_INT(run(&c, "%s --config=%s --policy-dir=%s check 2>/dev/null", dumpctl(), conf, e.policy_dir), ==, 0);
+        CHECK_INT(run(&d, "%s --config=%s --policy-dir=%s --check-config --check-policy 2>/dev/null", coredumpd, conf,
+                      e.policy_dir), ==, 0);
+        CHECK_STR(c, d);
+        CHECK(strstr(c, "[Coredump]\n") && strstr(c, "Name=sshd"));
         CHECK_OK(write_text_file(e.policy_dir, "60-bad.conf", "[Rule]\nBogus=1\n"));
         CHECK_INT(run(NULL, "%s --policy-dir=%s policy", dumpctl(), e.policy_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --config=%s --policy-dir=%s check", dumpctl(), conf, e.policy_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --config=%s --policy-dir=%s --check-policy", coredumpd, conf, e.policy_dir), ==, 1);
         test_env_done(&e);
 }
 
@@ -913,8 +923,40 @@ TEST(sources_errors_and_quiet) {
         CHECK(strstr(err, "nonexistent.conf: cannot open"));
         CHECK_OK(write_text_file(f.e.dir, "bad.conf", "[Coredump]\nMaxUze=1G\nCompress=lz4\n"));
         free(err);
-        CHECK_INT(run(&err, "%s -D %s --config=%s/bad.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 1);
-        CHECK(strstr(err, "bad.conf:2: unknown key 'MaxUze'") && strstr(err, "bad.conf:3: invalid Compress="));
+        /* A wrong line: list goes on with the rest (as the daemon does) and points at check, which
+         * names every wrong line at its file:line, prints what is in force and exits 1. */
+        CHECK_INT(run(&err, "%s -D %s --config=%s/bad.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 0);
+        CHECK(strstr(err, "see dumpctl check") && !strstr(err, "MaxUze"));
+        free(err);
+        free(out);
+        out = NULL;
+        CHECK_INT(run(&err, "%s --config=%s/bad.conf --policy-dir=%s check 2>&1 >/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(err, "bad.conf:2: unknown key 'MaxUze' in [Coredump], ignored (hint: did you mean MaxUse=?)"));
+        CHECK(strstr(err, "bad.conf:3: invalid Compress= 'lz4', expected zstd or none, ignored"));
+        CHECK(strstr(err, "2 problems found"));
+        CHECK_INT(run(&out, "%s --config=%s/bad.conf --policy-dir=%s check 2>/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(out, "[Coredump]\n") && strstr(out, "\nCompress=zstd\n") && strstr(out, "\nMaxAge=3d\n"));
+        CHECK(strstr(out, "\n[Rule]\nName=builtin:rlimit-zero\n"));
+        /* A wrong rule: left out, the check fails; fixed, it passes. */
+        CHECK_OK(write_text_file(f.e.dir, "good.conf", "[Coredump]\nMaxAge=1w\n"));
+        CHECK_OK(write_text_file(f.e.policy_dir, "60-typo.conf", "[Rule]\nName=typo\nMatchExe=/x\nActon=reject\n"));
+        free(err);
+        CHECK_INT(run(&err, "%s --config=%s/good.conf --policy-dir=%s check 2>&1 >/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(err, "60-typo.conf:4: unknown key 'Acton' in [Rule] (hint: did you mean Action=?)"));
+        CHECK(strstr(err, "60-typo.conf:1: rule 'typo' ignored for its errors"));
+        _cleanup_free_ char *typo = NULL;
+        CHECK(asprintf(&typo, "%s/60-typo.conf", f.e.policy_dir) > 0 && unlink(typo) == 0);
+        free(out);
+        CHECK_INT(run(&out, "%s --config=%s/good.conf --policy-dir=%s check 2>/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 0);
+        CHECK(strstr(out, "\nMaxAge=1w\n") || strstr(out, "\nMaxAge=7d\n"));
+        /* --all is every journal file of the system's; -D, --file= and --no-journal say otherwise. */
+        CHECK_INT(run(NULL, "%s --all -D %s list 2>/dev/null", dumpctl(), f.jdir), ==, 2);
+        CHECK_INT(run(NULL, "%s --all --file=%s list 2>/dev/null", dumpctl(), f.journal), ==, 2);
+        CHECK_INT(run(NULL, "%s --all --no-journal list 2>/dev/null", dumpctl()), ==, 2);
 
         /* The store from a drop-in (--config-dir=) over the main file. */
         CHECK(asprintf(&d, "%s/conf.d", f.e.dir) > 0 && mkdir(d, 0755) == 0);
