@@ -160,8 +160,9 @@ static int load_journal(struct entry_list *all) {
                 if (r < 0)
                         return log_error_errno(r, "Cannot open the journal files: %m");
         } else {
-                /* As coredumpctl: this machine's journal files, or with --all every file journald's
-                 * directories hold, those of other machines too (systemd-journal-remote's). */
+                /* As coredumpctl: this machine's journal files, or with --all those of every machine
+                 * in journald's directories too (/var/log/journal/MACHINE-ID: a container's linked
+                 * journal, another machine's files). */
                 r = sd_journal_open(&j, arg.all ? 0 : SD_JOURNAL_LOCAL_ONLY);
                 if (r < 0) {
                         if (!arg.quiet)

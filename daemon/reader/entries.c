@@ -136,8 +136,9 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 return -ENOMSG;
         }
         d.foreign = users_own;
-        /* Another machine's record (journal-remote's files under /var/log/journal/remote, read
-         * with dumpctl --all, or a journal file copied here): what it names is on that machine. */
+        /* Another machine's record (a container's or another machine's journal read with dumpctl
+         * --all, or a journal file copied here and read with -D or --file=): what it names is on
+         * that machine. */
         const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
         d.remote = machine && !is_local_machine(machine);
         d.foreign = d.foreign || d.remote;
