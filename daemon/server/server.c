@@ -78,6 +78,9 @@ static void server_reload_config(struct server *s) {
                             next.storage, s->config->storage);
                 free(s->restart_warned);
                 s->restart_warned = strdup(next.storage);
+        } else if (!fixed) {
+                free(s->restart_warned); /* back as it runs: a later change is news again */
+                s->restart_warned = NULL;
         }
         config_done(&next);
         store_set_limits(s->env.store, s->config);
