@@ -43,6 +43,8 @@ COREDUMPD_RESULT=stored
 E
 systemd-run --quiet --wait -p LogNamespace=$ns -p Type=oneshot logger --journald=/run/cdt-far/entry ||
 	die "logger in log namespace $ns failed"
+jpid=$(systemctl show -P MainPID systemd-journald@$ns.service)
+say "journald@$ns: pid $jpid, sees machine id $(cat /proc/$jpid/root/etc/machine-id 2>&1); BindReadOnlyPaths=$(systemctl show -P BindReadOnlyPaths systemd-journald@$ns.service); drop-ins: $(systemctl show -P DropInPaths systemd-journald@$ns.service)"
 systemctl stop systemd-journald@$ns.service
 f=$(ls /var/log/journal/$other.$ns/*.journal /run/log/journal/$other.$ns/*.journal 2>/dev/null | head -n1)
 [ -n "$f" ] || die "journald for namespace $ns wrote no file for machine $other: $(ls -R /var/log/journal /run/log/journal 2>&1 | head -20)"
