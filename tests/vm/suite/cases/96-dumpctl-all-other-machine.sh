@@ -26,7 +26,7 @@ printf '[Service]\nBindReadOnlyPaths=/run/cdt-far/machine-id:/etc/machine-id\n' 
 	> /run/systemd/system/systemd-journald@$ns.service.d/50-cdt-machine-id.conf
 made_var=0
 [ -d /var/log/journal ] || { mkdir -p /var/log/journal; made_var=1; }
-on_exit "systemctl stop systemd-journald@$ns.service systemd-journald@$ns.socket systemd-journald-varlink@$ns.socket systemd-journald-audit@$ns.socket 2>/dev/null; rm -rf /run/systemd/system/systemd-journald@$ns.service.d /run/cdt-far /var/log/journal/$other /var/log/journal/$other.$ns /run/log/journal/$other.$ns; [ $made_var = 0 ] || rm -rf /var/log/journal; systemctl daemon-reload"
+on_exit "systemctl stop systemd-journald@$ns.service systemd-journald@$ns.socket systemd-journald-varlink@$ns.socket systemd-journald-audit@$ns.socket 2>/dev/null; rm -rf /run/systemd/system/systemd-journald@$ns.service.d /run/cdt-far /var/log/journal/$other /var/log/journal/*.$ns /run/log/journal/*.$ns; [ $made_var = 0 ] || rm -rf /var/log/journal; systemctl daemon-reload"
 systemctl daemon-reload
 cat > /run/cdt-far/entry <<E
 MESSAGE=Process 4242 (faraway) of user 0 dumped core.
@@ -44,10 +44,12 @@ E
 systemd-run --quiet --wait -p LogNamespace=$ns -p Type=oneshot logger --journald=/run/cdt-far/entry ||
 	die "logger in log namespace $ns failed"
 jpid=$(systemctl show -P MainPID systemd-journald@$ns.service)
-say "journald@$ns: pid $jpid, sees machine id $(cat /proc/$jpid/root/etc/machine-id 2>&1); BindReadOnlyPaths=$(systemctl show -P BindReadOnlyPaths systemd-journald@$ns.service); drop-ins: $(systemctl show -P DropInPaths systemd-journald@$ns.service)"
+[ "$(cat /proc/$jpid/root/etc/machine-id 2>&1)" = "$other" ] || die "journald@$ns does not see machine id $other"
 systemctl stop systemd-journald@$ns.service
-f=$(ls /var/log/journal/$other.$ns/*.journal /run/log/journal/$other.$ns/*.journal 2>/dev/null | head -n1)
-[ -n "$f" ] || die "journald for namespace $ns wrote no file for machine $other: $(ls -R /var/log/journal /run/log/journal 2>&1 | head -20)"
+# (Its directory is named by systemd, LogsDirectory=journal/%m.%i: this machine's id; the entries
+# carry journald's own, the other.)
+f=$(ls /var/log/journal/*.$ns/*.journal /run/log/journal/*.$ns/*.journal 2>/dev/null | head -n1)
+[ -n "$f" ] || die "journald for namespace $ns wrote no file: $(ls -R /var/log/journal /run/log/journal 2>&1 | head -20)"
 journalctl --file="$f" -o export MESSAGE_ID=$MSGID | grep -qx "_MACHINE_ID=$other" ||
 	die "the entry in $f is not of machine $other"
 # Where another machine's files are read from: its machine-id directory.
