@@ -14,8 +14,10 @@
  *
  *   pidfs-cost [SECONDS_PER_ROW [WORKERS]]
  *
- * Defaults: ROW_SECONDS (5 unless built with -DROW_SECONDS=N) and the CPUs
- * online; kernel/run-selftests runs it without arguments.
+ * SECONDS_PER_ROW rounds of one second per variant, taking turns; each row
+ * is the median round.  Defaults: ROW_SECONDS (5 unless built with
+ * -DROW_SECONDS=N) and the CPUs online; kernel/run-selftests runs it without
+ * arguments.
  *
  * Prints TAP (for kernel/run-selftests) with one "# row:" line per variant.
  */
@@ -102,23 +104,41 @@ static double row(enum variant v, int workers, double secs)
 	return bad ? -1 : total / (now() - start);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : ROW_SECONDS;
 	int workers = argc > 2 ? atoi(argv[2]) : sysconf(_SC_NPROCESSORS_ONLN);
-	double rate[N_VARIANTS];
-	int v, ok = 1;
+	int rounds = secs < 1 ? 1 : (int)secs, r, v, ok = 1;
+	double rate[N_VARIANTS][64];
 
+	if (rounds > 64)
+		rounds = 64;
 	printf("TAP version 13\n1..1\n");
-	printf("# workers: %d, %.1f s per row\n", workers, secs);
-	/* A short warm-up so that the first row does not pay for page faults. */
-	row(FORK_EXIT, workers, secs / 5);
+	printf("# workers: %d, %d rounds of 1 s per variant, interleaved\n",
+	       workers, rounds);
+	/* A short warm-up so that the first round does not pay for page faults. */
+	row(FORK_EXIT, workers, 0.5);
+	/*
+	 * The variants take turns, one second each, and each reports its
+	 * median: drift of the machine under the VM hits them all alike.
+	 */
+	for (r = 0; r < rounds; r++)
+		for (v = 0; v < N_VARIANTS; v++) {
+			rate[v][r] = row(v, workers, 1);
+			if (rate[v][r] <= 0)
+				ok = 0;
+		}
 	for (v = 0; v < N_VARIANTS; v++) {
-		rate[v] = row(v, workers, secs);
-		if (rate[v] <= 0)
-			ok = 0;
-		printf("# row: %s %.0f\n", names[v], rate[v]);
-		fflush(stdout);
+		qsort(rate[v], rounds, sizeof(double), cmp_double);
+		printf("# row: %s %.0f (min %.0f, max %.0f)\n", names[v],
+		       rate[v][rounds / 2], rate[v][0], rate[v][rounds - 1]);
 	}
 	printf("%sok 1 pidfs-cost\n", ok ? "" : "not ");
 	return !ok;
