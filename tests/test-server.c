@@ -785,7 +785,7 @@ TEST(reload_reads_the_configuration) {
         CHECK(log_capture_contains(&e.logs, typo));
         CHECK(log_capture_contains(&e.logs, "needs a restart"));
         CHECK_STR(rs.server->config->storage, e.store_dir);
-        CHECK_INT(e.store->max_age_usec, ==, UINT64_C(14) * 86400 * 1000000);
+        CHECK_INT(store_get_limits(e.store).max_age_usec, ==, UINT64_C(14) * 86400 * 1000000);
 
         crash_finish(crash_connect(&rs));
         CHECK(wait_records(&e, 2, 5000));

@@ -1804,6 +1804,52 @@ TEST(parser_record_round_trip_and_refusals) {
         CHECK_INT(parser_record_decode(buf, size, &back, &n, &uid, &gid), ==, -EBADMSG);
 }
 
+/* A reload sets the store's limits while crashes read them: every read is one whole set, old or
+ * new, never a mix (a reservation that saw the new KeepFree= with the old MaxUsePerUser=). */
+struct limits_flipper {
+        struct store *store;
+        struct config a, b;
+        atomic_bool stop;
+};
+
+static void *flip_limits(void *arg) {
+        struct limits_flipper *f = arg;
+        for (unsigned i = 0; !atomic_load(&f->stop); i++)
+                store_set_limits(f->store, i % 2 ? &f->b : &f->a);
+        return NULL;
+}
+
+TEST(store_limits_change_as_one_set) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        struct limits_flipper f = {};
+        config_init_defaults(&f.a);
+        config_init_defaults(&f.b);
+        f.a.max_use = 1, f.a.max_use_per_user = 1, f.a.keep_free = 1, f.a.max_age_usec = 1, f.a.compress_level = 1;
+        f.b.max_use = 2, f.b.max_use_per_user = 2, f.b.keep_free = 2, f.b.max_age_usec = 2, f.b.compress_level = 2;
+        CHECK_OK(store_open(dir, &f.a, &f.store));
+        struct store_limits l = store_get_limits(f.store);
+        CHECK_INT(l.keep_free, ==, 1);
+        pthread_t thread;
+        CHECK(pthread_create(&thread, NULL, flip_limits, &f) == 0);
+        unsigned seen[3] = {};
+        for (unsigned i = 0; i < 200000; i++) {
+                l = store_get_limits(f.store);
+                uint64_t v = l.max_use;
+                CHECK(v == 1 || v == 2);
+                CHECK_INT(l.max_use_per_user, ==, v);
+                CHECK_INT(l.keep_free, ==, v);
+                CHECK_INT(l.max_age_usec, ==, v);
+                CHECK_INT((uint64_t) l.compress_level, ==, v);
+                seen[v]++;
+        }
+        atomic_store(&f.stop, true);
+        CHECK(pthread_join(thread, NULL) == 0);
+        printf("# whole sets read: %u old, %u new\n", seen[1], seen[2]);
+        store_free(f.store);
+        config_done(&f.a);
+        config_done(&f.b);
+}
+
 /* Room is reserved before a core is taken: free space less KeepFree= less what others hold, and
  * the user's MaxUsePerUser= left; given back, it is there again. */
 TEST(store_reservations_bound_cores_in_flight) {
@@ -1840,7 +1886,8 @@ TEST(store_reservations_bound_cores_in_flight) {
         store_unreserve(st, 4096);
 
         /* MaxUsePerUser=: uid 1000's cores take 8 KiB of a 12 KiB share. */
-        st->max_use_per_user = 4096 * 3;
+        c.max_use_per_user = 4096 * 3;
+        store_set_limits(st, &c);
         CHECK_OK(write_text_file(dir, "core.x.1000.0123456789abcdef0123456789abcdef.1.1", ""));
         int fd = openat(st->dir_fd, "core.x.1000.0123456789abcdef0123456789abcdef.1.1", O_WRONLY | O_CLOEXEC);
         CHECK(fd >= 0);
@@ -2261,6 +2308,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(peer_owner_is_the_user_namespace_owner),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
+        TEST_ENTRY(store_limits_change_as_one_set),
         TEST_ENTRY(store_reservations_bound_cores_in_flight),
         TEST_ENTRY(store_attachment_names),
 };

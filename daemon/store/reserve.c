@@ -18,11 +18,12 @@ uint64_t store_reserve(struct store *s, uint32_t uid, uint64_t want, char *why, 
         }
         uint64_t fs_size = (uint64_t) sv.f_blocks * sv.f_frsize;
         uint64_t free_space = (uint64_t) sv.f_bavail * sv.f_frsize;
-        uint64_t keep_free = store_limit(s->keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
+        struct store_limits l = store_get_limits(s);
+        uint64_t keep_free = store_limit(l.keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
         uint64_t user_room = UINT64_MAX;
-        if (s->max_use_per_user != SIZE_AUTO) {
+        if (l.max_use_per_user != SIZE_AUTO) {
                 uint64_t used = store_usage_of(s, uid);
-                user_room = s->max_use_per_user > used ? s->max_use_per_user - used : 0;
+                user_room = l.max_use_per_user > used ? l.max_use_per_user - used : 0;
         }
 
         pthread_mutex_lock(&s->reserve_lock);

@@ -39,6 +39,7 @@ int store_open(const char *path, const struct config *config, struct store **ret
                 return log_error_errno(ENOMEM, "%m");
         }
         s->dir_fd = TAKE_FD(fd);
+        pthread_mutex_init(&s->limits_lock, NULL);
         store_set_limits(s, config);
         pthread_mutex_init(&s->vacuum_lock, NULL);
         pthread_mutex_init(&s->reserve_lock, NULL);
@@ -50,17 +51,30 @@ int store_open(const char *path, const struct config *config, struct store **ret
 }
 
 void store_set_limits(struct store *s, const struct config *config) {
-        s->max_use = config->max_use;
-        s->max_use_per_user = config->max_use_per_user;
-        s->keep_free = config->keep_free;
-        s->max_age_usec = config->max_age_usec;
-        s->compress_level = config->compress_level;
+        struct store_limits l = {
+                .max_use = config->max_use,
+                .max_use_per_user = config->max_use_per_user,
+                .keep_free = config->keep_free,
+                .max_age_usec = config->max_age_usec,
+                .compress_level = config->compress_level,
+        };
+        pthread_mutex_lock(&s->limits_lock);
+        s->limits = l;
+        pthread_mutex_unlock(&s->limits_lock);
+}
+
+struct store_limits store_get_limits(struct store *s) {
+        pthread_mutex_lock(&s->limits_lock);
+        struct store_limits l = s->limits;
+        pthread_mutex_unlock(&s->limits_lock);
+        return l;
 }
 
 struct store *store_free(struct store *s) {
         if (!s)
                 return NULL;
         safe_close(s->dir_fd);
+        pthread_mutex_destroy(&s->limits_lock);
         pthread_mutex_destroy(&s->vacuum_lock);
         pthread_mutex_destroy(&s->reserve_lock);
         sem_destroy(&s->compress_slots);
@@ -200,7 +214,7 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                          strerror(-r));
                 return r;
         }
-        r = core_writer_init(&writer, fd, t->compress, s->compress_level);
+        r = core_writer_init(&writer, fd, t->compress, store_get_limits(s).compress_level);
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot set up the compressor: %s", strerror(-r));
                 return r;

@@ -18,15 +18,22 @@
 #include "config/config.h"
 #include "shared/fields.h"
 
+/* The store's limits from the configuration. */
+struct store_limits {
+        uint64_t max_use;               /* SIZE_AUTO or bytes */
+        uint64_t max_use_per_user;      /* SIZE_AUTO or bytes */
+        uint64_t keep_free;             /* SIZE_AUTO or bytes */
+        uint64_t max_age_usec;          /* MaxAge=: cores older are removed; USEC_INFINITY: never */
+        int compress_level;
+};
+
 struct store {
         int dir_fd;
         char *path;
-        /* The limits, which a reload may change while crashes read them (store_set_limits()). */
-        _Atomic uint64_t max_use;       /* SIZE_AUTO or bytes */
-        _Atomic uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
-        _Atomic uint64_t keep_free;     /* SIZE_AUTO or bytes */
-        _Atomic uint64_t max_age_usec;  /* MaxAge=: cores older are removed; USEC_INFINITY: never */
-        _Atomic int compress_level;
+        /* A reload changes the limits while crashes use them: they are set and read as one set, under
+         * limits_lock (store_set_limits(), store_get_limits()), so no step mixes old and new. */
+        pthread_mutex_t limits_lock;
+        struct store_limits limits;
         pthread_mutex_t vacuum_lock;
         pthread_mutex_t reserve_lock;
         uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
@@ -59,6 +66,8 @@ struct store *store_free(struct store *s);
 /* MaxUse=, MaxUsePerUser=, KeepFree=, MaxAge= and CompressLevel= of config, for the next vacuum,
  * reservation and compression (a reload). */
 void store_set_limits(struct store *s, const struct config *config);
+/* The limits as one consistent set. */
+struct store_limits store_get_limits(struct store *s);
 
 /* A uid that is granted nothing. */
 #define STORE_NO_READER ((uid_t) -1)

@@ -294,8 +294,8 @@ static int remove_stored(struct store *s, struct stored_files *files, struct use
 }
 
 /* Whether f is older than its MaxAge= (its rule's, else the store's) at now (CLOCK_REALTIME). */
-static bool too_old(const struct store *s, const struct stored_file *f, uint64_t now) {
-        uint64_t limit = f->max_age_usec ?: s->max_age_usec;
+static bool too_old(const struct store_limits *l, const struct stored_file *f, uint64_t now) {
+        uint64_t limit = f->max_age_usec ?: l->max_age_usec;
         if (limit == 0 || limit == USEC_INFINITY || f->mtime.tv_sec < 0)
                 return false;
         uint64_t mtime = (uint64_t) f->mtime.tv_sec * USEC_PER_SEC + (uint64_t) f->mtime.tv_nsec / 1000;
@@ -318,9 +318,10 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         }
         uint64_t fs_size = (uint64_t) sv.f_blocks * sv.f_frsize;
         uint64_t free_space = (uint64_t) sv.f_bavail * sv.f_frsize;
-        uint64_t max_use = store_limit(s->max_use, fs_size, STORE_MAX_USE_PERCENT);
-        uint64_t max_use_per_user = s->max_use_per_user != SIZE_AUTO ? s->max_use_per_user : max_use;
-        uint64_t keep_free = store_limit(s->keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
+        struct store_limits l = store_get_limits(s);
+        uint64_t max_use = store_limit(l.max_use, fs_size, STORE_MAX_USE_PERCENT);
+        uint64_t max_use_per_user = l.max_use_per_user != SIZE_AUTO ? l.max_use_per_user : max_use;
+        uint64_t keep_free = store_limit(l.keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
 
         r = list_stored_files(s->dir_fd, &files);
         if (r < 0) {
@@ -337,7 +338,7 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         uint64_t now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
         for (size_t i = 0; i < files.n; i++) {
                 struct stored_file *f = &files.files[i];
-                if (f->removed || f->attached || (keep && strcmp(f->name, keep) == 0) || !too_old(s, f, now))
+                if (f->removed || f->attached || (keep && strcmp(f->name, keep) == 0) || !too_old(&l, f, now))
                         continue;
                 removed += remove_stored(s, &files, users, n_users, f, "MaxAge=", &free_space, tag);
         }
