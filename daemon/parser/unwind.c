@@ -91,6 +91,16 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg) {
 
         if (c->t->regs[USER_REG_SP] == 0 || c->t->regs[USER_REG_PC] == 0)
                 return false;
+        /* Only sp and pc (from /proc): the other registers are unknown, not 0. A frame whose call
+         * frame information needs one of them (rbp, in code built with frame pointers) ends the
+         * trace with an error, marked cut, where a 0 would have made up a caller. */
+        if (!c->t->crashed) {
+                Dwarf_Word sp = c->t->regs[USER_REG_SP];
+                if (!dwfl_thread_state_registers(thread, 7, 1, &sp))
+                        return false;
+                dwfl_thread_state_register_pc(thread, c->t->regs[USER_REG_PC]);
+                return true;
+        }
         for (size_t i = 0; i < 17; i++)
                 dwarf[i] = c->t->regs[dwarf_from_user[i]];
         return dwfl_thread_state_registers(thread, 0, 17, dwarf);
@@ -245,8 +255,16 @@ static int on_thread(Dwfl_Thread *thread, void *arg) {
         if (!t->frames)
                 return DWARF_CB_ABORT;
         int r = dwfl_thread_getframes(thread, on_frame, u);
-        /* An error at the end of the stack is how some unwinds end; a cut one stopped early. */
-        t->cut = u->over_budget || t->n_frames >= u->max_frames || (r != 0 && t->n_frames <= 1);
+        /* Complete only where the outermost frame's call frame information says there is no caller
+         * (dwfl_thread_getframes() returns 0): anything else stopped early, and says why. */
+        if (r == 0)
+                t->cut = UNWIND_CUT_NONE;
+        else if (u->over_budget)
+                t->cut = UNWIND_CUT_BUDGET;
+        else if (t->n_frames >= u->max_frames)
+                t->cut = UNWIND_CUT_FRAMES;
+        else
+                t->cut = UNWIND_CUT_ERROR;
         u->current++;
         return budget_left(u) ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
