@@ -43,6 +43,7 @@ struct unwinder {
         struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
         size_t n_ctx, next;
         struct unwind_thread *current;
+        Dwarf_Addr last_lookup;         /* the current thread's last frame, as its CFI is looked up */
         unsigned max_frames;
         bool over_budget;
 };
@@ -224,6 +225,7 @@ static int on_frame(Dwfl_Frame *state, void *arg) {
 
         /* A return address points after the call: look the caller up at the call itself. */
         Dwarf_Addr lookup = activation ? pc : pc - 1;
+        u->last_lookup = lookup;
         struct unwind_frame *f = &t->frames[t->n_frames++];
         *f = (struct unwind_frame) { .pc = pc };
 
@@ -246,6 +248,32 @@ static int on_frame(Dwfl_Frame *state, void *arg) {
         return DWARF_CB_OK;
 }
 
+/* Whether the call frame information at lookup says the caller's return address is undefined: the
+ * outermost frame (glibc's _start and clone3 say so). libdwfl ends a trace without an error there,
+ * but also where the return address could not be computed (a register it depends on unknown, as
+ * rbp is when only sp and pc are): only this tells a complete trace from one cut short. */
+static bool frame_is_outermost(struct unwinder *u, Dwarf_Addr lookup) {
+        Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, lookup);
+        if (!mod)
+                return false;
+        /* In libdwfl's order: .eh_frame, then .debug_frame. */
+        for (int which = 0; which < 2; which++) {
+                Dwarf_Addr bias;
+                Dwarf_CFI *cfi = which == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+                Dwarf_Frame *frame;
+                if (!cfi || dwarf_cfi_addrframe(cfi, lookup - bias, &frame) != 0)
+                        continue;
+                Dwarf_Op ops_mem[3], *ops = NULL;
+                size_t nops = 0;
+                int ra = dwarf_frame_info(frame, NULL, NULL, NULL);
+                bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 && nops == 0 &&
+                                 ops == ops_mem;
+                free(frame);
+                return undefined;
+        }
+        return false;
+}
+
 static int on_thread(Dwfl_Thread *thread, void *arg) {
         struct unwinder *u = arg;
         struct unwind_thread *t = u->current;
@@ -254,14 +282,15 @@ static int on_thread(Dwfl_Thread *thread, void *arg) {
         t->frames = calloc(u->max_frames, sizeof t->frames[0]);
         if (!t->frames)
                 return DWARF_CB_ABORT;
+        u->last_lookup = 0;
         int r = dwfl_thread_getframes(thread, on_frame, u);
-        /* Complete only where the outermost frame's call frame information says there is no caller
-         * (dwfl_thread_getframes() returns 0): anything else stopped early, and says why. */
-        if (r == 0)
+        /* Complete only where the last frame's call frame information says there is no caller:
+         * anything else stopped early, and says why. */
+        if (r == 0 && t->n_frames > 0 && frame_is_outermost(u, u->last_lookup))
                 t->cut = UNWIND_CUT_NONE;
-        else if (u->over_budget)
+        else if (r != 0 && u->over_budget)
                 t->cut = UNWIND_CUT_BUDGET;
-        else if (t->n_frames >= u->max_frames)
+        else if (r != 0 && t->n_frames >= u->max_frames)
                 t->cut = UNWIND_CUT_FRAMES;
         else
                 t->cut = UNWIND_CUT_ERROR;
