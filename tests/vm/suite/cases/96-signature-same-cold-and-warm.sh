@@ -19,6 +19,11 @@ for p in stash crashes link-stash-arch_do_signal_or_restart; do
 done
 ls /sys/fs/bpf/coredumpd/link-crash-* >/dev/null 2>&1 || die "no kprobe link on the coredump's entry pinned ($pins)"
 [ "$(stat -c %a /sys/fs/bpf/coredumpd)" = 700 ] || die "the pin directory is mode $(stat -c %a /sys/fs/bpf/coredumpd), not 700"
+# The unit that pins it is sandboxed too.
+line=$(systemd-analyze security coredumpd-probe.service 2>&1 | tail -n1)
+say "$line"
+score=$(sed -n 's/.*exposure level for coredumpd-probe.service: \([0-9.]*\).*/\1/p' <<< "$line")
+[ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' || die "coredumpd-probe.service: exposure '$score' (at most 3.0)"
 
 daemon_stop() {
 	systemctl stop coredumpd.service
