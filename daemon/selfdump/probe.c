@@ -168,6 +168,8 @@ static int open_pinned(const char *dir, struct probe *p, const char **ret_stash_
         }
         if (!stash_symbol || !p->crash_symbol)
                 return -ENOENT;
+        /* From here on probe_free() closes what was opened, whatever follows. */
+        p->pinned = true;
         p->stash_fd = obj_get(dir, "", "stash");
         p->crashes_fd = obj_get(dir, "", "crashes");
         if (p->stash_fd < 0 || p->crashes_fd < 0)
@@ -177,7 +179,6 @@ static int open_pinned(const char *dir, struct probe *p, const char **ret_stash_
                       sizeof(struct crash_context_record)))
                 return -EPROTO;
         *ret_stash_symbol = stash_symbol;
-        p->pinned = true;
         return 0;
 }
 
