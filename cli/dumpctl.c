@@ -47,7 +47,9 @@ static void help(void) {
                "  debug [MATCH]            Run a debugger on the newest matching core\n"
                "  groups [MATCH]           Matching crashes by signature: count, first, last, top frame\n"
                "  policy                   Show the effective policy rules\n"
-               "  vacuum                   Apply MaxUse= and KeepFree= to the store now\n\n"
+               "  check                    Check the configuration and policy as coredumpd reads them\n"
+               "  reload                   Check, then have a running coredumpd re-read them\n"
+               "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
                "name (comm).\n\n"
@@ -68,6 +70,8 @@ static void help(void) {
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --no-journal                Read only the store, not the journal\n"
+               "     --all                       Read all journal files, other machines' too (containers',\n"
+               "                                 /var/log/journal/MACHINE-ID), not only this machine's\n"
                "     --store=DIR                 The store (default: Storage= of the configuration)\n"
                "     --config=PATH               Configuration file (default %s)\n"
                "     --config-dir=DIR            Configuration drop-in directory, repeatable\n"
@@ -75,8 +79,9 @@ static void help(void) {
                "     --signature=SIG             Only crashes of this signature (COREDUMPD_SIGNATURE=)\n"
                "     --debugger=PATH             debug: the debugger (default: $DUMPCTL_DEBUGGER, $SYSTEMD_DEBUGGER or gdb)\n"
                "  -A --debugger-arguments=ARGS   debug: extra arguments for the debugger\n\n"
-               "Exit status: 0 success, 1 no matching crash or an error, 2 invalid usage,\n"
-               "4 core not present (not kept or vacuumed), 5 permission denied.\n",
+               "Exit status: 0 success, 1 no matching crash or an error (check, policy: a file has\n"
+               "lines coredumpd leaves out), 2 invalid usage, 4 core not present (not kept or\n"
+               "vacuumed), 5 permission denied.\n",
                COREDUMPD_CONFIG_FILE);
 }
 
@@ -126,7 +131,7 @@ static int parse_json_mode(const char *s, enum json_mode *ret) {
 static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
-                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE,
+                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE, ARG_ALL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -143,6 +148,7 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "directory", required_argument, NULL, 'D' },
                 { "file", required_argument, NULL, ARG_FILE },
                 { "no-journal", no_argument, NULL, ARG_NO_JOURNAL },
+                { "all", no_argument, NULL, ARG_ALL },
                 { "store", required_argument, NULL, ARG_STORE },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -231,6 +237,9 @@ static int parse_arguments(int argc, char *argv[]) {
                 case ARG_NO_JOURNAL:
                         arg.use_journal = false;
                         break;
+                case ARG_ALL:
+                        arg.all = true;
+                        break;
                 case ARG_STORE:
                         arg.store = optarg;
                         break;
@@ -271,6 +280,11 @@ static int parse_arguments(int argc, char *argv[]) {
                 log_error("-D and --file= both name journal files; give one of them.");
                 return -EINVAL;
         }
+        if (arg.all && (arg.directory || arg.files || !arg.use_journal)) {
+                log_error("--all reads every journal file of the system; %s says which to read instead.",
+                          arg.directory ? "-D" : arg.files ? "--file=" : "--no-journal");
+                return -EINVAL;
+        }
         if (!arg.use_journal && (arg.directory || arg.files)) {
                 log_error("--no-journal and %s contradict each other.", arg.directory ? "-D" : "--file=");
                 return -EINVAL;
@@ -303,6 +317,8 @@ int main(int argc, char *argv[]) {
                 { "debug", verb_debug, true, false },
                 { "groups", verb_groups, true, true },
                 { "policy", verb_policy, false, true },
+                { "check", verb_check, false, true },
+                { "reload", verb_reload, false, false },
                 { "vacuum", verb_vacuum, false, false },
         };
         int status = EXIT_USAGE;

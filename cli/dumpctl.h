@@ -14,7 +14,8 @@
 /* Exit statuses, documented in dumpctl(1). No matching crash is 1, as for coredumpctl. */
 enum {
         EXIT_OK = 0,
-        EXIT_ERROR = 1,         /* an error: I/O, bad configuration, -D, --file or --store, debugger failed */
+        EXIT_ERROR = 1,         /* an error: I/O, -D, --file or --store, debugger failed; check, policy:
+                                 * a file has lines coredumpd leaves out */
         EXIT_NO_DUMP = 1,       /* no recorded crash matches (in text and JSON alike) */
         EXIT_USAGE = 2,         /* invalid command line */
         EXIT_NOT_PRESENT = 4,   /* the crash has no core: none was kept, or it was vacuumed */
@@ -41,6 +42,7 @@ struct dumpctl_arguments {
         bool quiet;
         bool pager;
         bool use_journal;
+        bool all;               /* --all: every journal file, other machines' too */
         size_t lines;           /* -n: at most this many, the newest; 0: all */
         bool lines_given;
         const char *field;      /* -F */
@@ -137,4 +139,6 @@ int verb_dump(void);
 int verb_debug(void);
 int verb_groups(void);
 int verb_policy(void);
+int verb_check(void);
+int verb_reload(void);
 int verb_vacuum(void);

@@ -29,13 +29,19 @@ const struct config *dumpctl_config(void) {
                 return &config;
         config_init_defaults(&config);
         atexit(config_free);
-        /* An explicit --config= must be there; every error of every file is reported. */
+        /* An explicit --config= must be there. What is wrong in a file is `dumpctl check`'s to tell
+         * line by line; here, as for the daemon, the rest applies, and a word says so. */
+        int saved = log_get_max_priority();
+        log_set_max_priority(MIN(saved, LOG_ERR));
         int r = config_load_with_dropins(&config, arg.config ?: COREDUMPD_CONFIG_FILE, arg.config != NULL,
                                          config_dropin_dirs(arg.config_dirs, arg.config != NULL));
+        log_set_max_priority(saved);
         if (r < 0) {
-                log_error("Invalid configuration; see above.");
+                log_error_errno(r, "Cannot read the configuration: %m");
                 return NULL;
         }
+        if (r > 0 && !arg.quiet)
+                log_warning("The configuration has lines coredumpd leaves out; see dumpctl check.");
         config_loaded = true;
         return &config;
 }
@@ -154,7 +160,10 @@ static int load_journal(struct entry_list *all) {
                 if (r < 0)
                         return log_error_errno(r, "Cannot open the journal files: %m");
         } else {
-                r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+                /* As coredumpctl: this machine's journal files, or with --all those of every machine
+                 * in journald's directories too (/var/log/journal/MACHINE-ID: a container's linked
+                 * journal, another machine's files). */
+                r = sd_journal_open(&j, arg.all ? 0 : SD_JOURNAL_LOCAL_ONLY);
                 if (r < 0) {
                         if (!arg.quiet)
                                 log_warning_errno(r, "Cannot open the journal, listing the store only: %m");
@@ -272,6 +281,7 @@ const char *presence_color(enum entry_presence p) {
         case ENTRY_MISSING:      return ansi(ANSI_YELLOW);
         case ENTRY_INACCESSIBLE: return ansi(ANSI_RED);
         case ENTRY_NONE:         return ansi(ANSI_GREY);
+        case ENTRY_REMOTE:       return ansi(ANSI_GREY);
         }
         return "";
 }
@@ -305,6 +315,12 @@ int select_dump(struct entry_list *l, const struct entry **ret) {
         if (best->presence == ENTRY_MISSING) {
                 log_error("The core of pid %lld (%s) is gone (vacuumed or removed): %s", best->pid,
                           field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
+                return EXIT_NOT_PRESENT;
+        }
+        if (best->presence == ENTRY_REMOTE) {
+                log_error("The core of pid %lld (%s) is on the machine that recorded it (%s, machine id %s), not this one.",
+                          best->pid, field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_HOSTNAME", "?"),
+                          field_or(best, "_MACHINE_ID", "?"));
                 return EXIT_NOT_PRESENT;
         }
         if (best->presence == ENTRY_INACCESSIBLE) {

@@ -10,9 +10,10 @@
 int verb_policy(void) {
         _cleanup_(policy_unrefp) struct policy *p = NULL;
 
-        if (policy_load(policy_dirs_or_default(arg.policy_dirs), &p) < 0)
+        int r = policy_load(policy_dirs_or_default(arg.policy_dirs), &p);
+        if (r < 0)
                 return EXIT_ERROR;
         (void) policy_lint(p, read_suid_dumpable());
         policy_print(p, stdout);
-        return EXIT_OK;
+        return r == 0 ? EXIT_OK : EXIT_ERROR;
 }

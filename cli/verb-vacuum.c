@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl vacuum: MaxUse= and KeepFree= applied to the store now. */
+/* dumpctl vacuum: MaxAge=, MaxUse= and KeepFree= applied to the store now. */
 #include <stdio.h>
 #include <unistd.h>
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "config/check.h"
 #include "config/conf-files.h"
 #include "config/config.h"
 #include "config/policy.h"
@@ -136,49 +137,25 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
         return 1;
 }
 
-/* --check-config, --check-policy: every error of every file, the warnings, then what is in force. */
-static int check(const struct arguments *a, const struct config *config, int config_result) {
-        _cleanup_(policy_unrefp) struct policy *p = NULL;
-        bool failed = config_result < 0;
-
-        if (policy_load_partial(policy_dirs_or_default(a->policy_dirs), &p) < 0)
-                failed = true;
-        if (p)
-                (void) policy_lint(p, read_suid_dumpable());
-        if (failed) {
-                log_error("The configuration or the policy has errors; see above.");
-                return EXIT_FAILURE;
-        }
-
-        if (a->check_config) {
-                _cleanup_(conf_file_list_done) struct conf_file_list dropins = {};
-                /* Valid settings that no crash reaches are worth a word. */
-                (void) kernel_handler_warn();
-                if (access(a->config_path, F_OK) == 0)
-                        printf("# %s\n", a->config_path);
-                if (conf_files_list(config_dropin_dirs(a->config_dirs, a->config_explicit), &dropins) >= 0)
-                        for (size_t i = 0; i < dropins.n; i++)
-                                printf("# %s%s\n", dropins.files[i].path, dropins.files[i].masked ? " (masked)" : "");
-                config_print(config, stdout);
-        }
-        if (a->check_policy) {
-                if (a->check_config)
-                        putchar('\n');
-                policy_print(p, stdout);
-        }
-        return EXIT_SUCCESS;
+/* --check-config, --check-policy: every problem of every file, the warnings, then what is in force
+ * (config/check.c, the same as `dumpctl check`). Exit status 1 if anything was left out. */
+static int check(const struct arguments *a) {
+        struct config_check c = {
+                .config_path = a->config_path,
+                .config_explicit = a->config_explicit,
+                .config_dropin_dirs = config_dropin_dirs(a->config_dirs, a->config_explicit),
+                .policy_dirs = policy_dirs_or_default(a->policy_dirs),
+                .print_config = a->check_config,
+                .print_policy = a->check_policy,
+        };
+        return config_check_run(&c) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* The policy in force at start: what is wrong in a file is left out (logged), the rest applies. */
 static struct policy *initial_policy(const struct arguments *a) {
         struct policy *p = NULL;
 
-        if (policy_load(policy_dirs_or_default(a->policy_dirs), &p) >= 0)
-                return p;
-
-        log_error("Falling back to the built-in policy until a reload succeeds.");
-        p = policy_new();
-        if (p && policy_add_builtin_rules(p) < 0)
-                p = policy_unref(p);
+        (void) policy_load(policy_dirs_or_default(a->policy_dirs), &p);
         return p;
 }
 
@@ -195,7 +172,7 @@ static int block_signals(void) {
         return 0;
 }
 
-static int run(const struct arguments *a, const struct config *config) {
+static int run(const struct arguments *a, struct config *config) {
         _cleanup_(policy_unrefp) struct policy *policy = NULL;
         struct store *store = NULL;
         struct server *server = NULL;
@@ -253,6 +230,9 @@ static int run(const struct arguments *a, const struct config *config) {
 
         struct server_options o = {
                 .config = config,
+                .config_path = a->config_path,
+                .config_must_exist = a->config_explicit,
+                .config_dropin_dirs = config_dropin_dirs(a->config_dirs, a->config_explicit),
                 .listen_fd = fd,
                 .store = store,
                 .policy = policy,
@@ -313,12 +293,19 @@ int main(int argc, char *argv[]) {
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
 
+        if (a.check_config || a.check_policy) {
+                r = check(&a);
+                strv_free(a.config_dirs);
+                strv_free(a.policy_dirs);
+                return r;
+        }
+
+        /* What is wrong in coredumpd.conf or a drop-in is logged at its file:line and left out: a
+         * typo never stops crash collection. */
         config_init_defaults(&config);
         r = config_load_with_dropins(&config, a.config_path, a.config_explicit,
                                      config_dropin_dirs(a.config_dirs, a.config_explicit));
-        if (a.check_config || a.check_policy)
-                r = check(&a, &config, r) == EXIT_SUCCESS ? 0 : -EBADMSG;
-        else if (r >= 0)
+        if (r >= 0)
                 r = run(&a, &config);
 
         config_done(&config);

@@ -109,7 +109,8 @@ TEST(check_config_reports_every_error_and_the_effective_configuration) {
         CHECK(strstr(out, "\nMaxSize=1G\n") && !strstr(out, "10-size.conf"));
         CHECK(strstr(out, "IdleExit=30s\n\n# ") && strstr(out, "[Rule]\nName=u\n"));
 
-        /* Errors in the main file, a drop-in and the policy: all of them, and exit 1. */
+        /* Errors in the main file, a drop-in and the policy: all of them, and exit 1; what is in
+         * force all the same (the wrong lines left out) is printed. */
         CHECK_OK(write_text_file(dir, "coredumpd.conf", "[Coredump]\nMaxUze=1G\nDeadline=soon\n"));
         CHECK_OK(write_text_file(cdir, "20-bad.conf", "[Coredump]\nCompress=lz4\n"));
         CHECK_OK(write_text_file(pdir, "20-bad.conf", "[Rule]\nAction=maybe\n[Rule]\nName=n\n"));
@@ -117,19 +118,21 @@ TEST(check_config_reports_every_error_and_the_effective_configuration) {
         free(err);
         err = read_output(dir, "stderr");
         static const char *const needles[] = {
-                "/coredumpd.conf:2: unknown key 'MaxUze' in [Coredump] (hint: did you mean MaxUse=?)",
-                "/coredumpd.conf:3: invalid Deadline= 'soon' (hint: ",
-                "/coredumpd.conf.d/20-bad.conf:2: invalid Compress= 'lz4', expected zstd or none (hint: ",
+                "/coredumpd.conf:2: unknown key 'MaxUze' in [Coredump], ignored (hint: did you mean MaxUse=?)",
+                "/coredumpd.conf:3: invalid Deadline= 'soon', ignored (hint: ",
+                "/coredumpd.conf.d/20-bad.conf:2: invalid Compress= 'lz4', expected zstd or none, ignored (hint: ",
                 "/policy.d/20-bad.conf:2: invalid Action= 'maybe'",
                 "/policy.d/20-bad.conf:3: rule 'n' has no Action= (hint: ",
+                "/policy.d/20-bad.conf:1: rule '20-bad.conf:1' ignored for its errors",
                 "/policy.d/10-p.conf:1: rule 'u': Action=userspace with Wait=no", /* warned all the same */
+                "5 problems found",
         };
         for (size_t i = 0; i < ELEMENTSOF(needles); i++)
                 if (!strstr(err, needles[i]))
                         test_fail(__FILE__, __LINE__, "stderr lacks '%s':\n%s", needles[i], err);
         free(out);
         out = read_output(dir, "stdout");
-        CHECK_STR(out, "");
+        CHECK(strstr(out, "\nDeadline=1min\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nCompress=zstd\n"));
         tmpdir_remove(dir);
 }
 
@@ -164,15 +167,20 @@ TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
         fk_send_request(fd, 16, 16, FULL_MASK);
         CHECK_INT(fk_read_ack(fd, &ack, 10000), ==, 0); /* closed without an ack */
 
-        /* SIGHUP with a broken policy file: named, and the old policy stays. */
+        /* SIGHUP with a broken policy rule and a typo in coredumpd.conf: both re-read, both named at
+         * their file:line, and left out; the daemon goes on. */
         CHECK_OK(write_text_file(pdir, "10-broken.conf", "[Rule]\nAction=kernel\nMatchUID=root\n"));
+        free(conf_text);
+        CHECK(asprintf(&conf_text, "[Coredump]\nStorage=%s/store\nIdleExit=0\nIdleExitt=1s\n", dir) > 0);
+        CHECK_OK(write_text_file(dir, "coredumpd.conf", conf_text));
         CHECK(kill(pid, SIGHUP) == 0);
-        _cleanup_free_ char *reload_needle = NULL;
+        _cleanup_free_ char *reload_needle = NULL, *conf_needle = NULL;
         CHECK(asprintf(&reload_needle, "%s/10-broken.conf:3: invalid MatchUID=", pdir) > 0);
+        CHECK(asprintf(&conf_needle, "%s:4: unknown key 'IdleExitt' in [Coredump], ignored", conf) > 0);
         bool reloaded = false;
         for (int i = 0; i < 500 && !reloaded; i++) {
                 _cleanup_free_ char *partial = read_output(dir, "stderr");
-                reloaded = strstr(partial, "keeping the previous policy") != NULL;
+                reloaded = strstr(partial, "Policy reloaded") != NULL;
                 if (!reloaded)
                         usleep(10000);
         }
@@ -182,6 +190,9 @@ TEST(listen_refuses_userspace_client_reloads_on_sighup_exits_on_sigterm) {
         CHECK_INT(wait_exit(pid), ==, 0);
         _cleanup_free_ char *err = read_output(dir, "stderr");
         CHECK(strstr(err, reload_needle));
+        CHECK(strstr(err, conf_needle));
+        CHECK(strstr(err, "Configuration reloaded (with lines left out"));
+        CHECK(strstr(err, "rule '10-broken.conf:1' ignored for its errors"));
         _cleanup_free_ char *needle = NULL;
         CHECK(asprintf(&needle, "Refusing connection from pid %d (uid %u): not a coredumping task",
                        (int) getpid(), (unsigned) getuid()) > 0);

@@ -366,8 +366,78 @@ TEST(policy_is_check_policy) {
         CHECK_INT(run(&b, "%s --config=/dev/null --policy-dir=%s --check-policy", coredumpd, e.policy_dir), ==, 0);
         CHECK_STR(a, b);
         CHECK(strstr(a, "Name=sshd"));
+        /* dumpctl check on the PATH is the daemon's --check-config --check-policy, to the byte. */
+        _cleanup_free_ char *c = NULL, *d = NULL, *conf = NULL;
+        CHECK(asprintf(&conf, "%s/coredumpd.conf", e.dir) > 0);
+        CHECK_INT(run(&c, "%s --config=%s --policy-dir=%s check 2>/dev/null", dumpctl(), conf, e.policy_dir), ==, 0);
+        CHECK_INT(run(&d, "%s --config=%s --policy-dir=%s --check-config --check-policy 2>/dev/null", coredumpd, conf,
+                      e.policy_dir), ==, 0);
+        CHECK_STR(c, d);
+        CHECK(strstr(c, "[Coredump]\n") && strstr(c, "Name=sshd"));
         CHECK_OK(write_text_file(e.policy_dir, "60-bad.conf", "[Rule]\nBogus=1\n"));
         CHECK_INT(run(NULL, "%s --policy-dir=%s policy", dumpctl(), e.policy_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --config=%s --policy-dir=%s check", dumpctl(), conf, e.policy_dir), ==, 1);
+        CHECK_INT(run(NULL, "%s --config=%s --policy-dir=%s --check-policy", coredumpd, conf, e.policy_dir), ==, 1);
+        test_env_done(&e);
+}
+
+static bool have_journal_remote(void);
+
+/* A record of another machine (dumpctl --all reads systemd-journal-remote's files; a journal file
+ * may be copied here): the path it names is on that machine. Even where a file of that name is
+ * here, dumpctl neither calls it present nor hands it out; a record of this machine naming it is
+ * as before. */
+TEST(remote_machine_record_is_not_ours) {
+        if (!have_journal_remote())
+                exit(77);
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *out = NULL, *err = NULL, *local = NULL;
+        size_t n;
+        CHECK(stored);
+        _cleanup_free_ char *machine_id = read_whole("/etc/machine-id", &n);
+        CHECK(machine_id && n >= 32);
+        local = strndup(machine_id, 32);
+        const char *other = strcmp(local, "0123456789abcdef0123456789abcdef") ? "0123456789abcdef0123456789abcdef"
+                                                                               : "fedcba9876543210fedcba9876543210";
+
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/remote.export", jdir) > 0 && asprintf(&journal, "%s/system.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        const char *boot = "00112233445566778899aabbccddeeff";
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=525201\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=faraway\nCOREDUMP_HOSTNAME=far\nCOREDUMP_FILENAME=%s\n\n",
+                now, boot, other, stored);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=2\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=525202\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=nearby\nCOREDUMP_FILENAME=%s\n\n",
+                now + 1, boot, local, stored);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        CHECK_INT(run(&out, "%s --file=%s --store=%s --json=short list", dumpctl(), journal, e.store_dir), ==, 0);
+        CHECK(strstr(out, "\"pid\":525201") && strstr(out, "\"pid\":525202"));
+        const char *far = strstr(out, "\"pid\":525201"), *near = strstr(out, "\"pid\":525202");
+        const char *far_end = strchr(far, '}'), *near_end = strchr(near, '}');
+        const char *far_core = strstr(far, "\"corefile\":\"remote\""), *near_core = strstr(near, "\"corefile\":\"present\"");
+        CHECK(far_core && far_core < far_end);
+        CHECK(near_core && near_core < near_end);
+
+        _cleanup_free_ char *o = NULL;
+        CHECK(asprintf(&o, "%s/out.core", e.dir) > 0);
+        CHECK_INT(run(&err, "%s --file=%s --store=%s -o %s dump 525201 2>&1", dumpctl(), journal, e.store_dir, o), ==, 4);
+        CHECK(strstr(err, "on the machine that recorded it (far, machine id"));
+        struct stat st;
+        CHECK(stat(o, &st) < 0);
+        CHECK_INT(run(NULL, "%s --file=%s --store=%s -o %s dump 525202", dumpctl(), journal, e.store_dir, o), ==, 0);
+        CHECK(stat(o, &st) == 0 && st.st_size == 65536);
         test_env_done(&e);
 }
 
@@ -913,8 +983,40 @@ TEST(sources_errors_and_quiet) {
         CHECK(strstr(err, "nonexistent.conf: cannot open"));
         CHECK_OK(write_text_file(f.e.dir, "bad.conf", "[Coredump]\nMaxUze=1G\nCompress=lz4\n"));
         free(err);
-        CHECK_INT(run(&err, "%s -D %s --config=%s/bad.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 1);
-        CHECK(strstr(err, "bad.conf:2: unknown key 'MaxUze'") && strstr(err, "bad.conf:3: invalid Compress="));
+        /* A wrong line: list goes on with the rest (as the daemon does) and points at check, which
+         * names every wrong line at its file:line, prints what is in force and exits 1. */
+        CHECK_INT(run(&err, "%s -D %s --config=%s/bad.conf list 2>&1", dumpctl(), f.jdir, f.e.dir), ==, 0);
+        CHECK(strstr(err, "see dumpctl check") && !strstr(err, "MaxUze"));
+        free(err);
+        free(out);
+        out = NULL;
+        CHECK_INT(run(&err, "%s --config=%s/bad.conf --policy-dir=%s check 2>&1 >/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(err, "bad.conf:2: unknown key 'MaxUze' in [Coredump], ignored (hint: did you mean MaxUse=?)"));
+        CHECK(strstr(err, "bad.conf:3: invalid Compress= 'lz4', expected zstd or none, ignored"));
+        CHECK(strstr(err, "2 problems found"));
+        CHECK_INT(run(&out, "%s --config=%s/bad.conf --policy-dir=%s check 2>/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(out, "[Coredump]\n") && strstr(out, "\nCompress=zstd\n") && strstr(out, "\nMaxAge=3d\n"));
+        CHECK(strstr(out, "\n[Rule]\nName=builtin:rlimit-zero\n"));
+        /* A wrong rule: left out, the check fails; fixed, it passes. */
+        CHECK_OK(write_text_file(f.e.dir, "good.conf", "[Coredump]\nMaxAge=1w\n"));
+        CHECK_OK(write_text_file(f.e.policy_dir, "60-typo.conf", "[Rule]\nName=typo\nMatchExe=/x\nActon=reject\n"));
+        free(err);
+        CHECK_INT(run(&err, "%s --config=%s/good.conf --policy-dir=%s check 2>&1 >/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 1);
+        CHECK(strstr(err, "60-typo.conf:4: unknown key 'Acton' in [Rule] (hint: did you mean Action=?)"));
+        CHECK(strstr(err, "60-typo.conf:1: rule 'typo' ignored for its errors"));
+        _cleanup_free_ char *typo = NULL;
+        CHECK(asprintf(&typo, "%s/60-typo.conf", f.e.policy_dir) > 0 && unlink(typo) == 0);
+        free(out);
+        CHECK_INT(run(&out, "%s --config=%s/good.conf --policy-dir=%s check 2>/dev/null", dumpctl(), f.e.dir,
+                      f.e.policy_dir), ==, 0);
+        CHECK(strstr(out, "\nMaxAge=1w\n") || strstr(out, "\nMaxAge=7d\n"));
+        /* --all is every journal file of the system's; -D, --file= and --no-journal say otherwise. */
+        CHECK_INT(run(NULL, "%s --all -D %s list 2>/dev/null", dumpctl(), f.jdir), ==, 2);
+        CHECK_INT(run(NULL, "%s --all --file=%s list 2>/dev/null", dumpctl(), f.journal), ==, 2);
+        CHECK_INT(run(NULL, "%s --all --no-journal list 2>/dev/null", dumpctl()), ==, 2);
 
         /* The store from a drop-in (--config-dir=) over the main file. */
         CHECK(asprintf(&d, "%s/conf.d", f.e.dir) > 0 && mkdir(d, 0755) == 0);
@@ -1078,6 +1180,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(unprivileged_user_sees_and_fetches_only_own),
         TEST_ENTRY(vacuum_applies_max_use_now),
         TEST_ENTRY(policy_is_check_policy),
+        TEST_ENTRY(remote_machine_record_is_not_ours),
         TEST_ENTRY(usage_and_version),
         TEST_ENTRY(newest_only_and_count),
         TEST_ENTRY(field_values_each_once),

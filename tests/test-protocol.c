@@ -593,6 +593,99 @@ TEST(vacuum_fair_between_users) {
 }
 
 
+static void plant_attachment(struct test_env *e, uint32_t uid, int n, int k, size_t size);
+static bool attachment_exists(struct test_env *e, uint32_t uid, int n, int k);
+
+/* The path of a planted core. */
+static char *planted_path(struct test_env *e, uint32_t uid, int n) {
+        char *path = NULL;
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d", e->store_dir, uid,
+                       1000 + n, n) > 0);
+        return path;
+}
+
+#define DAY (24 * 3600)
+
+/* MaxAge=: cores older than it go whatever the room, with the files kept beside them; a rule's own
+ * MaxAge= (the core's user.coredumpd.max_age) keeps its cores longer or shorter; the core being
+ * kept is never removed. The clock is the files' mtime (set by futimens), nobody waits for days. */
+TEST(vacuum_max_age) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nMaxAge=1d\n");
+        plant_core(&e, 1000, 0, 8192, 2 * DAY);                 /* older than 1d: goes */
+        plant_attachment(&e, 1000, 0, 0, 4096);                 /* ... and what was kept with it */
+        plant_core(&e, 1000, 1, 8192, DAY / 2);                 /* younger: stays */
+        plant_core(&e, 1000, 2, 8192, 2 * DAY);                 /* its rule said 1w: stays */
+        plant_core(&e, 1000, 3, 8192, 2 * 3600);                /* its rule said 1h: goes */
+        plant_core(&e, 0, 4, 8192, 400 * DAY);                  /* its rule said infinity: stays */
+        plant_core(&e, 0, 5, 8192, 5 * DAY);                    /* the one being kept: stays */
+        _cleanup_free_ char *p2 = planted_path(&e, 1000, 2), *p3 = planted_path(&e, 1000, 3);
+        _cleanup_free_ char *p4 = planted_path(&e, 0, 4), *p5 = planted_path(&e, 0, 5);
+        CHECK(setxattr(p2, "user.coredumpd.max_age", "1w", 2, 0) == 0);
+        CHECK(setxattr(p3, "user.coredumpd.max_age", "1h", 2, 0) == 0);
+        CHECK(setxattr(p4, "user.coredumpd.max_age", "infinity", 8, 0) == 0);
+        const char *keep = "core.planted.0.0123456789abcdef0123456789abcdef.1005.5"; /* p5's name */
+        CHECK(access(p5, F_OK) == 0);
+        CHECK_INT(store_vacuum(e.store, keep, "test"), ==, 3);
+        CHECK(!planted_exists(&e, 1000, 0) && !attachment_exists(&e, 1000, 0, 0));
+        CHECK(planted_exists(&e, 1000, 1));
+        CHECK(planted_exists(&e, 1000, 2));
+        CHECK(!planted_exists(&e, 1000, 3));
+        CHECK(planted_exists(&e, 0, 4) && planted_exists(&e, 0, 5));
+        CHECK(log_capture_contains(&e.logs, "to honour MaxAge="));
+        /* Once it is not the one being kept, its age counts like any other's. */
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 1);
+        CHECK(!planted_exists(&e, 0, 5));
+        test_env_done(&e);
+
+        /* The default: systemd-coredump's 3 days. */
+        test_env_init(&e, NULL, "Compress=none\n");
+        plant_core(&e, 1000, 0, 8192, 3 * DAY + 60);
+        plant_core(&e, 1000, 1, 8192, 3 * DAY - 60);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 1);
+        CHECK(!planted_exists(&e, 1000, 0) && planted_exists(&e, 1000, 1));
+        test_env_done(&e);
+
+        /* MaxAge=infinity (or 0): no age limit at all. */
+        test_env_init(&e, NULL, "Compress=none\nMaxAge=infinity\n");
+        plant_core(&e, 1000, 0, 8192, 1000 * DAY);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 0);
+        CHECK(planted_exists(&e, 1000, 0));
+        test_env_done(&e);
+}
+
+/* A rule's MaxAge= goes with its crash: in the record and on the stored core, where the vacuum
+ * finds it; a rule without one leaves both alone (the configuration's MaxAge= applies then). */
+TEST(rule_max_age_kept_on_the_core) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=keep-long\nMaxAge=30d\nAction=kernel\n", "Compress=none\n");
+        store_one(&e, 64 * 1024);
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        check_field(&e, 0, "COREDUMPD_RULE", "keep-long");
+        check_field(&e, 0, "COREDUMPD_MAX_AGE", "30d");
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(path);
+        char value[32] = "";
+        CHECK_INT(getxattr(path, "user.coredumpd.max_age", value, sizeof value - 1), ==, 3);
+        CHECK_STR(value, "30d");
+        /* 10 days old: the configuration's 3 days would take it, its rule's 30 do not. */
+        struct timespec old[2] = { { .tv_sec = time(NULL) - 10 * DAY }, { .tv_sec = time(NULL) - 10 * DAY } };
+        CHECK(utimensat(AT_FDCWD, path, old, 0) == 0);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 0);
+        CHECK(access(path, F_OK) == 0);
+        test_env_done(&e);
+
+        test_env_init(&e, NULL, "Compress=none\n");
+        store_one(&e, 64 * 1024);
+        check_field(&e, 0, "COREDUMPD_MAX_AGE", NULL);
+        _cleanup_free_ char *plain = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(plain && getxattr(plain, "user.coredumpd.max_age", value, sizeof value - 1) < 0);
+        CHECK(utimensat(AT_FDCWD, plain, old, 0) == 0);
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 1);
+        CHECK(access(plain, F_OK) < 0);
+        test_env_done(&e);
+}
+
 /* A file kept with a core (<core>.file-N) counts to it and goes with it; it is never a victim of
  * its own while its core is there. */
 static void plant_attachment(struct test_env *e, uint32_t uid, int n, int k, size_t size) {
@@ -1426,6 +1519,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(vacuum_max_age),
+        TEST_ENTRY(rule_max_age_kept_on_the_core),
         TEST_ENTRY(unwinders_busy_crash_goes_on_without_backtrace),
         TEST_ENTRY(compression_waits_for_the_task_exit),
         TEST_ENTRY(vacuum_removes_kept_files_with_their_core),

@@ -39,10 +39,17 @@ static void server_start_waiting(struct running_server *rs, struct test_env *e, 
         int fd = listen_fd_bind(rs->socket_path);
         CHECK_OK(fd);
 
-        static const char *dirs_copy[2];
+        static const char *dirs_copy[2], *dropin_dirs[2];
+        static char conf_path[PATH_MAX], dropin_dir[PATH_MAX];
         dirs_copy[0] = e->policy_dir;
+        snprintf(conf_path, sizeof conf_path, "%s/coredumpd.conf", e->dir);
+        snprintf(dropin_dir, sizeof dropin_dir, "%s/coredumpd.conf.d", e->dir);
+        dropin_dirs[0] = dropin_dir;
         struct server_options o = {
                 .config = &e->config,
+                .config_path = conf_path,
+                .config_must_exist = true,
+                .config_dropin_dirs = dropin_dirs,
                 .listen_fd = fd,
                 .store = e->store,
                 .policy = e->policy,
@@ -704,22 +711,24 @@ TEST(idle_exit) {
         test_env_done(&e);
 }
 
-TEST(malformed_policy_reload_keeps_previous) {
+/* A rule with an error is left out (at its file:line), the others of the reload apply. */
+TEST(malformed_policy_reload_leaves_out_the_rule) {
         struct test_env e;
         struct running_server rs = {};
         test_env_init(&e, "[Rule]\nName=first\nAction=reject\n", "IdleExit=0\n");
         server_start(&rs, &e);
 
-        CHECK_OK(write_text_file(e.policy_dir, "60-broken.conf", "[Rule]\nName=broken\nAction=reject\nMatchUID=x\n"));
+        CHECK_OK(write_text_file(e.policy_dir, "40-broken.conf", "[Rule]\nName=broken\nAction=kernel\nMatchUID=x\n"));
         struct policy *before = rs.server->policy;
-        CHECK(server_reload_policy(rs.server) < 0);
-        CHECK(rs.server->policy == before);
-        _cleanup_free_ char *needle = NULL;
-        CHECK(asprintf(&needle, "%s/60-broken.conf:4: invalid MatchUID= id or range 'x'", e.policy_dir) > 0);
+        CHECK_OK(server_reload_policy(rs.server));
+        CHECK(rs.server->policy != before);
+        _cleanup_free_ char *needle = NULL, *left_out = NULL;
+        CHECK(asprintf(&needle, "%s/40-broken.conf:4: invalid MatchUID= id or range 'x'", e.policy_dir) > 0);
+        CHECK(asprintf(&left_out, "%s/40-broken.conf:1: rule 'broken' ignored for its errors", e.policy_dir) > 0);
         CHECK(log_capture_contains(&e.logs, needle));
-        CHECK(log_capture_contains(&e.logs, "keeping the previous policy"));
+        CHECK(log_capture_contains(&e.logs, left_out));
 
-        /* Crashes still get the previous policy. */
+        /* The broken rule (before it, it would have kept the crash) is not there; the rest is. */
         struct coredump_ack ack;
         _cleanup_close_ int a = client_connect(rs.socket_path);
         fk_send_request(a, 16, 16, FULL_MASK);
@@ -728,12 +737,66 @@ TEST(malformed_policy_reload_keeps_previous) {
         fk_send_mark(a, COREDUMP_MARK_REQACK);
         CHECK_INT(fk_wait_eof(a, 5000), ==, 0);
 
-        /* Fixed, the reload takes. */
-        CHECK_OK(write_text_file(e.policy_dir, "60-broken.conf", "[Rule]\nName=fixed\nAction=kernel\n"));
-        CHECK_OK(server_reload_policy(rs.server));
-        CHECK(rs.server->policy != before);
-
         CHECK(wait_records(&e, 1, 5000));
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+static bool wait_log(struct test_env *e, const char *needle, int timeout_ms) {
+        for (int i = 0; i < timeout_ms / 10; i++) {
+                if (log_capture_contains(&e->logs, needle))
+                        return true;
+                usleep(10000);
+        }
+        return false;
+}
+
+/* A reload (SIGHUP) reads coredumpd.conf and its drop-ins anew: the next crash has the new
+ * settings, a wrong line is logged and left out, and Storage=, which cannot change while the
+ * daemon runs, is said once to need a restart and kept. */
+TEST(reload_reads_the_configuration) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "IdleExit=0\nCompress=none\n");
+        server_start(&rs, &e);
+
+        crash_finish(crash_connect(&rs));
+        CHECK(wait_records(&e, 1, 5000));
+        _cleanup_free_ char *form1 = record_capture_field(&e.records, 0, "COREDUMPD_CORE_FORM");
+        _cleanup_free_ char *trunc1 = record_capture_field(&e.records, 0, "COREDUMP_TRUNCATED");
+        CHECK_STR(form1, "plain");
+        CHECK(!trunc1);
+
+        /* A drop-in: a smaller MaxSize= (the next core is cut), a typo, another Storage=. */
+        _cleanup_free_ char *dropins = NULL, *elsewhere = NULL, *typo = NULL;
+        CHECK(asprintf(&dropins, "%s/coredumpd.conf.d", e.dir) > 0 && mkdir(dropins, 0755) == 0);
+        CHECK(asprintf(&elsewhere, "%s/elsewhere", e.dir) > 0);
+        _cleanup_free_ char *text = NULL;
+        CHECK(asprintf(&text, "[Coredump]\nMaxSize=8K\nMaxSise=1G\nStorage=%s\nMaxAge=2w\n", elsewhere) > 0);
+        CHECK_OK(write_text_file(dropins, "50-reload.conf", text));
+        server_request_reload(rs.server);
+        CHECK(wait_log(&e, "Configuration reloaded (with lines left out", 5000));
+        CHECK(asprintf(&typo, "%s/50-reload.conf:3: unknown key 'MaxSise' in [Coredump], ignored", dropins) > 0);
+        CHECK(log_capture_contains(&e.logs, typo));
+        CHECK(log_capture_contains(&e.logs, "needs a restart"));
+        CHECK_STR(rs.server->config->storage, e.store_dir);
+        CHECK_INT(e.store->max_age_usec, ==, UINT64_C(14) * 86400 * 1000000);
+
+        crash_finish(crash_connect(&rs));
+        CHECK(wait_records(&e, 2, 5000));
+        _cleanup_free_ char *trunc2 = record_capture_field(&e.records, 1, "COREDUMP_TRUNCATED");
+        _cleanup_free_ char *file2 = record_capture_field(&e.records, 1, "COREDUMP_FILENAME");
+        CHECK_STR(trunc2, "1");
+        CHECK(file2 && strncmp(file2, e.store_dir, strlen(e.store_dir)) == 0); /* the store it had */
+
+        /* The same again: the restart is not said twice. */
+        log_capture_stop(&e.logs);
+        log_capture_start(&e.logs);
+        server_request_reload(rs.server);
+        CHECK(wait_log(&e, "Configuration reloaded", 5000));
+        CHECK(!log_capture_contains(&e.logs, "needs a restart"));
+
         server_request_stop(rs.server);
         server_join(&rs);
         test_env_done(&e);
@@ -755,7 +818,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(idle_exit),
-        TEST_ENTRY(malformed_policy_reload_keeps_previous),
+        TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
+        TEST_ENTRY(reload_reads_the_configuration),
 };
 
 int main(int argc, char *argv[]) {

@@ -345,6 +345,7 @@ TEST(config_parsing) {
         log_capture_stop(&logs);
 }
 
+/* A wrong line is logged at file:line and left out; the lines around it apply (as in systemd). */
 static void check_bad_config(const char *text, const char *message) {
         struct log_capture logs;
         struct config c;
@@ -352,11 +353,11 @@ static void check_bad_config(const char *text, const char *message) {
 
         log_capture_start(&logs);
         config_init_defaults(&c);
-        CHECK_INT(load_config_text(text, &c, &logs, &path), ==, -EBADMSG);
-        CHECK_STR(c.storage, "/var/lib/coredumpd"); /* untouched */
+        CHECK_INT(load_config_text(text, &c, &logs, &path), ==, 1);
         CHECK(asprintf(&needle, "%s:%s", path, message) > 0);
         if (!log_capture_contains(&logs, needle))
                 test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
+        CHECK(log_capture_contains(&logs, ", ignored (hint: "));
         config_done(&c);
         log_capture_stop(&logs);
 }
@@ -368,6 +369,54 @@ TEST(config_errors_name_file_and_line) {
         check_bad_config("[Coredump]\nStorage=relative\n", "2: Storage= must be an absolute path");
         check_bad_config("[Coredump]\nStorage=/a\nthis is not ini\n", "3: syntax error");
         check_bad_config("[Coredump]\nDeadline=soon\n", "2: invalid Deadline=");
+        check_bad_config("[Coredump]\nMaxAge=fortnight\n", "2: invalid MaxAge=");
+        check_bad_config("[Coredump]\nMaxAge=500ms\n", "2: invalid MaxAge=");
+}
+
+/* The rest of a file with a wrong line applies: a typo never stops the daemon, nor drops the
+ * operator's other settings. */
+TEST(config_bad_line_keeps_the_rest) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL;
+
+        log_capture_start(&logs);
+        config_init_defaults(&c);
+        CHECK_INT(load_config_text("[Coredump]\nStorage=/x\nMaxSise=1G\nMaxConcurrent=none\nMaxAge=1w\n"
+                                   "[Coredumpp]\nMaxUse=1G\n[Coredump]\nCompress=none\n", &c, &logs, &path), ==, 3);
+        CHECK_STR(c.storage, "/x");
+        CHECK_INT(c.max_age_usec, ==, 7 * 86400 * USEC_PER_SEC);
+        CHECK_INT(c.compress, ==, COMPRESSION_NONE);
+        CHECK_INT(c.max_concurrent, ==, 16);    /* the default, where the value was wrong */
+        CHECK_INT(c.max_use, ==, SIZE_AUTO);    /* in the unknown section */
+        config_done(&c);
+        log_capture_stop(&logs);
+}
+
+/* MaxAge=: systemd-coredump's 3 days by default; 0 and infinity: no age limit. */
+TEST(config_max_age) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL;
+        char b[32];
+
+        config_init_defaults(&c);
+        CHECK_INT(c.max_age_usec, ==, 3 * 86400 * USEC_PER_SEC);
+        CHECK_STR(format_max_age(b, c.max_age_usec), "3d");
+        log_capture_start(&logs);
+        CHECK_INT(load_config_text("[Coredump]\nMaxAge=0\n", &c, &logs, &path), ==, 0);
+        CHECK_INT(c.max_age_usec, ==, USEC_INFINITY);
+        CHECK_STR(format_max_age(b, c.max_age_usec), "infinity");
+        free(path);
+        path = NULL;
+        CHECK_INT(load_config_text("[Coredump]\nMaxAge=36h\n", &c, &logs, &path), ==, 0);
+        CHECK_INT(c.max_age_usec, ==, 36 * 3600 * USEC_PER_SEC);
+        free(path);
+        path = NULL;
+        CHECK_INT(load_config_text("[Coredump]\nMaxAge=infinity\n", &c, &logs, &path), ==, 0);
+        CHECK_INT(c.max_age_usec, ==, USEC_INFINITY);
+        config_done(&c);
+        log_capture_stop(&logs);
 }
 
 TEST(config_missing_file) {
@@ -444,7 +493,7 @@ TEST(config_dropins_precedence) {
         tmpdir_remove(root);
 }
 
-/* Every error of every file, each at its line with a hint; nothing is applied. */
+/* Every error of every file, each at its line with a hint; the rest is applied. */
 TEST(config_every_error_reported_with_hint) {
         _cleanup_free_ char *root = tmpdir_new(), *main_path = NULL, *d = NULL;
         CHECK(asprintf(&main_path, "%s/coredumpd.conf", root) > 0 && asprintf(&d, "%s/conf.d", root) > 0);
@@ -458,15 +507,15 @@ TEST(config_every_error_reported_with_hint) {
         struct config c;
         config_init_defaults(&c);
         const char *dirs[] = { d, NULL };
-        CHECK_INT(config_load_with_dropins(&c, main_path, true, dirs), ==, -EBADMSG);
-        CHECK_STR(c.storage, "/var/lib/coredumpd"); /* untouched */
+        CHECK_INT(config_load_with_dropins(&c, main_path, true, dirs), ==, 7);
+        CHECK_STR(c.storage, "/ok"); /* the line between the wrong ones */
 
         static const char *const main_errors[] = {
-                ":2: unknown key 'MaxUze' in [Coredump] (hint: did you mean MaxUse=?)",
-                ":3: invalid Compress= 'lz4', expected zstd or none (hint: ",
-                ":5: invalid Deadline= 'soon' (hint: a duration such as",
-                ":6: syntax error (expected [Section] or Key=Value) (hint: ",
-                ":7: unknown section [Other], expected [Coredump] (hint: ",
+                ":2: unknown key 'MaxUze' in [Coredump], ignored (hint: did you mean MaxUse=?)",
+                ":3: invalid Compress= 'lz4', expected zstd or none, ignored (hint: ",
+                ":5: invalid Deadline= 'soon', ignored (hint: a duration such as",
+                ":6: syntax error (expected [Section] or Key=Value), ignored (hint: ",
+                ":7: unknown section [Other], expected [Coredump], ignored (hint: ",
         };
         for (size_t i = 0; i < ELEMENTSOF(main_errors); i++) {
                 _cleanup_free_ char *needle = NULL;
@@ -475,16 +524,16 @@ TEST(config_every_error_reported_with_hint) {
                         test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
         }
         _cleanup_free_ char *n1 = NULL, *n2 = NULL, *n3 = NULL;
-        CHECK(asprintf(&n1, "%s/50-x.conf:2: invalid MaxConcurrent= '0', expected 1..1024 (hint: ", d) > 0);
-        CHECK(asprintf(&n2, "%s/50-x.conf:3: unknown key 'Maxsize' in [Coredump] (hint: did you mean MaxSize=?)", d) > 0);
+        CHECK(asprintf(&n1, "%s/50-x.conf:2: invalid MaxConcurrent= '0', expected 1..1024, ignored (hint: ", d) > 0);
+        CHECK(asprintf(&n2, "%s/50-x.conf:3: unknown key 'Maxsize' in [Coredump], ignored (hint: did you mean MaxSize=?)", d) > 0);
         CHECK(log_capture_contains(&logs, n1) && log_capture_contains(&logs, n2));
         /* One error per unknown section, not per key in it; a key far from any: the manual. */
         CHECK(!log_capture_contains(&logs, ":8: unknown section"));
-        CHECK(asprintf(&n3, "%s:1: unknown key 'Zzz' in [Coredump] (hint: the keys of [Coredump] are listed in "
+        CHECK(asprintf(&n3, "%s:1: unknown key 'Zzz' in [Coredump], ignored (hint: the keys of [Coredump] are listed in "
                             "coredumpd.conf(5))", main_path) > 0);
         CHECK_OK(write_text_file(root, "coredumpd.conf", "[Coredump]\nZzz=1\n"));
         n3[strlen(main_path) + 1] = '2';
-        CHECK_INT(config_load(&c, main_path, true), ==, -EBADMSG);
+        CHECK_INT(config_load(&c, main_path, true), ==, 1);
         if (!log_capture_contains(&logs, n3))
                 test_fail(__FILE__, __LINE__, "no log line containing '%s'", n3);
         config_done(&c);
@@ -811,7 +860,9 @@ TEST(policy_same_name_overrides_and_lexical_order) {
         tmpdir_remove(root);
 }
 
-static void check_bad_policy(const char *text, const char *message) {
+/* A rule with an error is left out as a whole, said at file:line; the other rules apply. kept: the
+ * rules of the bad file that are fine. */
+static void check_bad_policy_kept(const char *text, const char *message, size_t kept) {
         struct log_capture logs;
         _cleanup_free_ char *dir = tmpdir_new();
         _cleanup_free_ char *needle = NULL;
@@ -821,8 +872,11 @@ static void check_bad_policy(const char *text, const char *message) {
         CHECK_OK(write_text_file(dir, "10-ok.conf", "[Rule]\nName=ok\nAction=kernel\n"));
         CHECK_OK(write_text_file(dir, "20-bad.conf", text));
         const char *dirs[] = { dir, NULL };
-        CHECK_INT(policy_load(dirs, &p), ==, -EBADMSG);
-        CHECK(!p);
+        CHECK(policy_load(dirs, &p) > 0);
+        CHECK(p);
+        CHECK_INT(p->n_rules, ==, 1 + kept + 2);
+        CHECK_STR(p->rules[0].name, "ok");
+        CHECK_STR(p->rules[p->n_rules - 1].name, "builtin:keep");
         CHECK(asprintf(&needle, "%s/20-bad.conf:%s", dir, message) > 0);
         if (!log_capture_contains(&logs, needle))
                 test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
@@ -830,20 +884,28 @@ static void check_bad_policy(const char *text, const char *message) {
         tmpdir_remove(dir);
 }
 
+static void check_bad_policy(const char *text, const char *message) {
+        check_bad_policy_kept(text, message, 0);
+}
+
 TEST(policy_malformed_names_file_and_line) {
         check_bad_policy("[Rule]\nName=x\nAction=explode\n", "3: invalid Action= 'explode'");
-        check_bad_policy("[Rule]\nName=x\n\n[Rule]\nName=y\nAction=kernel\n", "1: rule 'x' has no Action=");
+        check_bad_policy_kept("[Rule]\nName=x\n\n[Rule]\nName=y\nAction=kernel\n", "1: rule 'x' has no Action=", 1);
+        check_bad_policy_kept("[Rule]\nName=x\n\n[Rule]\nName=y\nAction=kernel\n", "1: rule 'x' ignored for its errors", 1);
         check_bad_policy("[Rule]\nAction=kernel\nMatchSignal=SIGNOPE\n", "3: invalid MatchSignal= signal 'SIGNOPE'");
         check_bad_policy("[Rule]\nAction=kernel\nMatchUID=1-\n", "3: invalid MatchUID=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchDumpable=perhaps\n", "3: invalid MatchDumpable=");
         check_bad_policy("[Rule]\nAction=kernel\nWait=later\n", "3: invalid Wait=");
         check_bad_policy("[Rule]\nAction=kernel\nMaxSize=0\n", "3: invalid MaxSize=");
+        check_bad_policy("[Rule]\nAction=kernel\nMaxAge=soon\n", "3: invalid MaxAge=");
         check_bad_policy("[Rule]\nAction=kernel\nCompress=lz4\n", "3: invalid Compress=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
         check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
         check_bad_policy("[Rules]\nAction=kernel\n", "1: unknown section [Rules]");
         check_bad_policy("[Rule]\nAction=kernel\nbroken line\n", "3: syntax error");
         check_bad_policy("[Rule]\nAction=kernel\nName=", "3: Name= must not be empty");
+        /* The error before a rule's first key counts to it too; the rule after it stays. */
+        check_bad_policy_kept("[Rule]\nbroken\nName=a\nAction=reject\n[Rule]\nName=b\nAction=reject\n", "2: syntax error", 1);
 
         char long_line[400];
         memset(long_line, 'x', sizeof long_line);
@@ -854,25 +916,28 @@ TEST(policy_malformed_names_file_and_line) {
         check_bad_policy(text, "3: line too long");
 }
 
-/* Every file is read and every error reported, not just the first file's first. */
+/* Every file is read and every error reported, not just the first file's first; the rules with
+ * errors are left out, the rest applies. */
 TEST(policy_every_error_reported_with_hint) {
         _cleanup_free_ char *dir = tmpdir_new();
         CHECK_OK(write_text_file(dir, "10-a.conf", "[Rule]\nName=a\nAction=explode\nMatchColour=red\n\n[Rule]\nName=b\n"));
-        CHECK_OK(write_text_file(dir, "20-b.conf", "Action=kernel\n[Rule]\nAction=kernel\nMatchUID=root\nWait=later\nMatchExr=/x\n"));
+        CHECK_OK(write_text_file(dir, "20-b.conf", "Action=kernel\n[Rule]\nAction=kernel\nMatchUID=root\nWait=later\nMatchExr=/x\n"
+                                                   "[Rule]\nName=good\nMatchUID=1000\nAction=reject\n"));
         struct log_capture logs;
         log_capture_start(&logs);
         _cleanup_(policy_unrefp) struct policy *p = NULL;
         const char *dirs[] = { dir, NULL };
-        CHECK_INT(policy_load(dirs, &p), ==, -EBADMSG);
-        CHECK(!p);
+        CHECK_INT(policy_load(dirs, &p), ==, 7);
         static const char *const errors[] = {
                 "/10-a.conf:3: invalid Action= 'explode', expected kernel, userspace or reject (hint: ",
                 "/10-a.conf:4: unknown key 'MatchColour' in [Rule] (hint: the keys of [Rule] are listed in coredumpd.policy(5))",
                 "/10-a.conf:6: rule 'b' has no Action= (hint: add Action=",
+                "/10-a.conf:1: rule 'a' ignored for its errors; the other rules apply.",
                 "/20-b.conf:1: 'Action=' outside of a [Rule] section (hint: ",
                 "/20-b.conf:4: invalid MatchUID= id or range 'root' (hint: ",
                 "/20-b.conf:5: invalid Wait= 'later', expected yes or no (hint: ",
                 "/20-b.conf:6: unknown key 'MatchExr' in [Rule] (hint: did you mean MatchExe=?)",
+                "/20-b.conf:2: rule '20-b.conf:2' ignored for its errors",
         };
         for (size_t i = 0; i < ELEMENTSOF(errors); i++) {
                 _cleanup_free_ char *needle = NULL;
@@ -880,9 +945,11 @@ TEST(policy_every_error_reported_with_hint) {
                 if (!log_capture_contains(&logs, needle))
                         test_fail(__FILE__, __LINE__, "no log line containing '%s'", needle);
         }
-        /* ... and what parsed is there for linting. */
-        CHECK_INT(policy_load_partial(dirs, &p), ==, -EBADMSG);
-        CHECK(p && p->n_rules >= 3);
+        /* ... and what is right is in force. */
+        CHECK(p);
+        CHECK_INT(p->n_rules, ==, 3);
+        CHECK_STR(p->rules[0].name, "good");
+        CHECK_INT(p->rules[0].line, ==, 7);
         log_capture_stop(&logs);
         tmpdir_remove(dir);
 }
@@ -1234,7 +1301,9 @@ TEST(proc_root_check_refuses_what_is_not_procfs) {
  * the kind, the ids inside, the namespaces not the host's. */
 TEST(record_names_the_container) {
         struct crash c;
-        crash_init(&c);
+        struct config settings;
+        config_init_defaults(&settings);
+        crash_init(&c, &settings);
         c.have_context = true;
         c.context.pid = 4242;
         c.context.uid = 100000;
@@ -1279,6 +1348,7 @@ TEST(record_names_the_container) {
               !fields_get(&g, FIELD_CONTAINER_CMDLINE));
         CHECK(!strstr(fields_get(&g, FIELD_MESSAGE), " in container "));
         crash_done(&c);
+        config_done(&settings);
 }
 
 TEST(context_user_may_read_matrix) {
@@ -2268,6 +2338,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(timestamp_relative),
         TEST_ENTRY(config_parsing),
         TEST_ENTRY(config_errors_name_file_and_line),
+        TEST_ENTRY(config_bad_line_keeps_the_rest),
+        TEST_ENTRY(config_max_age),
         TEST_ENTRY(config_missing_file),
         TEST_ENTRY(config_dropins_precedence),
         TEST_ENTRY(config_every_error_reported_with_hint),

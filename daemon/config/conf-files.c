@@ -51,13 +51,15 @@ static bool is_conf_file_name(const char *name) {
         return name[0] != '.' && n > k && strcmp(name + n - k, CONF_SUFFIX) == 0;
 }
 
-/* Adds dir's *.conf files whose names no directory of higher priority took. */
+/* Adds dir's *.conf files whose names no directory of higher priority took. 1: the directory
+ * could not be read (logged, the others still count), 0, or -ENOMEM. */
 static int conf_file_list_add_dir(struct conf_file_list *l, const char *dir) {
         _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d) {
                 if (errno == ENOENT)
                         return 0;
-                return log_error_errno(errno, "Cannot open directory %s: %m", dir);
+                log_warning_errno(errno, "Cannot open directory %s: %m, ignored", dir);
+                return 1;
         }
 
         struct dirent *de;
@@ -90,8 +92,10 @@ static int conf_file_list_add_dir(struct conf_file_list *l, const char *dir) {
                 grown[l->n++] = f;
                 l->files = grown;
         }
-        if (errno != 0)
-                return log_error_errno(errno, "Cannot read directory %s: %m", dir);
+        if (errno != 0) {
+                log_warning_errno(errno, "Cannot read directory %s: %m, the rest of it ignored", dir);
+                return 1;
+        }
         return 0;
 }
 
@@ -101,6 +105,7 @@ static int conf_file_compare(const void *a, const void *b) {
 
 int conf_files_list(const char *const *dirs, struct conf_file_list *ret) {
         struct conf_file_list l = {};
+        int problems = 0;
 
         for (const char *const *d = dirs; d && *d; d++) {
                 int r = conf_file_list_add_dir(&l, *d);
@@ -108,11 +113,12 @@ int conf_files_list(const char *const *dirs, struct conf_file_list *ret) {
                         conf_file_list_done(&l);
                         return r;
                 }
+                problems += r;
         }
         if (l.n > 1)
                 qsort(l.files, l.n, sizeof l.files[0], conf_file_compare);
         *ret = l;
-        return 0;
+        return problems;
 }
 
 const char *const *conf_dirs_default(enum conf_kind kind) {

@@ -38,7 +38,8 @@ struct conf_file_list {
 void conf_file_list_done(struct conf_file_list *l);
 
 /* The *.conf files of dirs (a NULL-terminated list, highest priority first), sorted by name, one
- * per name. A missing directory is fine; errors are logged. */
+ * per name. A missing directory is fine; one that cannot be read is logged and skipped. Returns the
+ * number of directories skipped, or -ENOMEM. */
 int conf_files_list(const char *const *dirs, struct conf_file_list *ret);
 
 /* The default directories of a kind, or its environment variable's ':'-separated list. */

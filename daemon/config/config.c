@@ -43,6 +43,8 @@ void config_init_defaults(struct config *c) {
                 /* systemd-coredump's RuntimeMaxSec=5min: no task is held longer, by anyone. */
                 .max_duration_usec = 300 * USEC_PER_SEC,
                 .idle_exit_usec = 30 * USEC_PER_SEC,
+                /* systemd-coredump's tmpfiles.d line: d /var/lib/systemd/coredump 0755 root root 3d */
+                .max_age_usec = 3 * 86400 * USEC_PER_SEC,
         };
 }
 
@@ -73,6 +75,24 @@ int compression_from_string(const char *s, enum compression *ret) {
         return 0;
 }
 
+int parse_max_age(const char *value, uint64_t *ret) {
+        uint64_t u;
+        if (strcasecmp(value, "infinity") == 0) {
+                *ret = USEC_INFINITY;
+                return 0;
+        }
+        if (parse_duration(value, &u) < 0)
+                return -EINVAL;
+        if (u != 0 && u < USEC_PER_SEC)
+                return -ERANGE;         /* finer than the store's timestamps mean */
+        *ret = u == 0 ? USEC_INFINITY : u;
+        return 0;
+}
+
+const char *format_max_age(char buf[static 32], uint64_t usec) {
+        return usec == USEC_INFINITY ? strcpy(buf, "infinity") : format_duration(buf, usec);
+}
+
 static int parse_size_or_auto(const char *value, uint64_t *ret) {
         if (strcasecmp(value, "auto") == 0) {
                 *ret = SIZE_AUTO;
@@ -87,7 +107,7 @@ static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
         "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
-        "IdleExit", NULL,
+        "IdleExit", "MaxAge", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -205,6 +225,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0)
                         return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for never");
                 c->idle_exit_usec = u64;
+        } else if (strcmp(key, "MaxAge") == 0) {
+                if (parse_max_age(value, &u64) < 0)
+                        return INVALID(ini, key, value, "", HINT_DURATION " or 3d, or 0 (infinity) for no age limit");
+                c->max_age_usec = u64;
         } else
                 return ini_file_unknown_key(ini, key, CONFIG_SECTION, config_keys);
 
@@ -212,7 +236,7 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
 }
 
 static int config_parse_file(struct config *c, FILE *f, const char *path) {
-        struct ini_file ini = { .path = path, .manual = "coredumpd.conf(5)" };
+        struct ini_file ini = { .path = path, .manual = "coredumpd.conf(5)", .consequence = "ignored" };
         int r = ini_file_parse(&ini, f, config_entry, c);
         if (r >= 0)
                 r = ini_file_report(&ini);
@@ -220,13 +244,17 @@ static int config_parse_file(struct config *c, FILE *f, const char *path) {
         return r;
 }
 
-/* One file over *c: 0 (also if it is missing and need not exist), or -errno (logged). */
-static int config_load_one(struct config *c, const char *path, bool must_exist) {
+/* One file over *c: the number of lines skipped (a drop-in that cannot be opened: 1, the whole
+ * file), 0 also for a file that is missing and need not exist, or -errno (logged). */
+static int config_load_one(struct config *c, const char *path, bool must_exist, bool is_dropin) {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f) {
                 if (errno == ENOENT && !must_exist)
                         return 0;
-                return log_error_errno(errno, "%s: cannot open: %m", path);
+                if (!is_dropin)
+                        return log_error_errno(errno, "%s: cannot open: %m", path);
+                log_warning_errno(errno, "%s: cannot open: %m, ignored", path);
+                return 1;
         }
         return config_parse_file(c, f, path);
 }
@@ -234,40 +262,52 @@ static int config_load_one(struct config *c, const char *path, bool must_exist) 
 int config_load_with_dropins(struct config *c, const char *path, bool must_exist, const char *const *dropin_dirs) {
         _cleanup_(conf_file_list_done) struct conf_file_list dropins = {};
         struct config parsed = *c;
-        int r, failed = 0;
+        int r, problems = 0;
 
         parsed.storage = strdup(c->storage ? c->storage : COREDUMPD_STORAGE_DIR);
         if (!parsed.storage)
                 return log_error_errno(ENOMEM, "%s: %m", path);
 
-        /* Every file is read, so that every error in every file is reported at once. */
-        r = config_load_one(&parsed, path, must_exist);
+        /* Every file is read; a wrong line costs that line only. */
+        r = config_load_one(&parsed, path, must_exist, false);
         if (r < 0)
-                failed = r;
+                goto fail;
+        problems += r;
         if (dropin_dirs) {
                 r = conf_files_list(dropin_dirs, &dropins);
-                if (r < 0 && failed == 0)
-                        failed = r;
+                if (r < 0)
+                        goto fail;
+                problems += r;
         }
         for (size_t i = 0; i < dropins.n; i++) {
                 if (dropins.files[i].masked)
                         continue;
-                r = config_load_one(&parsed, dropins.files[i].path, true);
-                if (r < 0 && failed == 0)
-                        failed = r;
-        }
-        if (failed < 0) {
-                config_done(&parsed);
-                return failed;
+                r = config_load_one(&parsed, dropins.files[i].path, true, true);
+                if (r < 0)
+                        goto fail;
+                problems += r;
         }
 
         config_done(c);
         *c = parsed;
-        return 0;
+        return problems;
+
+fail:
+        config_done(&parsed);
+        return r;
 }
 
 int config_load(struct config *c, const char *path, int must_exist) {
         return config_load_with_dropins(c, path, must_exist, NULL);
+}
+
+const char *config_update_runtime(struct config *live, const struct config *next) {
+        char *storage = live->storage;
+        bool storage_changed = strcmp(storage, next->storage) != 0;
+
+        *live = *next;
+        live->storage = storage;
+        return storage_changed ? "Storage" : NULL;
 }
 
 const char *const *config_dropin_dirs(char *const *given, bool config_explicit) {
@@ -305,5 +345,6 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "RateLimitIntervalSec=%s\n", format_duration(b, c->rate_limit_interval_usec));
         fprintf(out, "RateLimitBurst=%u\n", c->rate_limit_burst);
         fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
+        fprintf(out, "MaxAge=%s\n", format_max_age(b, c->max_age_usec));
         fprintf(out, "IdleExit=%s\n", format_duration(b, c->idle_exit_usec));
 }

@@ -25,7 +25,12 @@
  *   RateLimitIntervalSec=1h       per crash signature: the first RateLimitBurst= crashes in an
  *   RateLimitBurst=5              interval get the rule's action, later ones OnRepeat= (policy
  *   OnRepeat=userspace            rules may say otherwise); 0 turns the rate limit off
+ *   MaxAge=3d                     cores older than this are removed (0 or infinity: kept until
+ *                                 MaxUse=/KeepFree= need the room); a policy rule may say otherwise
  *   IdleExit=30s                  exit when idle this long (0: never)
+ *
+ * A key or value that is wrong is logged as "file:line: what (hint)" and ignored, the rest of the
+ * file and every other file still apply, as in systemd: a typo never stops crash collection.
  */
 
 #include <stdbool.h>
@@ -62,15 +67,21 @@ struct config {
         uint64_t min_rate;              /* bytes per second, on average after the first Deadline= */
         uint64_t max_duration_usec;     /* a connection's whole life, however it moves */
         uint64_t idle_exit_usec;
+        uint64_t max_age_usec;          /* USEC_INFINITY: no age limit */
 };
+
+#define USEC_INFINITY UINT64_MAX
 
 void config_init_defaults(struct config *c);
 void config_done(struct config *c);
 
 /* Loads path over *c, then the drop-ins: the *.conf files of dropin_dirs (NULL: none), in the order
  * of their names, whichever directory they are in (config/conf-files.h). A missing main file is
- * fine unless must_exist. Every file is read and every error logged as "path:line: what is wrong
- * (hint: ...)"; then -EBADMSG (or the -errno of a file that cannot be read), *c left as it was. */
+ * fine unless must_exist. Every file is read and every wrong line logged once, as a warning
+ * "path:line: what is wrong, ignored (hint: ...)", and skipped: what the other lines say applies
+ * (a drop-in that cannot be read is skipped likewise). Returns the number of lines and files
+ * skipped (0: all clean) with *c updated, or -errno (out of memory, a must_exist main file that
+ * cannot be opened), *c left as it was. */
 int config_load_with_dropins(struct config *c, const char *path, bool must_exist, const char *const *dropin_dirs);
 /* The main file alone. */
 int config_load(struct config *c, const char *path, int must_exist);
@@ -80,8 +91,18 @@ int config_load(struct config *c, const char *path, int must_exist);
  * /run/coredumpd and /usr/lib/coredumpd, or $COREDUMPD_CONFIG_DROPIN_PATH. */
 const char *const *config_dropin_dirs(char *const *given, bool config_explicit);
 
+/* A reload: next's settings into the running *live, but for those that cannot change while the
+ * daemon runs: Storage= (the store directory is opened once, the sandbox is set up for it), kept as
+ * it is. Returns the name of the first such key that next changes ("Storage"), or NULL. */
+const char *config_update_runtime(struct config *live, const struct config *next);
+
 /* The effective configuration, in the file format. */
 void config_print(const struct config *c, FILE *out);
+
+/* MaxAge= of coredumpd.conf and of policy rules: a duration of at least 1s, or 0 or "infinity"
+ * (USEC_INFINITY: no age limit). */
+int parse_max_age(const char *value, uint64_t *ret);
+const char *format_max_age(char buf[static 32], uint64_t usec);
 
 const char *compression_to_string(enum compression c);
 int compression_from_string(const char *s, enum compression *ret);

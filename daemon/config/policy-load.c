@@ -13,32 +13,33 @@ static int policy_load_file(struct policy *p, const struct conf_file *cf) {
                 return 0;
 
         _cleanup_fclose_ FILE *f = fopen(cf->path, "re");
-        if (!f)
-                return log_error_errno(errno, "%s: cannot open: %m", cf->path);
+        if (!f) {
+                log_warning_errno(errno, "%s: cannot open: %m, its rules ignored", cf->path);
+                return 1;
+        }
         return policy_parse_file(p, f, cf->path);
 }
 
-int policy_load_partial(const char *const *dirs, struct policy **ret) {
+int policy_load(const char *const *dirs, struct policy **ret) {
         _cleanup_(conf_file_list_done) struct conf_file_list files = {};
         _cleanup_(policy_unrefp) struct policy *p = NULL;
-        int r, failed = 0;
+        int r, problems;
 
         *ret = NULL;
-        r = conf_files_list(dirs, &files);
-        if (r < 0)
-                return r;
+        problems = conf_files_list(dirs, &files);
+        if (problems < 0)
+                return problems;
 
         p = policy_new();
         if (!p)
                 return log_error_errno(ENOMEM, "%m");
 
-        /* Every file is read, so that every error in every file is reported at once. */
+        /* Every file is read; what is wrong in one costs that rule (or that file) only. */
         for (size_t i = 0; i < files.n; i++) {
                 r = policy_load_file(p, &files.files[i]);
-                if (r == -ENOMEM)
+                if (r < 0)
                         return r;
-                if (r < 0 && failed == 0)
-                        failed = r;
+                problems += r;
         }
 
         r = policy_add_builtin_rules(p);
@@ -46,17 +47,7 @@ int policy_load_partial(const char *const *dirs, struct policy **ret) {
                 return log_error_errno(r, "%m");
 
         *ret = TAKE_PTR(p);
-        return failed;
-}
-
-int policy_load(const char *const *dirs, struct policy **ret) {
-        _cleanup_(policy_unrefp) struct policy *p = NULL;
-
-        int r = policy_load_partial(dirs, &p);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(p);
-        return 0;
+        return problems;
 }
 
 const char *const *policy_default_dirs(void) {

@@ -21,7 +21,7 @@
 static const char *const policy_keys[] = {
         "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchMachine", "MatchUID", "MatchGID",
         "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
-        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", NULL,
+        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAge", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -257,6 +257,14 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                 rule->rate_limit_interval_usec = usec;
                 return 0;
         }
+        if (strcmp(key, "MaxAge") == 0) {
+                uint64_t usec;
+                if (parse_max_age(value, &usec) < 0)
+                        return ini_file_error(ini, "invalid MaxAge= '%s'", value),
+                               ini_file_hint(ini, HINT_DURATION " or 30d, or 0 (infinity) for no age limit");
+                rule->max_age_usec = usec;
+                return 0;
+        }
         if (strcmp(key, "RateLimitBurst") == 0) {
                 uint32_t n;
                 if (parse_uint32(value, &n) < 0 || n > 1000000)
@@ -336,9 +344,12 @@ static int policy_entry(struct ini_file *ini, const char *section, const char *k
 
         if (!pp->rule || pp->rule_seq != ini->section_seq) {
                 pp->rule = policy_add_rule(pp->policy, pp->path, ini->section_line);
-                if (!pp->rule)
+                if (!pp->rule) {
+                        ini->oom = true;
                         return ini_file_error(ini, "out of memory");
+                }
                 pp->rule_seq = ini->section_seq;
+                pp->rule->section_seq = ini->section_seq;
         }
         return policy_rule_entry(ini, pp->rule, key, value);
 }
@@ -350,17 +361,26 @@ static int policy_check_new_rules(struct ini_file *ini, struct policy_parse *pp)
         for (size_t i = pp->first_rule; i < pp->policy->n_rules; i++) {
                 struct policy_rule *r = &pp->policy->rules[i];
 
-                /* An invalid Action= was reported already, at its own line. */
-                if (r->action == _ACTION_INVALID && r->action_line == 0) {
-                        ini_file_error_at(ini, r->line, "rule '%s' has no Action=", r->name ? r->name : "(unnamed)");
-                        ini_file_hint(ini, "add Action=kernel, Action=userspace or Action=reject");
-                }
                 if (!r->name && asprintf(&r->name, "%s:%u", base, r->line) < 0) {
                         r->name = NULL;
-                        return ini_file_error_at(ini, r->line, "out of memory");
+                        ini->oom = true;
+                        return -ENOMEM;
+                }
+                /* An invalid Action= was reported already, at its own line. */
+                if (r->action == _ACTION_INVALID && r->action_line == 0) {
+                        ini_file_error_at(ini, r->line, "rule '%s' has no Action=", r->name);
+                        ini_file_hint(ini, "add Action=kernel, Action=userspace or Action=reject");
+                        ini->errors[ini->n_errors - 1].section_seq = r->section_seq;
                 }
         }
         return 0;
+}
+
+static bool rule_has_error(const struct ini_file *ini, const struct policy_rule *r) {
+        for (size_t i = 0; i < ini->n_errors; i++)
+                if (ini->errors[i].section_seq == r->section_seq)
+                        return true;
+        return false;
 }
 
 int policy_parse_file(struct policy *p, FILE *f, const char *path) {
@@ -372,9 +392,20 @@ int policy_parse_file(struct policy *p, FILE *f, const char *path) {
         };
 
         int r = ini_file_parse(&ini, f, policy_entry, &pp);
-        if (r >= 0) {
+        if (r >= 0)
                 (void) policy_check_new_rules(&ini, &pp);
+        if (r >= 0)
                 r = ini_file_report(&ini);
+        /* A rule with an error goes as a whole, said once after its errors. */
+        for (size_t i = pp.first_rule; i < p->n_rules;) {
+                struct policy_rule *rule = &p->rules[i];
+                if (r == -ENOMEM || rule_has_error(&ini, rule)) {
+                        if (r != -ENOMEM)
+                                log_warning("%s:%u: rule '%s' ignored for its errors; the other rules apply.", path,
+                                            rule->line, rule->name ?: "(unnamed)");
+                        policy_remove_rule(p, i);
+                } else
+                        i++;
         }
         ini_file_done(&ini);
         return r;

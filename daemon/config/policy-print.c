@@ -98,6 +98,8 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
                 fprintf(out, "RateLimitBurst=%d\n", r->rate_limit_burst);
         if (r->on_repeat != POLICY_UNSET)
                 fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) r->on_repeat));
+        if (r->max_age_usec > 0)
+                fprintf(out, "MaxAge=%s\n", format_max_age(size, r->max_age_usec));
 }
 
 void policy_print(const struct policy *p, FILE *out) {

@@ -73,6 +73,14 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
         return r;
 }
 
+void policy_remove_rule(struct policy *p, size_t i) {
+        if (i >= p->n_rules)
+                return;
+        policy_rule_done(&p->rules[i]);
+        memmove(&p->rules[i], &p->rules[i + 1], (p->n_rules - i - 1) * sizeof p->rules[0]);
+        p->n_rules--;
+}
+
 int policy_add_builtin_rules(struct policy *p) {
         struct policy_rule *r;
 

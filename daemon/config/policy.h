@@ -38,6 +38,8 @@
  *   RateLimitIntervalSec=1h       per signature: the first RateLimitBurst= crashes in this interval
  *   RateLimitBurst=5              get the rule's action; later ones, repeats, get OnRepeat=
  *   OnRepeat=userspace|reject     (a stacks self-dump, or nothing); defaults from coredumpd.conf
+ *   MaxAge=30d                    this crash's core is removed when older (default: MaxAge= of
+ *                                 coredumpd.conf; 0 or infinity: no age limit)
  *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
  *                                 what the core coredumpd writes itself for Action=userspace holds:
  *                                 registers and notes of every thread, the first page of each mapped
@@ -48,6 +50,10 @@
  *
  * An empty assignment of a repeatable key clears the earlier ones. Every policy ends with the two
  * built-in rules: RLIMIT_CORE == 0 → reject, then everything else → kernel.
+ *
+ * A rule with any error (an unknown key, a value that does not parse, no Action=) is left out as a
+ * whole, with a warning at each error's file:line: half a rule would match crashes its author did
+ * not mean. Every other rule, of that file and of the others, applies.
  */
 
 #include <stdatomic.h>
@@ -88,6 +94,7 @@ struct policy_rule {
         char *source;           /* file the rule came from, NULL for built-ins */
         unsigned line;          /* line of its [Rule] header */
         unsigned action_line;   /* line of its Action=, 0 if it has none */
+        unsigned section_seq;   /* while its file is parsed: its section's ini_file.section_seq */
 
         char **match_exe;       /* NULL-terminated lists of globs */
         char **match_comm;
@@ -117,6 +124,7 @@ struct policy_rule {
         uint64_t rate_limit_interval_usec;      /* 0: unset (RateLimitIntervalSec= of coredumpd.conf) */
         int rate_limit_burst;   /* POLICY_UNSET, or per signature and interval */
         int on_repeat;          /* POLICY_UNSET, ACTION_REJECT or ACTION_USERSPACE */
+        uint64_t max_age_usec;  /* 0: unset (MaxAge= of coredumpd.conf); USEC_INFINITY: no limit */
 };
 
 struct policy {
@@ -132,6 +140,8 @@ static inline void policy_unrefp(struct policy **p) { if (*p) policy_unref(*p); 
 
 /* Adds an empty rule at the end (before the built-ins are appended). */
 struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsigned line);
+/* Removes rule i (freeing it). */
+void policy_remove_rule(struct policy *p, size_t i);
 /* Appends the built-in tail rules. */
 int policy_add_builtin_rules(struct policy *p);
 
@@ -139,17 +149,16 @@ int policy_add_builtin_rules(struct policy *p);
  * unwound before the policy can decide. */
 bool policy_uses_signature(const struct policy *p);
 
-/* Parses one policy file's text into p (rules are appended). Every error is logged as
- * "path:line: what is wrong (hint: ...)"; returns -EBADMSG then, and p must be discarded. */
+/* Parses one policy file's text into p (rules are appended). Every error is logged once, as a
+ * warning "path:line: what is wrong (hint: ...)", and a rule with any error is left out (logged
+ * too). Returns the number of errors (0: the file was clean), or -ENOMEM. */
 int policy_parse_file(struct policy *p, FILE *f, const char *path);
 
 /* Loads every *.conf of dirs (config/conf-files.h: earlier directories win for the same file name;
  * files are taken in lexical order of their names), then appends the built-ins. Every file is
- * read and every error logged; on any, nothing is returned. */
+ * read; what is wrong in one is logged and left out (a rule, or a file that cannot be read), the
+ * rest applies. Returns the number of errors with *ret set (0: all clean), or -ENOMEM. */
 int policy_load(const char *const *dirs, struct policy **ret);
-/* The same for checking: whatever parsed is returned in *ret (unless out of memory) even if a file
- * had errors, so that it can be linted; the result says whether there were errors. */
-int policy_load_partial(const char *const *dirs, struct policy **ret);
 
 /* The default directories, or the ':'-separated $COREDUMPD_POLICY_PATH. */
 const char *const *policy_default_dirs(void);

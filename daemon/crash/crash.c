@@ -11,8 +11,9 @@
 #include "shared/escape.h"
 #include "shared/log.h"
 
-void crash_init(struct crash *c) {
+void crash_init(struct crash *c, const struct config *settings) {
         *c = (struct crash) {
+                .settings = *settings,
                 .peer.pidfd = -1,
                 .context.proc_fd = -1,
                 .context.root_fd = -1,

@@ -26,6 +26,10 @@ enum crash_result {
 
 struct crash {
         char tag[96];                   /* "pid 1234 (comm)" for log lines */
+        /* The configuration when the crash came (a copy, taken on the event loop): a reload
+         * (SIGHUP) changes the crashes after it, never one half-way. Its Storage= string is the
+         * daemon's, which no reload replaces. */
+        struct config settings;
 
         bool have_peer;
         struct peer peer;
@@ -59,7 +63,7 @@ struct crash {
         char error[256];
 };
 
-void crash_init(struct crash *c);
+void crash_init(struct crash *c, const struct config *settings);
 void crash_done(struct crash *c);
 /* The one error channel of the steps: logs why (with the crash's tag and err) and marks the crash
  * failed with that reason for its record; a later failure is logged but the first reason stays.

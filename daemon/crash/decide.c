@@ -187,6 +187,7 @@ int policy_decide(const struct policy *p, const struct config *config, struct cr
                 .rate_limit_burst = rule && rule->rate_limit_burst != POLICY_UNSET ? (unsigned) rule->rate_limit_burst
                                                                                   : config->rate_limit_burst,
                 .on_repeat = rule && rule->on_repeat != POLICY_UNSET ? (enum action) rule->on_repeat : config->on_repeat,
+                .max_age_usec = rule ? rule->max_age_usec : 0,
         };
         return ret->rule ? 0 : -ENOMEM;
 }

@@ -24,6 +24,7 @@ struct decision {
         uint64_t rate_limit_interval_usec;
         unsigned rate_limit_burst;      /* 0: no rate limit */
         enum action on_repeat;
+        uint64_t max_age_usec;  /* the rule's MaxAge=, kept on the core; 0: MaxAge= of coredumpd.conf */
         unsigned repeat;        /* this crash's number for its signature in the interval; 0: not counted */
 };
 

@@ -135,6 +135,10 @@ static int record_add_decision(const struct crash *c, struct fields *f) {
         if (c->have_decision) {
                 k = k ?: fields_set_text(f, FIELD_ACTION, action_to_string(c->decision.action));
                 k = k ?: fields_set_text(f, FIELD_RULE, c->decision.rule);
+                if (c->decision.max_age_usec > 0) {
+                        char b[32];
+                        k = k ?: fields_set_text(f, FIELD_MAX_AGE, format_max_age(b, c->decision.max_age_usec));
+                }
                 if (c->decision.repeat > 0)
                         k = k ?: fields_set_unsigned(f, FIELD_REPEAT, c->decision.repeat);
         }

@@ -107,10 +107,10 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
                         return 0; /* undecided: unwinding reads the task's memory, on a thread */
                 context_read(&c->context, CONTEXT_ALL);
                 crash_update_tag(c);
-                backtrace_take(env->config, env->unwind_slots, c);
+                backtrace_take(&c->settings, env->unwind_slots, c);
                 c->unwind_tried = true;
         }
-        r = policy_decide(policy, env->config, &c->context, &c->decision);
+        r = policy_decide(policy, &c->settings, &c->context, &c->decision);
         if (r < 0) {
                 (void) crash_fail(c, r, "Cannot apply the policy: %s", strerror(-r));
                 return crash_set_decision(c, ACTION_REJECT, "policy-failed");
@@ -183,7 +183,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
         context_read(&c->context, CONTEXT_ALL);
         crash_update_tag(c);
         if (!c->unwind_tried) {
-                backtrace_take(env->config, env->unwind_slots, c);
+                backtrace_take(&c->settings, env->unwind_slots, c);
                 c->unwind_tried = true;
         }
         decide_repeat(env, c);
@@ -365,7 +365,7 @@ record:
 void crash_handle(const struct crash_env *env, struct connection *conn) {
         struct crash c;
 
-        crash_init(&c);
+        crash_init(&c, env->config);
         if (step_authenticate(env, conn->fd, &c) >= 0)
                 crash_continue(env, conn, &c);
         connection_release(conn);

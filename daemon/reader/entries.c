@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -77,6 +78,19 @@ static void sanitize_controls(char *p, size_t n) {
         }
 }
 
+/* Whether id (32 hex digits) is this machine's /etc/machine-id. Without one, every id is ours. */
+static bool is_local_machine(const char *id) {
+        static char local[SD_ID128_STRING_MAX];
+        static int known = -1;
+        if (known < 0) {
+                sd_id128_t m;
+                known = sd_id128_get_machine(&m) >= 0;
+                if (known)
+                        sd_id128_to_string(m, local);
+        }
+        return !known || strcasecmp(id, local) == 0;
+}
+
 static int entry_from_journal(sd_journal *j, struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
@@ -122,6 +136,12 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 return -ENOMSG;
         }
         d.foreign = users_own;
+        /* Another machine's record (a container's or another machine's journal read with dumpctl
+         * --all, or a journal file copied here and read with -D or --file=): what it names is on
+         * that machine. */
+        const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
+        d.remote = machine && !is_local_machine(machine);
+        d.foreign = d.foreign || d.remote;
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
         *ret = d;
@@ -339,6 +359,10 @@ void entry_update_presence(struct entry *d) {
                 d->presence = ENTRY_NONE;
                 return;
         }
+        if (d->remote) {
+                d->presence = ENTRY_REMOTE;     /* the same path here is another file */
+                return;
+        }
         if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
                 d->presence = errno == EACCES ? ENTRY_INACCESSIBLE : ENTRY_MISSING;
                 return;
@@ -353,6 +377,7 @@ const char *entry_presence_to_string(enum entry_presence p) {
         case ENTRY_PRESENT:      return "present";
         case ENTRY_MISSING:      return "missing";
         case ENTRY_INACCESSIBLE: return "inaccessible";
+        case ENTRY_REMOTE:       return "remote";
         }
         return "?";
 }
@@ -370,6 +395,8 @@ int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd) 
 
         if (!path || !*path)
                 return -ENODATA;
+        if (d->remote)
+                return -EREMOTE;
         if (d->foreign) {
                 size_t n = store_path ? strlen(store_path) : 0;
                 if (n == 0 || strncmp(path, store_path, n) != 0 || path[n] != '/' || strchr(path + n + 1, '/') ||

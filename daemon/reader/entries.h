@@ -27,12 +27,14 @@ enum entry_presence {
         ENTRY_PRESENT,           /* stored and readable by us */
         ENTRY_MISSING,           /* stored once, gone now (vacuumed or removed) */
         ENTRY_INACCESSIBLE,      /* stored, but we may not read it */
+        ENTRY_REMOTE,            /* recorded on another machine (dumpctl --all): its core is there */
 };
 
 struct entry {
         struct fields fields;
         enum entry_source source;
         bool foreign;           /* from journal files the user named: its paths are not trusted */
+        bool remote;            /* its _MACHINE_ID is not this machine's: its paths are another's */
         uint64_t time_usec;     /* COREDUMP_TIMESTAMP, else the journal's realtime */
         long long pid;          /* -1 if unknown */
         long long uid;          /* -1 if unknown */

@@ -30,9 +30,10 @@ static struct policy *server_policy_acquire(void *userdata) {
 int server_reload_policy(struct server *s) {
         struct policy *p = NULL;
 
+        /* What is wrong in a file was logged at its file:line and left out; the rest applies. */
         int r = policy_load(s->policy_dirs, &p);
         if (r < 0) {
-                log_error("Policy reload failed, keeping the previous policy.");
+                log_error_errno(r, "Policy reload failed (%m), keeping the previous policy.");
                 return r;
         }
 
@@ -49,6 +50,56 @@ int server_reload_policy(struct server *s) {
 static void server_wake(struct server *s) {
         uint64_t one = 1;
         (void) !write(s->wake_fd, &one, sizeof one);
+}
+
+static void server_update_idle(struct server *s);
+
+/* coredumpd.conf and its drop-ins read anew, on the loop (the loop's own readers of the
+ * configuration — admission, fair shares, deadlines, the idle timer — see it at once; each crash
+ * took its copy when it came, crash.settings). What is wrong in a file was logged at its
+ * file:line and left out, as at start. */
+static void server_reload_config(struct server *s) {
+        struct config next;
+
+        if (!s->config_path)
+                return;
+        config_init_defaults(&next);
+        int r = config_load_with_dropins(&next, s->config_path, s->config_must_exist, s->config_dropin_dirs);
+        if (r < 0) {
+                log_error_errno(r, "Configuration reload failed (%m), keeping the previous configuration.");
+                config_done(&next);
+                return;
+        }
+        const char *fixed = config_update_runtime(s->config, &next);
+        /* Once per new value: a second reload with the same file says nothing more. */
+        if (fixed && !(s->restart_warned && strcmp(s->restart_warned, next.storage) == 0)) {
+                log_warning("Storage=%s needs a restart: the store stays %s until coredumpd starts again "
+                            "(systemctl restart coredumpd, or the next crash after IdleExit=).",
+                            next.storage, s->config->storage);
+                free(s->restart_warned);
+                s->restart_warned = strdup(next.storage);
+        } else if (!fixed) {
+                free(s->restart_warned); /* back as it runs: a later change is news again */
+                s->restart_warned = NULL;
+        }
+        config_done(&next);
+        store_set_limits(s->env.store, s->config);
+        server_update_idle(s);
+        log_info("Configuration reloaded%s.", r > 0 ? " (with lines left out, see above)" : "");
+}
+
+static void server_reload(struct server *s) {
+        if (s->notify)
+                (void) sd_notify(0, "RELOADING=1");
+        server_reload_config(s);
+        (void) server_reload_policy(s);
+        if (s->notify)
+                (void) sd_notify(0, "READY=1");
+}
+
+void server_request_reload(struct server *s) {
+        atomic_store(&s->reload_requested, true);
+        server_wake(s);
 }
 
 void server_request_stop(struct server *s) {
@@ -107,6 +158,8 @@ static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *user
         uint64_t n;
 
         (void) !read(s->wake_fd, &n, sizeof n);
+        if (atomic_exchange(&s->reload_requested, false))
+                server_reload(s);
         if (atomic_load(&s->stop_requested))
                 server_begin_stop(s, "requested");
         return 0;
@@ -211,13 +264,9 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
 static int on_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
         struct server *s = userdata;
 
-        if (si->ssi_signo == SIGHUP) {
-                if (s->notify)
-                        (void) sd_notify(0, "RELOADING=1");
-                (void) server_reload_policy(s);
-                if (s->notify)
-                        (void) sd_notify(0, "READY=1");
-        } else
+        if (si->ssi_signo == SIGHUP)
+                server_reload(s);
+        else
                 server_begin_stop(s, si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
         return 0;
 }
@@ -261,6 +310,10 @@ int server_new(const struct server_options *o, struct server **ret) {
         s->listen_fd = o->listen_fd;
         s->wake_fd = -1;
         s->config = o->config;
+        s->config_path = o->config_path;
+        s->config_must_exist = o->config_must_exist;
+        s->config_dropin_dirs = o->config_dropin_dirs;
+        atomic_init(&s->reload_requested, false);
         s->notify = o->notify;
         s->policy = policy_ref(o->policy);
         s->policy_dirs = o->policy_dirs;
@@ -328,6 +381,7 @@ struct server *server_free(struct server *s) {
         safe_close(s->listen_fd);
         safe_close(s->wake_fd);
         policy_unref(s->policy);
+        free(s->restart_warned);
         host_view_close(&s->host);
         sem_destroy(&s->unwind_slots);
         pthread_mutex_destroy(&s->policy_lock);

@@ -30,7 +30,12 @@ struct server {
         bool stopping;
         bool notify;
 
-        const struct config *config;
+        struct config *config;          /* the live one: changed by a reload, on the loop only */
+        const char *config_path;        /* for reloads: coredumpd.conf ... */
+        bool config_must_exist;
+        const char *const *config_dropin_dirs; /* ... and its drop-ins */
+        char *restart_warned;           /* the Storage= a reload last said needs a restart */
+        atomic_bool reload_requested;
         struct host_view host;          /* read once, shared by every crash (env.host) */
         sem_t unwind_slots;             /* env.unwind_slots */
         struct crash_env env;
@@ -47,7 +52,10 @@ struct server {
 #define SERVER_EXIT_WAIT_USEC (5 * 1000000ULL)
 
 struct server_options {
-        const struct config *config;
+        struct config *config;          /* in force; a reload (SIGHUP) updates it */
+        const char *config_path;        /* what a reload reads: coredumpd.conf (NULL: no config reload) */
+        bool config_must_exist;
+        const char *const *config_dropin_dirs;
         int listen_fd;                  /* taken over by the server */
         struct store *store;            /* not owned */
         struct policy *policy;          /* initial policy, a reference is taken */
@@ -74,3 +82,6 @@ int server_run(struct server *s);
 void server_request_stop(struct server *s);
 /* Loads policy anew; on failure the old one stays in force. */
 int server_reload_policy(struct server *s);
+/* Asks the loop (from any thread) to reload as on SIGHUP: coredumpd.conf with its drop-ins, then
+ * the policy. */
+void server_request_reload(struct server *s);

@@ -81,7 +81,7 @@ static struct worker *worker_new(struct workers *ws, int fd) {
         w->workers = ws;
         connection_init(&w->conn, fd);
         atomic_init(&w->finished, false);
-        crash_init(&w->crash);
+        crash_init(&w->crash, ws->config);
         return w;
 }
 

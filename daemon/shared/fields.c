@@ -53,6 +53,7 @@ const struct field_def field_table[_FIELD_MAX] = {
 
         [FIELD_ACTION]            = { "COREDUMPD_ACTION",           "user.coredumpd.action",     FIELD_RAW },
         [FIELD_RULE]              = { "COREDUMPD_RULE",             "user.coredumpd.rule",       FIELD_RAW },
+        [FIELD_MAX_AGE]           = { "COREDUMPD_MAX_AGE",          "user.coredumpd.max_age",    FIELD_RAW },
         [FIELD_RESULT]            = { "COREDUMPD_RESULT",           NULL,                        FIELD_RAW },
         [FIELD_REQUEST_MASK]      = { "COREDUMPD_REQUEST_MASK",     NULL,                        FIELD_HEX },
         [FIELD_ACK_MASK]          = { "COREDUMPD_ACK_MASK",         NULL,                        FIELD_HEX },

@@ -63,6 +63,7 @@ enum field {
         /* what coredumpd decided and did */
         FIELD_ACTION,
         FIELD_RULE,
+        FIELD_MAX_AGE,
         FIELD_RESULT,
         FIELD_REQUEST_MASK,
         FIELD_ACK_MASK,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@ struct ini_stream {
 
 __attribute__((format(printf, 3, 0)))
 static int ini_file_errorv(struct ini_file *ini, unsigned line, const char *format, va_list ap) {
-        struct ini_error e = { .line = line };
+        struct ini_error e = { .line = line, .section_seq = ini->section_seq };
 
         if (vasprintf(&e.message, format, ap) < 0) {
                 ini->oom = true;
@@ -198,17 +199,18 @@ int ini_file_report(struct ini_file *ini) {
                         ini->errors[k] = ini->errors[k - 1];
                 ini->errors[k] = e;
         }
+        const char *sep = ini->consequence ? ", " : "", *what = ini->consequence ?: "";
         for (size_t i = 0; i < ini->n_errors; i++) {
                 const struct ini_error *e = &ini->errors[i];
                 const char *hint = e->hint ?: ini->manual;
                 if (hint && !e->hint)
-                        log_error("%s:%u: %s (hint: see %s)", ini->path, e->line, e->message, hint);
+                        log_warning("%s:%u: %s%s%s (hint: see %s)", ini->path, e->line, e->message, sep, what, hint);
                 else if (hint)
-                        log_error("%s:%u: %s (hint: %s)", ini->path, e->line, e->message, hint);
+                        log_warning("%s:%u: %s%s%s (hint: %s)", ini->path, e->line, e->message, sep, what, hint);
                 else
-                        log_error("%s:%u: %s", ini->path, e->line, e->message);
+                        log_warning("%s:%u: %s%s%s", ini->path, e->line, e->message, sep, what);
         }
-        return -EBADMSG;
+        return (int) MIN(ini->n_errors, (size_t) INT_MAX);
 }
 
 void ini_file_done(struct ini_file *ini) {

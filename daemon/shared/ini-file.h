@@ -14,6 +14,7 @@
 
 struct ini_error {
         unsigned line;
+        unsigned section_seq;   /* the section it was found in (ini_file.section_seq then) */
         char *message;
         char *hint;             /* may be NULL */
 };
@@ -21,6 +22,7 @@ struct ini_error {
 struct ini_file {
         const char *path;
         const char *manual;     /* "coredumpd.conf(5)": the hint of errors without one of their own */
+        const char *consequence; /* what became of a line with an error ("ignored"), or NULL */
         unsigned line;          /* line being parsed */
         unsigned section_line;  /* line of the current section header */
         unsigned section_seq;   /* incremented at every section header */
@@ -51,8 +53,10 @@ int ini_file_unknown_key(struct ini_file *ini, const char *key, const char *sect
  * add its own checks with ini_file_error_at(), then calls ini_file_report(). Returns -ENOMEM or 0. */
 int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *userdata);
 
-/* Logs every recorded error, in line order, as "path:line: message (hint: ...)" at LOG_ERR and
- * returns -EBADMSG, or returns 0 when the file was fine. */
+/* Logs every recorded error, in line order, as "path:line: message[, consequence] (hint: ...)" at
+ * LOG_WARNING (what is wrong in a file never stops the rest of it from being used: the caller
+ * decides what an error costs and says so in consequence). Returns the number of errors (0: the
+ * file was fine), or -ENOMEM. */
 int ini_file_report(struct ini_file *ini);
 /* Frees the recorded errors. */
 void ini_file_done(struct ini_file *ini);

@@ -90,6 +90,9 @@ int parse_duration(const char *s, uint64_t *ret_usec) {
                 { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
                 { "m", 60 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC },
                 { "h", 3600 * USEC_PER_SEC }, { "hr", 3600 * USEC_PER_SEC },
+                { "d", 86400 * USEC_PER_SEC }, { "day", 86400 * USEC_PER_SEC }, { "days", 86400 * USEC_PER_SEC },
+                { "w", 7 * 86400 * USEC_PER_SEC }, { "week", 7 * 86400 * USEC_PER_SEC },
+                { "weeks", 7 * 86400 * USEC_PER_SEC },
         };
 
         if (!s)
@@ -167,7 +170,7 @@ const char *format_size(char buf[static 32], uint64_t size) {
 
 const char *format_duration(char buf[static 32], uint64_t usec) {
         static const struct unit units[] = {
-                { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC }, { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC },
+                { "d", 86400 * USEC_PER_SEC }, { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC }, { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC },
         };
 
         if (usec == 0)

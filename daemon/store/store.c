@@ -39,10 +39,7 @@ int store_open(const char *path, const struct config *config, struct store **ret
                 return log_error_errno(ENOMEM, "%m");
         }
         s->dir_fd = TAKE_FD(fd);
-        s->max_use = config->max_use;
-        s->max_use_per_user = config->max_use_per_user;
-        s->keep_free = config->keep_free;
-        s->compress_level = config->compress_level;
+        store_set_limits(s, config);
         pthread_mutex_init(&s->vacuum_lock, NULL);
         pthread_mutex_init(&s->reserve_lock, NULL);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -50,6 +47,14 @@ int store_open(const char *path, const struct config *config, struct store **ret
         atomic_init(&s->interrupted, false);
         *ret = s;
         return 0;
+}
+
+void store_set_limits(struct store *s, const struct config *config) {
+        s->max_use = config->max_use;
+        s->max_use_per_user = config->max_use_per_user;
+        s->keep_free = config->keep_free;
+        s->max_age_usec = config->max_age_usec;
+        s->compress_level = config->compress_level;
 }
 
 struct store *store_free(struct store *s) {

@@ -21,10 +21,12 @@
 struct store {
         int dir_fd;
         char *path;
-        uint64_t max_use;       /* SIZE_AUTO or bytes */
-        uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
-        uint64_t keep_free;     /* SIZE_AUTO or bytes */
-        int compress_level;
+        /* The limits, which a reload may change while crashes read them (store_set_limits()). */
+        _Atomic uint64_t max_use;       /* SIZE_AUTO or bytes */
+        _Atomic uint64_t max_use_per_user; /* SIZE_AUTO or bytes */
+        _Atomic uint64_t keep_free;     /* SIZE_AUTO or bytes */
+        _Atomic uint64_t max_age_usec;  /* MaxAge=: cores older are removed; USEC_INFINITY: never */
+        _Atomic int compress_level;
         pthread_mutex_t vacuum_lock;
         pthread_mutex_t reserve_lock;
         uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
@@ -54,6 +56,9 @@ struct stored_core {
  * directory. */
 int store_open(const char *path, const struct config *config, struct store **ret);
 struct store *store_free(struct store *s);
+/* MaxUse=, MaxUsePerUser=, KeepFree=, MaxAge= and CompressLevel= of config, for the next vacuum,
+ * reservation and compression (a reload). */
+void store_set_limits(struct store *s, const struct config *config);
 
 /* A uid that is granted nothing. */
 #define STORE_NO_READER ((uid_t) -1)
@@ -126,10 +131,11 @@ bool store_name_is_attachment(const char *name, size_t *ret_base_len);
 int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
                     uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
 
-/* Deletes core.* files until each user's cores take at most MaxUsePerUser=, the store at most
- * MaxUse= and the file system has KeepFree= left: first the oldest of a user over its share, then
- * the oldest of whichever user takes the most, so one user cannot flush everybody else's cores
- * out. The file named keep is never deleted. Returns the number of files removed. */
+/* Deletes core.* files older (by mtime) than their MaxAge= (the user.coredumpd.max_age attribute
+ * their rule set, else the store's), then until each user's cores take at most MaxUsePerUser=, the
+ * store at most MaxUse= and the file system has KeepFree= left: first the oldest of a user over its
+ * share, then the oldest of whichever user takes the most, so one user cannot flush everybody
+ * else's cores out. The file named keep is never deleted. Returns the number of files removed. */
 int store_vacuum(struct store *s, const char *keep, const char *tag);
 
 /* MaxUse= and KeepFree= when "auto": a share of the file system, at most 4G. */

@@ -8,10 +8,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shared/cleanup.h"
+#include "shared/fields.h"
 #include "shared/fileio.h"
+#include "shared/parse.h"
 #include "shared/log.h"
 #include "store/store.h"
 
@@ -22,6 +25,7 @@ struct stored_file {
         struct timespec mtime;
         uint64_t disk_size;
         uint32_t uid;           /* from the name; UINT32_MAX if it has none */
+        uint64_t max_age_usec;  /* its rule's MaxAge= (user.coredumpd.max_age); 0: the store's */
         bool removed;
         bool attached;          /* a file kept with a core that is there: goes with it */
         struct stored_file *core;       /* for an attached file: its core */
@@ -60,22 +64,33 @@ static uint32_t name_uid(const char *name) {
         return errno == 0 && end != p + 1 && *end == '.' && v < UINT32_MAX ? (uint32_t) v : UINT32_MAX;
 }
 
-/* Whom a stored file counts against for MaxUsePerUser= and the vacuum: its owner attribute (the
- * user a subuid range belongs to), else the uid in its name. */
-static uint32_t file_owner(int dir_fd, const char *name) {
-        uint32_t uid = name_uid(name);
-        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        char v[16];
-        if (fd < 0)
-                return uid;
-        ssize_t n = fgetxattr(fd, "user.coredumpd.owner_uid", v, sizeof v - 1);
+static int read_xattr(int fd, const char *name, char *buf, size_t size) {
+        ssize_t n = fgetxattr(fd, name, buf, size - 1);
         if (n <= 0)
-                return uid;
-        v[n] = 0;
-        char *end;
-        errno = 0;
-        unsigned long o = strtoul(v, &end, 10);
-        return errno == 0 && end != v && *end == 0 && o < UINT32_MAX ? (uint32_t) o : uid;
+                return -ENODATA;
+        buf[n] = 0;
+        return 0;
+}
+
+/* Whom a stored file counts against for MaxUsePerUser= and the vacuum: its owner attribute (the
+ * user a subuid range belongs to), else the uid in its name. And how old it may grow: the MaxAge=
+ * of the rule that kept it, if that rule said. */
+static void file_attributes(int dir_fd, struct stored_file *f) {
+        f->uid = name_uid(f->name);
+        _cleanup_close_ int fd = openat(dir_fd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        char v[32];
+        if (fd < 0)
+                return;
+        if (read_xattr(fd, field_table[FIELD_OWNER_UID].xattr, v, sizeof v) >= 0) {
+                char *end;
+                errno = 0;
+                unsigned long o = strtoul(v, &end, 10);
+                if (errno == 0 && end != v && *end == 0 && o < UINT32_MAX)
+                        f->uid = (uint32_t) o;
+        }
+        uint64_t age;
+        if (read_xattr(fd, field_table[FIELD_MAX_AGE].xattr, v, sizeof v) >= 0 && parse_max_age(v, &age) >= 0)
+                f->max_age_usec = age;
 }
 
 /* The core whose attachment name is (store_name_is_attachment()), if it is there. */
@@ -129,12 +144,13 @@ static int list_stored_files(int dir_fd, struct stored_files *ret) {
                 char *name = strdup(de->d_name);
                 if (!name)
                         return -ENOMEM;
-                ret->files[ret->n++] = (struct stored_file) {
+                struct stored_file *f = &ret->files[ret->n++];
+                *f = (struct stored_file) {
                         .name = name,
                         .mtime = st.st_mtim,
                         .disk_size = (uint64_t) st.st_blocks * 512,
-                        .uid = file_owner(dir_fd, name),
                 };
+                file_attributes(dir_fd, f);
                 ret->usage += (uint64_t) st.st_blocks * 512;
         }
         if (errno != 0)
@@ -243,11 +259,55 @@ uint64_t store_usage_of(struct store *s, uint32_t uid) {
         return used;
 }
 
+/* Removes f, and what was kept with it (its size was counted to the core). Returns the number of
+ * files removed. */
+static int remove_stored(struct store *s, struct stored_files *files, struct user_usage *users, size_t n_users,
+                         struct stored_file *f, const char *why, uint64_t *free_space, const char *tag) {
+        int removed = 0;
+
+        f->removed = true;
+        struct user_usage *owner = user_of(users, n_users, f->uid);
+        if (owner)
+                owner->usage -= MIN(owner->usage, f->disk_size);
+        if (unlinkat(s->dir_fd, f->name, 0) < 0) {
+                if (errno != ENOENT)
+                        log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove old dump %s/%s: %m", s->path, f->name);
+                return 0;
+        }
+        log_crash(tag, LOG_INFO, "Removed old dump %s/%s (%" PRIu64 " bytes) to honour %s.", s->path, f->name,
+                  f->disk_size, why);
+        files->usage -= MIN(files->usage, f->disk_size);
+        *free_space += f->disk_size;
+        removed++;
+        for (size_t i = 0; i < files->n; i++) {
+                struct stored_file *a = &files->files[i];
+                if (!a->attached || a->core != f || a->removed)
+                        continue;
+                a->removed = true;
+                if (unlinkat(s->dir_fd, a->name, 0) < 0 && errno != ENOENT)
+                        log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove %s/%s kept with %s: %m", s->path,
+                                        a->name, f->name);
+                else
+                        removed++;
+        }
+        return removed;
+}
+
+/* Whether f is older than its MaxAge= (its rule's, else the store's) at now (CLOCK_REALTIME). */
+static bool too_old(const struct store *s, const struct stored_file *f, uint64_t now) {
+        uint64_t limit = f->max_age_usec ?: s->max_age_usec;
+        if (limit == 0 || limit == USEC_INFINITY || f->mtime.tv_sec < 0)
+                return false;
+        uint64_t mtime = (uint64_t) f->mtime.tv_sec * USEC_PER_SEC + (uint64_t) f->mtime.tv_nsec / 1000;
+        return now > mtime && now - mtime > limit;
+}
+
 int store_vacuum(struct store *s, const char *keep, const char *tag) {
         _cleanup_(stored_files_done) struct stored_files files = {};
         _cleanup_free_ struct user_usage *users = NULL;
         size_t n_users = 0;
         struct statvfs sv;
+        struct timespec ts;
         int removed = 0, r;
 
         pthread_mutex_lock(&s->vacuum_lock);
@@ -272,39 +332,23 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         if (r < 0)
                 goto finish;
 
+        /* First what outlived its MaxAge=, whatever room there is (systemd-coredump's tmpfiles age). */
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+        for (size_t i = 0; i < files.n; i++) {
+                struct stored_file *f = &files.files[i];
+                if (f->removed || f->attached || (keep && strcmp(f->name, keep) == 0) || !too_old(s, f, now))
+                        continue;
+                removed += remove_stored(s, &files, users, n_users, f, "MaxAge=", &free_space, tag);
+        }
+
         for (;;) {
                 const char *why = NULL;
                 struct stored_file *f = pick_victim(&files, users, n_users, keep, max_use_per_user,
                                                     files.usage > max_use || free_space < keep_free, &why);
                 if (!f)
                         break;
-
-                f->removed = true;
-                struct user_usage *owner = user_of(users, n_users, f->uid);
-                owner->usage -= MIN(owner->usage, f->disk_size);
-                if (unlinkat(s->dir_fd, f->name, 0) < 0) {
-                        if (errno != ENOENT)
-                                log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove old dump %s/%s: %m",
-                                                s->path, f->name);
-                        continue;
-                }
-                log_crash(tag, LOG_INFO, "Removed old dump %s/%s (%" PRIu64 " bytes) to honour %s.",
-                          s->path, f->name, f->disk_size, why);
-                files.usage -= MIN(files.usage, f->disk_size);
-                free_space += f->disk_size;
-                removed++;
-                /* What was kept with it goes too (its size was counted to the core). */
-                for (size_t i = 0; i < files.n; i++) {
-                        struct stored_file *a = &files.files[i];
-                        if (!a->attached || a->core != f || a->removed)
-                                continue;
-                        a->removed = true;
-                        if (unlinkat(s->dir_fd, a->name, 0) < 0 && errno != ENOENT)
-                                log_crash_errno(tag, LOG_WARNING, errno, "Cannot remove %s/%s kept with %s: %m",
-                                                s->path, a->name, f->name);
-                        else
-                                removed++;
-                }
+                removed += remove_stored(s, &files, users, n_users, f, why, &free_space, tag);
         }
         r = removed;
 
