@@ -111,7 +111,7 @@ static char *find_record_field(struct test_env *e, const char *key, const char *
 
 /* Streams a 64 KiB core to a fresh crash connection in 8 KiB pieces, pause_ms apart; returns when
  * the daemon closed the connection, and how long after the connect that was. */
-static uint64_t stream_slowly(struct running_server *rs, int pause_ms) {
+static uint64_t stream_slowly(struct running_server *rs, size_t chunk, int pause_ms) {
         struct coredump_ack ack;
         _cleanup_close_ int fd = client_connect(rs->socket_path);
         uint64_t t0 = now_ms();
@@ -120,9 +120,9 @@ static uint64_t stream_slowly(struct running_server *rs, int pause_ms) {
         fk_send_request(fd, 16, 16, FULL_MASK);
         CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
         fk_send_mark(fd, COREDUMP_MARK_REQACK);
-        for (size_t off = 0; off < 65536; off += 8192) {
+        for (size_t off = 0; off < 65536; off += chunk) {
                 usleep((useconds_t) pause_ms * 1000);
-                if (fk_stream(fd, core + off, 8192) != 8192)
+                if (fk_stream(fd, core + off, chunk) != (ssize_t) chunk)
                         break;
         }
         (void) shutdown(fd, SHUT_WR);
@@ -131,14 +131,15 @@ static uint64_t stream_slowly(struct running_server *rs, int pause_ms) {
 }
 
 /* The deadline is on progress: a core that keeps moving is taken although it streams for longer
- * than Deadline=. */
+ * than Deadline=.  The pauses stay well under Deadline= so that a loaded machine's scheduling
+ * does not turn one into a stall. */
 TEST(deadline_spares_a_moving_core) {
         struct test_env e;
         struct running_server rs = {};
-        test_env_init(&e, NULL, "Deadline=600ms\nMinRate=1K\nIdleExit=0\n");
+        test_env_init(&e, NULL, "Deadline=1500ms\nMinRate=1K\nIdleExit=0\n");
         server_start(&rs, &e);
 
-        CHECK_INT(stream_slowly(&rs, 300), >=, 2400);
+        CHECK_INT(stream_slowly(&rs, 8192, 300), >=, 2400);
         CHECK(wait_records(&e, 1, 5000));
         _cleanup_free_ char *result = record_capture_field(&e.records, 0, "COREDUMPD_RESULT");
         CHECK_STR(result, "stored");
@@ -149,16 +150,19 @@ TEST(deadline_spares_a_moving_core) {
         test_env_done(&e);
 }
 
-/* However it moves, a connection ends at Deadline= + MaxSize= / MinRate=: here 0.5 s + 1 s. */
+/* However it moves, a connection ends at Deadline= + MaxSize= / MinRate=: here 1 s + 1 s (where its
+ * average, 10 KiB/s, is also below MinRate=), while the core, 16 pieces 400 ms apart, would take
+ * 6.4 s.  The pauses stay well under Deadline=, so that on a loaded machine those bounds, not a
+ * stall, end it. */
 TEST(deadline_caps_a_moving_core) {
         struct test_env e;
         struct running_server rs = {};
-        test_env_init(&e, NULL, "Deadline=500ms\nMaxSize=64K\nMinRate=64K\nIdleExit=0\n");
+        test_env_init(&e, NULL, "Deadline=1s\nMaxSize=64K\nMinRate=64K\nIdleExit=0\n");
         server_start(&rs, &e);
 
-        uint64_t elapsed = stream_slowly(&rs, 300);
-        CHECK_INT(elapsed, >=, 1400);
-        CHECK_INT(elapsed, <, 2300);
+        uint64_t elapsed = stream_slowly(&rs, 4096, 400);
+        CHECK_INT(elapsed, >=, 1900);
+        CHECK_INT(elapsed, <, 4000);
         CHECK(wait_records(&e, 1, 5000));
         _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
         CHECK(error && strstr(error, "deadline"));

@@ -8,6 +8,9 @@
 . /usr/lib/coredumpd-tests/lib.sh
 b=/usr/lib/coredumpd-tests/bench/run
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
-arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9,][0-9,]*\).*/\1/p" /proc/cmdline; }
+# (the disk image: /run/coredumpd-tests/options, the kernel command line and the control disk)
+opts=/run/coredumpd-tests/options
+[ -f "$opts" ] || opts=/proc/cmdline
+arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9,][0-9,]*\).*/\1/p" "$opts"; }
 exec "$b" --sizes "$(arg sizes | grep . || echo 8)" --reps "$(arg reps | grep . || echo 1)" \
 	--reject "$(arg reject | grep . || echo 10)" --burst "$(arg burst | grep . || echo 10)"

@@ -27,7 +27,9 @@ crash_record() {	# PROGRAM — crashes it, waits for its record; sets PID RESULT
 # daemon_log — what coredumpd logged since journal_mark.
 daemon_log() { _jq -o cat _SYSTEMD_UNIT=coredumpd.service 2>/dev/null; }
 
-# 1. A typo in a drop-in, a rule with a typo beside a good one.
+# 1. A typo in a drop-in, a rule with a typo beside a good one.  The drop-in is what an operator
+# writes, the subject of this case; its IdleExit=5s only shortens the shipped 30 s so that step 3
+# does not wait half a minute for the daemon to go idle (the behaviour is the same).
 printf '[Coredump]\nCompress=none\nMaxSise=1G\nIdleExit=5s\n' > "$DROPIN"
 cat > "$POLICY" <<'P'
 [Rule]
