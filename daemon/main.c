@@ -36,6 +36,7 @@ struct arguments {
         bool check_config;
         bool check_policy;
         bool probe;
+        int probe_pin;          /* 1: --pin-probe, -1: --unpin-probe */
 };
 
 static void help(void) {
@@ -54,15 +55,18 @@ static void help(void) {
                "     --check-config      Validate configuration and policy, print the effective configuration\n"
                "     --check-policy      Validate configuration and policy, print the effective rules\n"
                "     --no-probe          Do not attach the crash-context probe (BPF kprobes)\n"
+               "     --pin-probe         Attach the crash-context probe and pin it in %s, then exit\n"
+               "                         (coredumpd-probe.service, at boot)\n"
+               "     --unpin-probe       Remove the pinned probe, then exit\n"
                "  -v --verbose           Log debug messages\n",
                COREDUMPD_CONFIG_FILE, COREDUMPD_DROPIN_DIR_ETC, COREDUMPD_DROPIN_DIR_RUN, COREDUMPD_DROPIN_DIR_VENDOR,
-               COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN, COREDUMPD_POLICY_DIR_VENDOR);
+               COREDUMPD_POLICY_DIR_ETC, COREDUMPD_POLICY_DIR_RUN, COREDUMPD_POLICY_DIR_VENDOR, PROBE_PIN_DIR);
 }
 
 static int parse_arguments(int argc, char *argv[], struct arguments *a) {
         enum {
                 ARG_VERSION = 0x100, ARG_CONFIG, ARG_CONFIG_DIR, ARG_LISTEN, ARG_POLICY_DIR, ARG_CHECK_CONFIG,
-                ARG_CHECK_POLICY, ARG_NO_PROBE,
+                ARG_CHECK_POLICY, ARG_NO_PROBE, ARG_PIN_PROBE, ARG_UNPIN_PROBE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -74,6 +78,8 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
                 { "policy-dir", required_argument, NULL, ARG_POLICY_DIR },
                 { "check-policy", no_argument, NULL, ARG_CHECK_POLICY },
                 { "no-probe", no_argument, NULL, ARG_NO_PROBE },
+                { "pin-probe", no_argument, NULL, ARG_PIN_PROBE },
+                { "unpin-probe", no_argument, NULL, ARG_UNPIN_PROBE },
                 { "verbose", no_argument, NULL, 'v' },
                 {}
         };
@@ -112,6 +118,12 @@ static int parse_arguments(int argc, char *argv[], struct arguments *a) {
                         break;
                 case ARG_NO_PROBE:
                         a->probe = false;
+                        break;
+                case ARG_PIN_PROBE:
+                        a->probe_pin = 1;
+                        break;
+                case ARG_UNPIN_PROBE:
+                        a->probe_pin = -1;
                         break;
                 case 'v':
                         log_set_max_priority(LOG_DEBUG);
@@ -268,6 +280,14 @@ int main(int argc, char *argv[]) {
 
         r = parse_arguments(argc, argv, &a);
         if (r <= 0) {
+                strv_free(a.config_dirs);
+                strv_free(a.policy_dirs);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+
+        /* coredumpd-probe.service: nothing of the configuration matters to the probe. */
+        if (a.probe_pin != 0) {
+                r = a.probe_pin > 0 ? probe_pin(PROBE_PIN_DIR) : probe_unpin(PROBE_PIN_DIR);
                 strv_free(a.config_dirs);
                 strv_free(a.policy_dirs);
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

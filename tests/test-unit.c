@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "config/policy.h"
 #include "crash/authenticate.h"
+#include "crash/backtrace.h"
 #include "crash/context.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
@@ -1509,6 +1510,124 @@ static void sample_result(struct unwind_result *r) {
         r->threads[1].frames[0] = (struct unwind_frame) { .pc = 1, .symbol = strdup("f") };
 }
 
+/* A crashing thread of n frames (build-id "b0ff", offsets 0x10, 0x20, ...) ending as cut says. */
+static void trace_result(struct unwind_result *r, size_t n, enum unwind_cut cut) {
+        *r = (struct unwind_result) { .n_threads = 1 };
+        strcpy(r->exe_build_id, "0123456789abcdef0123456789abcdef01234567");
+        r->threads = calloc(1, sizeof r->threads[0]);
+        CHECK(r->threads);
+        r->threads[0] = (struct unwind_thread) { .tid = 100, .n_frames = n, .cut = cut };
+        r->threads[0].frames = calloc(n ? n : 1, sizeof r->threads[0].frames[0]);
+        CHECK(r->threads[0].frames);
+        for (size_t k = 0; k < n; k++) {
+                r->threads[0].frames[k] = (struct unwind_frame) { .pc = 0x7f0000001000 + k, .module_offset = 0x10 * (k + 1) };
+                strcpy(r->threads[0].frames[k].build_id, "b0ff");
+        }
+}
+
+static void trace_signature(size_t n, enum unwind_cut cut, char out[static 17], bool *ret_partial) {
+        struct unwind_result r;
+        trace_result(&r, n, cut);
+        signature_compute(&r, SIGSEGV, out);
+        *ret_partial = signature_partial(&r);
+        unwind_result_done(&r);
+}
+
+/* One rule for every crash (crash/backtrace.h): the same frames sign the same, whether they came
+ * from the probe's registers or /proc's sp and pc, from a daemon the crash started or a running
+ * one. A trace cut short before it has the signature's frames is partial: kept apart from every
+ * complete signature, itself stable; cut below them, it signs the crash site as a complete one. */
+TEST(signature_one_rule_cut_traces_partial) {
+        char complete6[17], again[17], sig[17], partial1[17], complete1[17];
+        bool partial;
+
+        /* The warm crash of issue 25: six frames to the outermost. */
+        trace_signature(6, UNWIND_CUT_NONE, complete6, &partial);
+        CHECK(!partial);
+        CHECK_INT(strlen(complete6), ==, 16);
+        CHECK_INT(strspn(complete6, "0123456789abcdef"), ==, 16);
+        trace_signature(6, UNWIND_CUT_NONE, again, &partial);
+        CHECK_STR(again, complete6);
+        /* Cut below the signature's frames (an error, UnwindMaxFrames=, the budget): the same. */
+        trace_signature(6, UNWIND_CUT_ERROR, sig, &partial);
+        CHECK(!partial);
+        CHECK_STR(sig, complete6);
+        trace_signature(SIGNATURE_FRAMES, UNWIND_CUT_BUDGET, sig, &partial);
+        CHECK(!partial);
+        CHECK_STR(sig, complete6);
+        trace_signature(64, UNWIND_CUT_FRAMES, sig, &partial);
+        CHECK(!partial);
+        CHECK_STR(sig, complete6);
+
+        /* The cold crash of issue 25: one frame, then the unwinder could go no further. Partial,
+         * another signature than the complete one's, and the same each time. */
+        trace_signature(1, UNWIND_CUT_ERROR, partial1, &partial);
+        CHECK(partial);
+        CHECK_INT(strlen(partial1), ==, 16);
+        CHECK(strcmp(partial1, complete6) != 0);
+        trace_signature(1, UNWIND_CUT_ERROR, again, &partial);
+        CHECK_STR(again, partial1);
+        /* Whatever cut it, a cut trace is one: its signature is over the frames it has. */
+        trace_signature(1, UNWIND_CUT_BUDGET, sig, &partial);
+        CHECK(partial);
+        CHECK_STR(sig, partial1);
+        /* One frame that is the whole stack is complete, and apart from the cut one. */
+        trace_signature(1, UNWIND_CUT_NONE, complete1, &partial);
+        CHECK(!partial);
+        CHECK(strcmp(complete1, partial1) != 0);
+        /* Within the signature's frames, every cut is partial; none is signed like a complete trace. */
+        for (size_t n = 1; n < SIGNATURE_FRAMES; n++) {
+                char whole[17];
+                trace_signature(n, UNWIND_CUT_NONE, whole, &partial);
+                CHECK(!partial);
+                for (enum unwind_cut cut = UNWIND_CUT_ERROR; cut < _UNWIND_CUT_MAX; cut++) {
+                        trace_signature(n, cut, sig, &partial);
+                        CHECK(partial);
+                        CHECK(strcmp(sig, whole) != 0);
+                        CHECK(strcmp(sig, complete6) != 0);
+                }
+        }
+        /* Nothing unwound: no signature at all. */
+        trace_signature(0, UNWIND_CUT_ERROR, sig, &partial);
+        CHECK_STR(sig, "");
+        CHECK(!partial);
+
+        /* The reasons, as the record (COREDUMPD_BACKTRACE_CUT=) and the stack trace name them. */
+        CHECK(unwind_cut_to_string(UNWIND_CUT_NONE) == NULL);
+        CHECK_STR(unwind_cut_to_string(UNWIND_CUT_ERROR), "error");
+        CHECK_STR(unwind_cut_to_string(UNWIND_CUT_BUDGET), "budget");
+        CHECK_STR(unwind_cut_to_string(UNWIND_CUT_FRAMES), "frames");
+        CHECK(unwind_cut_to_string(_UNWIND_CUT_MAX) == NULL);
+        struct unwind_result r;
+        trace_result(&r, 1, UNWIND_CUT_ERROR);
+        _cleanup_free_ char *text = unwind_thread_format(&r.threads[0]);
+        CHECK(text && strstr(text, "(cut short: error)\n"));
+        unwind_result_done(&r);
+        trace_result(&r, 2, UNWIND_CUT_NONE);
+        _cleanup_free_ char *whole_text = unwind_thread_format(&r.threads[0]);
+        CHECK(whole_text && !strstr(whole_text, "cut short"));
+
+        /* Each reason crosses the parser's wire; a reason beyond them is refused. */
+        for (enum unwind_cut cut = UNWIND_CUT_NONE; cut <= _UNWIND_CUT_MAX; cut++) {
+                struct unwind_result back = {};
+                _cleanup_free_ void *buf = NULL;
+                size_t size = 0;
+                char reason[160];
+                int error = 1;
+                r.threads[0].cut = cut;
+                CHECK_OK(parser_result_encode(&r, 0, &buf, &size));
+                int k = parser_result_decode(buf, size, &back, &error, reason, sizeof reason);
+                if (cut == _UNWIND_CUT_MAX)
+                        CHECK_INT(k, ==, -EBADMSG);
+                else {
+                        CHECK_OK(k);
+                        CHECK_INT(back.threads[0].cut, ==, cut);
+                }
+                unwind_result_done(&back);
+        }
+        unwind_result_done(&r);
+}
+
 /* The parser's answer (parser/wire.c): what it encodes decodes back the same; every cut, every count
  * beyond the maxima, every byte that is not what the format allows is refused, never read past. */
 TEST(parser_result_round_trip_and_hostile_bytes) {
@@ -1530,7 +1649,7 @@ TEST(parser_result_round_trip_and_hostile_bytes) {
         CHECK_STR(back.threads[0].frames[0].build_id, "abcd");
         CHECK_INT(back.threads[0].frames[0].symbol_offset, ==, 4);
         CHECK(back.threads[0].frames[1].module == NULL && back.threads[0].frames[1].symbol == NULL);
-        CHECK(back.threads[1].cut);
+        CHECK_INT(back.threads[1].cut, ==, UNWIND_CUT_ERROR);
         CHECK_STR(back.threads[1].frames[0].symbol, "f");
         CHECK_INT(back.usec, ==, 42);
         unwind_result_done(&back);
@@ -2302,6 +2421,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(mountinfo_path_remote_by_longest_mount_point),
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
+        TEST_ENTRY(signature_one_rule_cut_traces_partial),
         TEST_ENTRY(parser_cell_has_no_privileges),
         TEST_ENTRY(parser_build_ids_answer_checked),
         TEST_ENTRY(parser_reads_build_ids_in_its_cell),

@@ -31,6 +31,13 @@ static const char *base_name(const char *path) {
         return slash ? slash + 1 : path ? path : "?";
 }
 
+bool signature_partial(const struct unwind_result *u) {
+        if (u->n_threads == 0 || u->threads[0].n_frames == 0)
+                return false;
+        const struct unwind_thread *t = &u->threads[0];
+        return t->cut != UNWIND_CUT_NONE && t->n_frames < SIGNATURE_FRAMES;
+}
+
 void signature_compute(const struct unwind_result *u, int signo, char out[static 17]) {
         char item[128];
         uint64_t h = UINT64_C(0xcbf29ce484222325);
@@ -52,6 +59,11 @@ void signature_compute(const struct unwind_result *u, int signo, char out[static
                         snprintf(item, sizeof item, "?\n");
                 h = fnv1a(h, item);
         }
+        /* Fewer frames than the signature takes, and not because the stack ended there: what is
+         * missing is unknown, so this is no signature of the crash site. It is kept apart from
+         * every complete one (never equal to one by accident of the frames it lacks). */
+        if (signature_partial(u))
+                h = fnv1a(h, "partial\n");
         snprintf(out, 17, "%016" PRIx64, h);
 }
 
@@ -121,6 +133,7 @@ void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) 
         };
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &job.uid, &job.gid);
 
+        ctx->unwind_full_regs = job.n_threads > 0 && threads[0].crashed;
         int r = parser_unwind(&job, &ctx->unwind, reason, sizeof reason);
         if (slots)
                 (void) sem_post(slots);
@@ -133,6 +146,11 @@ void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) 
         signature_compute(&ctx->unwind, ctx->signal, ctx->signature);
         log_crash(c->tag, LOG_DEBUG, "Unwound %zu thread(s) in %" PRIu64 " us; signature %s.", ctx->unwind.n_threads,
                   ctx->unwind.usec, ctx->signature[0] ? ctx->signature : "none");
+        if (signature_partial(&ctx->unwind))
+                log_crash(c->tag, LOG_NOTICE, "The crashing thread's trace was cut short after %zu frame(s) (%s, from %s): "
+                          "signature %s is marked partial.", ctx->unwind.threads[0].n_frames,
+                          unwind_cut_to_string(ctx->unwind.threads[0].cut) ?: "?",
+                          ctx->unwind_full_regs ? "its registers" : "its sp and pc only", ctx->signature);
 }
 
 char *backtrace_message(const struct crash_context *ctx) {

@@ -26,8 +26,20 @@ void unwind_slots_init(sem_t *slots);
  * crash: without /proc or frames, or without a free slot, the signature stays empty. */
 void backtrace_take(const struct config *config, sem_t *slots, struct crash *c);
 
-/* The signature of an unwind: 16 hex digits, or "" if its first thread has no frame. */
+/*
+ * The signature of an unwind: 16 hex digits, or "" if its first thread has no frame.
+ *
+ * One rule, whatever the daemon's state (started by this very crash or long running, with the
+ * crash-context probe's registers or only /proc's sp and pc): the hash of the signal, the
+ * executable's build-id and the crashing thread's top SIGNATURE_FRAMES frames. A trace that
+ * reached its outermost frame, or that has all SIGNATURE_FRAMES frames, signs the crash site. One
+ * cut short before that (enum unwind_cut: an error, the budget) is partial: its signature is
+ * marked as such in the hash, so that it never groups with complete ones, and in the record
+ * (COREDUMPD_SIGNATURE_PARTIAL=1, COREDUMPD_BACKTRACE_CUT=).
+ */
 void signature_compute(const struct unwind_result *u, int signo, char out[static 17]);
+/* Whether signature_compute() signs a trace cut short within its frames. */
+bool signature_partial(const struct unwind_result *u);
 
 /* systemd-coredump's layout for MESSAGE: "Stack trace of thread N:" and a line per frame, for
  * every unwound thread; NULL if nothing was unwound. */

@@ -97,6 +97,7 @@ struct crash_context {
         /* Where it crashed, unwound before the ack (crash/backtrace.c). */
         bool have_unwind;
         struct unwind_result unwind;
+        bool unwind_full_regs;  /* the crashing thread was unwound from the probe's registers */
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
 };
 

@@ -212,6 +212,11 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
                 if (ctx->unwind.n_threads > 0) {
                         const struct unwind_thread *t = &ctx->unwind.threads[0];
                         _cleanup_free_ char *text = unwind_thread_format(t);
+                        k = k ?: fields_set_text(f, FIELD_UNWIND_REGISTERS, ctx->unwind_full_regs ? "full" : "sp+pc");
+                        if (t->cut != UNWIND_CUT_NONE)
+                                k = k ?: fields_set_text(f, FIELD_BACKTRACE_CUT, unwind_cut_to_string(t->cut) ?: "?");
+                        if (signature_partial(&ctx->unwind))
+                                k = k ?: fields_set_number(f, FIELD_SIGNATURE_PARTIAL, 1);
                         k = k ?: fields_set_text(f, FIELD_BACKTRACE, text);
                         for (size_t i = 0; i < t->n_frames && k >= 0; i++) {
                                 const struct unwind_frame *fr = &t->frames[i];

@@ -43,6 +43,7 @@ struct unwinder {
         struct thread_ctx *ctx;         /* the threads to unwind, the crashing one first */
         size_t n_ctx, next;
         struct unwind_thread *current;
+        Dwarf_Addr last_lookup;         /* the current thread's last frame, as its CFI is looked up */
         unsigned max_frames;
         bool over_budget;
 };
@@ -91,6 +92,16 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg) {
 
         if (c->t->regs[USER_REG_SP] == 0 || c->t->regs[USER_REG_PC] == 0)
                 return false;
+        /* Only sp and pc (from /proc): the other registers are unknown, not 0. A frame whose call
+         * frame information needs one of them (rbp, in code built with frame pointers) ends the
+         * trace with an error, marked cut, where a 0 would have made up a caller. */
+        if (!c->t->crashed) {
+                Dwarf_Word sp = c->t->regs[USER_REG_SP];
+                if (!dwfl_thread_state_registers(thread, 7, 1, &sp))
+                        return false;
+                dwfl_thread_state_register_pc(thread, c->t->regs[USER_REG_PC]);
+                return true;
+        }
         for (size_t i = 0; i < 17; i++)
                 dwarf[i] = c->t->regs[dwarf_from_user[i]];
         return dwfl_thread_state_registers(thread, 0, 17, dwarf);
@@ -214,6 +225,7 @@ static int on_frame(Dwfl_Frame *state, void *arg) {
 
         /* A return address points after the call: look the caller up at the call itself. */
         Dwarf_Addr lookup = activation ? pc : pc - 1;
+        u->last_lookup = lookup;
         struct unwind_frame *f = &t->frames[t->n_frames++];
         *f = (struct unwind_frame) { .pc = pc };
 
@@ -236,6 +248,32 @@ static int on_frame(Dwfl_Frame *state, void *arg) {
         return DWARF_CB_OK;
 }
 
+/* Whether the call frame information at lookup says the caller's return address is undefined: the
+ * outermost frame (glibc's _start and clone3 say so). libdwfl ends a trace without an error there,
+ * but also where the return address could not be computed (a register it depends on unknown, as
+ * rbp is when only sp and pc are): only this tells a complete trace from one cut short. */
+static bool frame_is_outermost(struct unwinder *u, Dwarf_Addr lookup) {
+        Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, lookup);
+        if (!mod)
+                return false;
+        /* In libdwfl's order: .eh_frame, then .debug_frame. */
+        for (int which = 0; which < 2; which++) {
+                Dwarf_Addr bias;
+                Dwarf_CFI *cfi = which == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+                Dwarf_Frame *frame;
+                if (!cfi || dwarf_cfi_addrframe(cfi, lookup - bias, &frame) != 0)
+                        continue;
+                Dwarf_Op ops_mem[3], *ops = NULL;
+                size_t nops = 0;
+                int ra = dwarf_frame_info(frame, NULL, NULL, NULL);
+                bool undefined = ra >= 0 && dwarf_frame_register(frame, ra, ops_mem, &ops, &nops) == 0 && nops == 0 &&
+                                 ops == ops_mem;
+                free(frame);
+                return undefined;
+        }
+        return false;
+}
+
 static int on_thread(Dwfl_Thread *thread, void *arg) {
         struct unwinder *u = arg;
         struct unwind_thread *t = u->current;
@@ -244,9 +282,18 @@ static int on_thread(Dwfl_Thread *thread, void *arg) {
         t->frames = calloc(u->max_frames, sizeof t->frames[0]);
         if (!t->frames)
                 return DWARF_CB_ABORT;
+        u->last_lookup = 0;
         int r = dwfl_thread_getframes(thread, on_frame, u);
-        /* An error at the end of the stack is how some unwinds end; a cut one stopped early. */
-        t->cut = u->over_budget || t->n_frames >= u->max_frames || (r != 0 && t->n_frames <= 1);
+        /* Complete only where the last frame's call frame information says there is no caller:
+         * anything else stopped early, and says why. */
+        if (r == 0 && t->n_frames > 0 && frame_is_outermost(u, u->last_lookup))
+                t->cut = UNWIND_CUT_NONE;
+        else if (r != 0 && u->over_budget)
+                t->cut = UNWIND_CUT_BUDGET;
+        else if (r != 0 && t->n_frames >= u->max_frames)
+                t->cut = UNWIND_CUT_FRAMES;
+        else
+                t->cut = UNWIND_CUT_ERROR;
         u->current++;
         return budget_left(u) ? DWARF_CB_OK : DWARF_CB_ABORT;
 }

@@ -43,13 +43,22 @@ char *unwind_thread_format(const struct unwind_thread *t) {
                         fprintf(f, " + 0x%" PRIx64, fr->module_offset);
                 fprintf(f, ")\n");
         }
-        if (t->cut)
-                fprintf(f, "(cut short)\n");
+        if (t->cut != UNWIND_CUT_NONE)
+                fprintf(f, "(cut short: %s)\n", unwind_cut_to_string(t->cut) ?: "?");
         if (fclose(f) != 0) {
                 free(text);
                 return NULL;
         }
         return text;
+}
+
+const char *unwind_cut_to_string(enum unwind_cut cut) {
+        static const char *const names[_UNWIND_CUT_MAX] = {
+                [UNWIND_CUT_ERROR] = "error",
+                [UNWIND_CUT_BUDGET] = "budget",
+                [UNWIND_CUT_FRAMES] = "frames",
+        };
+        return (unsigned) cut < _UNWIND_CUT_MAX ? names[cut] : NULL;
 }
 
 bool parser_request_valid(const struct parser_request *req) {
@@ -225,7 +234,7 @@ int parser_result_decode(const void *buf, size_t size, struct unwind_result *ret
                         goto error;
                 }
                 r.n_threads++;
-                if (wt.tid <= 0 || wt.n_frames > UNWIND_MAX_FRAMES || wt.cut > 1) {
+                if (wt.tid <= 0 || wt.n_frames > UNWIND_MAX_FRAMES || wt.cut >= _UNWIND_CUT_MAX) {
                         k = fail(reason, reason_size, "result with thread %" PRId32 " of %u frames", wt.tid,
                                  (unsigned) wt.n_frames);
                         goto error;

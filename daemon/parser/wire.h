@@ -52,11 +52,25 @@ struct unwind_frame {
         uint64_t symbol_offset;
 };
 
+/* Why a thread's trace ended before its outermost frame (the one whose call frame information
+ * says there is no caller, as glibc's _start and clone3 do). */
+enum unwind_cut {
+        UNWIND_CUT_NONE = 0,            /* complete: it reached the outermost frame */
+        UNWIND_CUT_ERROR,               /* the unwinder could go no further (no CFI, a register or
+                                         * stack word it could not know or read) */
+        UNWIND_CUT_BUDGET,              /* UnwindTimeout= */
+        UNWIND_CUT_FRAMES,              /* UnwindMaxFrames= */
+        _UNWIND_CUT_MAX,
+};
+
+/* "error", "budget", "frames"; NULL for UNWIND_CUT_NONE. */
+const char *unwind_cut_to_string(enum unwind_cut cut);
+
 struct unwind_thread {
         pid_t tid;
         struct unwind_frame *frames;
         size_t n_frames;
-        bool cut;                       /* stopped by the budget or an error, not at the outermost frame */
+        uint8_t cut;                    /* enum unwind_cut */
 };
 
 struct unwind_result {
@@ -83,8 +97,9 @@ enum {
 
 struct parser_thread {
         int32_t tid;
-        uint32_t crashed;               /* the crashing thread: regs are the crash's own */
-        uint64_t regs[PARSER_NREGS];    /* full registers, or only sp and pc set (the rest 0) */
+        uint32_t crashed;               /* the crashing thread with its full registers (the probe's);
+                                         * 0: only sp and pc are known, the rest is not (not 0) */
+        uint64_t regs[PARSER_NREGS];
 };
 
 struct parser_request {

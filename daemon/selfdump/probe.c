@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build-config.h"
@@ -26,6 +28,7 @@ struct probe {
         int crashes_fd;
 #endif
         const char *crash_symbol;
+        bool pinned;                    /* the maps of the pinned probe (coredumpd-probe.service) */
 };
 
 void probe_regs_to_core(const uint64_t pt_regs[CRASH_CONTEXT_NREGS], uint64_t regs[CORE_NREGS]) {
@@ -50,7 +53,21 @@ const char *probe_crash_symbol(const struct probe *p) {
         return p ? p->crash_symbol : NULL;
 }
 
+bool probe_is_pinned(const struct probe *p) {
+        return p && p->pinned;
+}
+
 #if HAVE_PROBE
+
+/* The names under PROBE_PIN_DIR: the two maps, and a link per program named by its kprobe's symbol,
+ * so that the daemon knows where the crash record is taken without asking the kernel. */
+static const char *const stash_symbols[] = { "arch_do_signal_or_restart", NULL };
+/* The coredump's entry: vfs_coredump since 6.16, do_coredump before. */
+static const char *const crash_symbols[] = { "vfs_coredump", "do_coredump", NULL };
+
+static void pin_path(char *buf, size_t size, const char *dir, const char *kind, const char *name) {
+        snprintf(buf, size, "%s/%s%s%s", dir, kind, *kind ? "-" : "", name);
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *format, va_list ap) {
         if (level == LIBBPF_DEBUG)
@@ -79,49 +96,134 @@ static struct bpf_link *attach_first(struct bpf_program *prog, const char *const
         return NULL;
 }
 
-int probe_open(struct probe **ret) {
-        static const char *const stash_symbols[] = { "arch_do_signal_or_restart", NULL };
-        /* The coredump's entry: vfs_coredump since 6.16, do_coredump before. */
-        static const char *const crash_symbols[] = { "vfs_coredump", "do_coredump", NULL };
+/* The embedded object loaded and its two programs attached: p->obj, p->stash_link, p->crash_link,
+ * p->stash_fd, p->crashes_fd, p->crash_symbol. On failure, errno and *what say why. */
+static int load_and_attach(struct probe *p, const char **what, const char **ret_stash_symbol) {
+        *what = "open the BPF object";
+        p->obj = bpf_object__open_mem(crash_context_bpf_object, sizeof crash_context_bpf_object, NULL);
+        if (!p->obj)
+                return -1;
+        *what = "load the BPF programs (needs CAP_BPF and CAP_PERFMON)";
+        if (bpf_object__load(p->obj) < 0)
+                return -1;
+
+        struct bpf_program *stash = bpf_object__find_program_by_name(p->obj, "stash_regs");
+        struct bpf_program *crash = bpf_object__find_program_by_name(p->obj, "record_crash");
+        p->stash_fd = bpf_object__find_map_fd_by_name(p->obj, "stash");
+        p->crashes_fd = bpf_object__find_map_fd_by_name(p->obj, "crashes");
+        *what = "find the programs and maps";
+        if (!stash || !crash || p->stash_fd < 0 || p->crashes_fd < 0) {
+                errno = ENOENT;
+                return -1;
+        }
+
+        *what = "attach a kprobe to arch_do_signal_or_restart";
+        p->stash_link = attach_first(stash, stash_symbols, ret_stash_symbol);
+        if (!p->stash_link)
+                return -1;
+        *what = "attach a kprobe to vfs_coredump or do_coredump";
+        p->crash_link = attach_first(crash, crash_symbols, &p->crash_symbol);
+        if (!p->crash_link)
+                return -1;
+        return 0;
+}
+
+/* Whether a pinned map is the one this build's probe writes: a map of another layout (an older
+ * package's, still pinned) would hand us records we would misread. */
+static bool map_fits(int fd, const char *name, __u32 type, __u32 key_size, __u32 value_size) {
+        struct bpf_map_info info = {};
+        __u32 len = sizeof info;
+
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+                return false;
+        return info.type == type && info.key_size == key_size && info.value_size == value_size &&
+               strncmp(info.name, name, sizeof info.name) == 0;
+}
+
+static int obj_get(const char *dir, const char *kind, const char *name) {
+        char path[256];
+        pin_path(path, sizeof path, dir, kind, name);
+        return bpf_obj_get(path);
+}
+
+/* The probe coredumpd-probe.service pinned at boot: its maps, if both links are still pinned (the
+ * kprobes attached) and the maps have our layout. The links themselves are not kept open: the
+ * pins hold them. -ENOENT: nothing (whole) pinned; -EPROTO: pinned by another build. */
+static int open_pinned(const char *dir, struct probe *p, const char **ret_stash_symbol) {
+        const char *stash_symbol = NULL;
+
+        for (const char *const *s = stash_symbols; *s && !stash_symbol; s++) {
+                int fd = obj_get(dir, "link-stash", *s);
+                if (fd >= 0) {
+                        stash_symbol = *s;
+                        close(fd);
+                }
+        }
+        for (const char *const *s = crash_symbols; *s && !p->crash_symbol; s++) {
+                int fd = obj_get(dir, "link-crash", *s);
+                if (fd >= 0) {
+                        p->crash_symbol = *s;
+                        close(fd);
+                }
+        }
+        if (!stash_symbol || !p->crash_symbol)
+                return -ENOENT;
+        /* From here on probe_free() closes what was opened, whatever follows. */
+        p->pinned = true;
+        p->stash_fd = obj_get(dir, "", "stash");
+        p->crashes_fd = obj_get(dir, "", "crashes");
+        if (p->stash_fd < 0 || p->crashes_fd < 0)
+                return -ENOENT;
+        if (!map_fits(p->stash_fd, "stash", BPF_MAP_TYPE_LRU_HASH, sizeof(__u32), sizeof(struct crash_context_regs)) ||
+            !map_fits(p->crashes_fd, "crashes", BPF_MAP_TYPE_LRU_HASH, sizeof(__u32),
+                      sizeof(struct crash_context_record)))
+                return -EPROTO;
+        *ret_stash_symbol = stash_symbol;
+        return 0;
+}
+
+static struct probe *probe_new(void) {
+        struct probe *p = calloc(1, sizeof *p);
+        if (p)
+                p->stash_fd = p->crashes_fd = -1;
+        return p;
+}
+
+int probe_open_at(const char *pin_dir, struct probe **ret) {
         const char *what, *stash_symbol = NULL;
         int r;
 
         *ret = NULL;
         libbpf_set_print(libbpf_print);
 
-        struct probe *p = calloc(1, sizeof *p);
+        struct probe *p = probe_new();
         if (!p)
                 return log_error_errno(ENOMEM, "%m");
-        p->stash_fd = p->crashes_fd = -1;
 
-        what = "open the BPF object";
-        p->obj = bpf_object__open_mem(crash_context_bpf_object, sizeof crash_context_bpf_object, NULL);
-        if (!p->obj)
-                goto fail;
-        what = "load the BPF programs (needs CAP_BPF and CAP_PERFMON)";
-        if (bpf_object__load(p->obj) < 0)
-                goto fail;
-
-        struct bpf_program *stash = bpf_object__find_program_by_name(p->obj, "stash_regs");
-        struct bpf_program *crash = bpf_object__find_program_by_name(p->obj, "record_crash");
-        p->stash_fd = bpf_object__find_map_fd_by_name(p->obj, "stash");
-        p->crashes_fd = bpf_object__find_map_fd_by_name(p->obj, "crashes");
-        what = "find the programs and maps";
-        if (!stash || !crash || p->stash_fd < 0 || p->crashes_fd < 0) {
-                errno = ENOENT;
-                goto fail;
+        r = open_pinned(pin_dir, p, &stash_symbol);
+        if (r == 0) {
+                log_info("Crash-context probe attached (kprobes on %s and %s), pinned in %s: it saw the crashes "
+                         "of the time the daemon was away too.", stash_symbol, p->crash_symbol, pin_dir);
+                *ret = p;
+                return 0;
         }
+        if (r == -EPROTO)
+                log_warning("The crash-context probe pinned in %s is of another build (maps of another layout); "
+                            "restart coredumpd-probe.service. Attaching one of our own meanwhile.", pin_dir);
+        probe_free(p);
 
-        what = "attach a kprobe to arch_do_signal_or_restart";
-        p->stash_link = attach_first(stash, stash_symbols, &stash_symbol);
-        if (!p->stash_link)
-                goto fail;
-        what = "attach a kprobe to vfs_coredump or do_coredump";
-        p->crash_link = attach_first(crash, crash_symbols, &p->crash_symbol);
-        if (!p->crash_link)
+        /* Nothing pinned (coredumpd-probe.service not run, or no bpffs): a probe of our own, which
+         * sees only the crashes after this start. The crash that socket-activated us is not among
+         * them: its trace may come out cut short, and is then marked so (crash/backtrace.h). */
+        p = probe_new();
+        if (!p)
+                return log_error_errno(ENOMEM, "%m");
+        if (load_and_attach(p, &what, &stash_symbol) < 0)
                 goto fail;
 
-        log_info("Crash-context probe attached (kprobes on %s and %s).", stash_symbol, p->crash_symbol);
+        log_info("Crash-context probe attached (kprobes on %s and %s), by this daemon only: nothing pinned in %s "
+                 "(coredumpd-probe.service), so a crash that starts the daemon is not seen.", stash_symbol,
+                 p->crash_symbol, pin_dir);
         *ret = p;
         return 0;
 
@@ -129,6 +231,106 @@ fail:
         r = errno > 0 ? -errno : -EIO;
         log_full_errno(LOG_NOTICE, r, "Crash-context probe unavailable, going on without it: cannot %s: %m", what);
         probe_free(p);
+        return r;
+}
+
+int probe_open(struct probe **ret) {
+        return probe_open_at(PROBE_PIN_DIR, ret);
+}
+
+static int unpin_all(const char *dir) {
+        static const char *const maps[] = { "stash", "crashes", NULL };
+        char path[256];
+        int r = 0;
+
+        for (const char *const *s = stash_symbols; *s; s++) {
+                pin_path(path, sizeof path, dir, "link-stash", *s);
+                if (unlink(path) < 0 && errno != ENOENT)
+                        r = -errno;
+        }
+        for (const char *const *s = crash_symbols; *s; s++) {
+                pin_path(path, sizeof path, dir, "link-crash", *s);
+                if (unlink(path) < 0 && errno != ENOENT)
+                        r = -errno;
+        }
+        for (const char *const *s = maps; *s; s++) {
+                pin_path(path, sizeof path, dir, "", *s);
+                if (unlink(path) < 0 && errno != ENOENT)
+                        r = -errno;
+        }
+        if (rmdir(dir) < 0 && errno != ENOENT)
+                r = -errno;
+        return r;
+}
+
+int probe_unpin(const char *dir) {
+        int r = unpin_all(dir);
+        if (r < 0)
+                return log_error_errno(r, "Cannot remove the crash-context probe pinned in %s: %m", dir);
+        log_info("Crash-context probe unpinned from %s and detached.", dir);
+        return 0;
+}
+
+int probe_pin(const char *dir) {
+        const char *what, *stash_symbol = NULL;
+        char path[256];
+        int r;
+
+        libbpf_set_print(libbpf_print);
+
+        /* Already there and of our layout (the unit restarted, or run twice): keep it, and what its
+         * maps hold of crashes not yet served. */
+        struct probe *p = probe_new();
+        if (!p)
+                return log_error_errno(ENOMEM, "%m");
+        r = open_pinned(dir, p, &stash_symbol);
+        if (r == 0) {
+                log_info("Crash-context probe already pinned in %s (kprobes on %s and %s).", dir, stash_symbol,
+                         p->crash_symbol);
+                probe_free(p);
+                return 0;
+        }
+        probe_free(p);
+        /* Whatever else is there (a part, another build's) goes. */
+        (void) unpin_all(dir);
+
+        p = probe_new();
+        if (!p)
+                return log_error_errno(ENOMEM, "%m");
+        if (load_and_attach(p, &what, &stash_symbol) < 0)
+                goto fail;
+
+        what = "create the pin directory (is bpffs mounted on /sys/fs/bpf?)";
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+                goto fail;
+        /* Maps first: a daemon that finds both links pinned finds the maps too. */
+        what = "pin the maps";
+        pin_path(path, sizeof path, dir, "", "stash");
+        if (bpf_obj_pin(p->stash_fd, path) < 0)
+                goto fail;
+        pin_path(path, sizeof path, dir, "", "crashes");
+        if (bpf_obj_pin(p->crashes_fd, path) < 0)
+                goto fail;
+        what = "pin the kprobe links (needs a kernel with BPF perf links, 5.15 or later)";
+        pin_path(path, sizeof path, dir, "link-stash", stash_symbol);
+        if (bpf_link__pin(p->stash_link, path) < 0)
+                goto fail;
+        pin_path(path, sizeof path, dir, "link-crash", p->crash_symbol);
+        if (bpf_link__pin(p->crash_link, path) < 0)
+                goto fail;
+
+        log_info("Crash-context probe attached (kprobes on %s and %s) and pinned in %s: it stays while the "
+                 "daemon is away.", stash_symbol, p->crash_symbol, dir);
+        probe_free(p);
+        return 0;
+
+fail:
+        r = errno > 0 ? -errno : -EIO;
+        log_full_errno(LOG_WARNING, r, "Cannot pin the crash-context probe: cannot %s: %m. The daemon attaches one "
+                       "of its own when it starts; the crash that starts it is then unwound from its sp and pc only.",
+                       what);
+        probe_free(p);
+        (void) unpin_all(dir);
         return r;
 }
 
@@ -150,6 +352,13 @@ struct probe *probe_free(struct probe *p) {
         bpf_link__destroy(p->crash_link);
         bpf_link__destroy(p->stash_link);
         bpf_object__close(p->obj);
+        /* The pinned probe's maps are ours to close; the object's own are closed with it. */
+        if (p->pinned) {
+                if (p->stash_fd >= 0)
+                        close(p->stash_fd);
+                if (p->crashes_fd >= 0)
+                        close(p->crashes_fd);
+        }
         free(p);
         return NULL;
 }
@@ -204,10 +413,22 @@ bool probe_thread_regs(struct probe *p, pid_t tid, uint64_t not_before_ns, uint6
 
 #else /* !HAVE_PROBE */
 
-int probe_open(struct probe **ret) {
+int probe_open_at(const char *pin_dir, struct probe **ret) {
         *ret = NULL;
         log_notice("Crash-context probe unavailable, going on without it: coredumpd was built without BPF support.");
         return -EOPNOTSUPP;
+}
+
+int probe_open(struct probe **ret) {
+        return probe_open_at(PROBE_PIN_DIR, ret);
+}
+
+int probe_pin(const char *dir) {
+        return log_error_errno(EOPNOTSUPP, "Cannot pin the crash-context probe: coredumpd was built without BPF support.");
+}
+
+int probe_unpin(const char *dir) {
+        return 0;
 }
 
 int probe_check_object(void) {

@@ -9,6 +9,13 @@
  * the pidfd reports, taken no earlier than the process started), so that a reused pid is never
  * confused with an old crash. When the probe cannot be loaded (no BPF, no kprobes, no privilege, a
  * daemon built without clang), that is logged once and everything works without it.
+ *
+ * The daemon is socket-activated and exits when idle, so the crash that starts it happened before
+ * it could attach anything. coredumpd-probe.service therefore attaches the probe at boot and pins
+ * it in bpffs (PROBE_PIN_DIR: the two maps, and a BPF link per kprobe, named after its symbol); the
+ * pins keep it attached while no daemon runs, and each daemon opens those maps instead of loading a
+ * probe of its own. Only when nothing (whole, of this build's layout) is pinned does the daemon
+ * attach its own, which then sees only the crashes after its start.
  */
 
 #include <stdbool.h>
@@ -19,6 +26,8 @@
 #include "selfdump/core-notes.h"
 
 struct probe;
+
+#define PROBE_PIN_DIR "/sys/fs/bpf/coredumpd"
 
 /* What the probe saw, as the daemon uses it. */
 struct probe_crash {
@@ -33,8 +42,21 @@ struct probe_crash {
 /* Loads and attaches the probe. Returns 0 and *ret, or a negative errno with *ret = NULL (logged,
  * once). */
 int probe_open(struct probe **ret);
+/* The same, looking for the pinned probe in pin_dir (tests). */
+int probe_open_at(const char *pin_dir, struct probe **ret);
 struct probe *probe_free(struct probe *p);
 bool probe_is_loaded(const struct probe *p);
+/* Whether it is the pinned probe (coredumpd-probe.service's), not one of this daemon's own. */
+bool probe_is_pinned(const struct probe *p);
+
+/* coredumpd --pin-probe: loads and attaches the probe and pins its maps and links in dir, keeping a
+ * pinned probe of this build's layout that is already there (and what it holds); anything else
+ * there is replaced. Needs CAP_BPF, CAP_PERFMON (CAP_SYS_ADMIN where perf_event_paranoid > 2) and a
+ * writable bpffs. 0, or a negative errno (logged). */
+int probe_pin(const char *dir);
+/* coredumpd --unpin-probe: removes the pins; the kprobes detach at once (a running daemon keeps
+ * the maps, which no longer fill). */
+int probe_unpin(const char *dir);
 /* "vfs_coredump" or "do_coredump": where the crash record is taken. */
 const char *probe_crash_symbol(const struct probe *p);
 

@@ -82,6 +82,12 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_BACKTRACE]         = { "COREDUMPD_BACKTRACE",        NULL,                        FIELD_RAW },
         [FIELD_FRAME]             = { "COREDUMPD_FRAME",            NULL,                        FIELD_RAW },
         [FIELD_UNWIND_USEC]       = { "COREDUMPD_UNWIND_USEC",      NULL,                        FIELD_DECIMAL },
+        /* "full" (the probe's) or "sp+pc" (/proc's): what the crashing thread was unwound from */
+        [FIELD_UNWIND_REGISTERS]  = { "COREDUMPD_UNWIND_REGISTERS", NULL,                        FIELD_RAW },
+        /* why the crashing thread's trace ended before its outermost frame: error, budget, frames */
+        [FIELD_BACKTRACE_CUT]     = { "COREDUMPD_BACKTRACE_CUT",    NULL,                        FIELD_RAW },
+        /* 1: the signature is over a trace cut within its frames (crash/backtrace.h) */
+        [FIELD_SIGNATURE_PARTIAL] = { "COREDUMPD_SIGNATURE_PARTIAL", NULL,                       FIELD_DECIMAL },
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
         /* checked line by line on the way in (shared/saved-files.c) */
         [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },

@@ -92,6 +92,9 @@ enum field {
         FIELD_BACKTRACE,
         FIELD_FRAME,
         FIELD_UNWIND_USEC,
+        FIELD_UNWIND_REGISTERS,
+        FIELD_BACKTRACE_CUT,
+        FIELD_SIGNATURE_PARTIAL,
         FIELD_REPEAT,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
         FIELD_SAVED_FILE,

@@ -161,9 +161,10 @@ read_spawn_line() {
 }
 
 store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
-# daemon_warm — makes sure coredumpd runs (with its crash-context probe attached) before a case's
-# own crash: a crash that socket-activates the daemon happened before the probe was there, so the
-# probe cannot have seen it. Crashes a crasher and waits for its record.
+# daemon_warm — makes sure coredumpd runs before a case's own crash (a case that looks at the
+# daemon's process). The crash-context probe is pinned at boot (coredumpd-probe.service) and sees
+# a crash that socket-activates the daemon too (case signature-same-cold-and-warm). Crashes a
+# crasher and waits for its record.
 daemon_warm() {
 	local main
 	main=$(systemctl show -P MainPID coredumpd.service 2>/dev/null)

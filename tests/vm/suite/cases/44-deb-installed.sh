@@ -5,7 +5,7 @@
 dpkg -s coredumpd > /dev/null 2>&1 || skip "coredumpd is not installed as a Debian package in this image"
 dpkg -L coredumpd > "$WORK/files"
 for f in /usr/libexec/coredumpd /usr/libexec/coredumpd-register /usr/bin/dumpctl coredumpd.service \
-	coredumpd.socket coredumpd-register.service \
+	coredumpd.socket coredumpd-register.service coredumpd-probe.service \
 	/usr/lib/tmpfiles.d/coredumpd.conf /etc/coredumpd/coredumpd.conf \
 	/usr/lib/systemd/system.conf.d/20-coredumpd.conf /usr/lib/systemd/user.conf.d/20-coredumpd.conf \
 	/etc/security/limits.d/20-coredumpd.conf \
