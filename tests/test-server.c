@@ -122,7 +122,7 @@ static uint64_t stream_slowly(struct running_server *rs, size_t chunk, int pause
         fk_send_mark(fd, COREDUMP_MARK_REQACK);
         for (size_t off = 0; off < 65536; off += chunk) {
                 usleep((useconds_t) pause_ms * 1000);
-                if (fk_stream(fd, core + off, chunk) != (ssize_t) chunk)
+                if (fk_stream(fd, core + off, chunk) != chunk)
                         break;
         }
         (void) shutdown(fd, SHUT_WR);

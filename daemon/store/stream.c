@@ -135,6 +135,11 @@ static int stream_recv(int sock_fd, struct core_writer *w, uint64_t max_size, st
 
 static int stream_into(int sock_fd, struct core_writer *w, uint64_t max_size, struct store_progress *progress,
                        struct stream_result *res, char *reason, size_t reason_size) {
+        /* Deadline= measures the peer's progress: the idle clock starts when we start to take the
+         * core, so our own work before it (opening the file, a loaded machine) is not counted as
+         * the peer's silence while its bytes wait in the socket. */
+        if (progress)
+                atomic_store(&progress->last_usec, now_monotonic_usec());
         int r = stream_splice(sock_fd, w, max_size, progress, res, reason, reason_size);
         if (r != -ENOTSUP)
                 return r;
