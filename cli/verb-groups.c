@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* dumpctl groups: the matching crashes by signature — how many, first and last seen, the
- * executable and the top frame. */
+/* dumpctl groups: the matching crashes by signature — how many, on how many machines, first and
+ * last seen, the newest one's host, the executable and the top frame. With -D/--file on a
+ * collector's journals (systemd-journal-remote), a group spans the fleet. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,35 @@ struct group {
         const char *signature;
         const struct entry *first, *last;       /* by time */
         size_t count;
+        const char **machines;                  /* distinct machines (machine_of()) */
+        size_t n_machines;
 };
+
+/* Which machine recorded it: the journal's _MACHINE_ID, else the record's host name; records read
+ * from the store alone are this machine's. */
+static const char *machine_of(const struct entry *d) {
+        return field_or(d, "_MACHINE_ID", field_or(d, "COREDUMP_HOSTNAME", "local"));
+}
+
+static const char *host_of(const struct entry *d) {
+        return field_or(d, "COREDUMP_HOSTNAME", field_or(d, "_HOSTNAME", "-"));
+}
+
+static int group_add_machine(struct group *g, const char *machine, size_t max) {
+        for (size_t i = 0; i < g->n_machines; i++)
+                if (strcmp(g->machines[i], machine) == 0)
+                        return 0;
+        if (!g->machines && !(g->machines = calloc(max, sizeof g->machines[0])))
+                return -ENOMEM;
+        g->machines[g->n_machines++] = machine;
+        return 0;
+}
+
+static void groups_free(struct group *groups, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                free(groups[k].machines);
+        free(groups);
+}
 
 /* "#0  0x... function + 0x12 (module + 0x..)": the function, or the whole line. */
 static char *top_frame(const struct entry *d) {
@@ -29,8 +59,9 @@ static char *top_frame(const struct entry *d) {
 
 int verb_groups(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
-        _cleanup_free_ struct group *groups = NULL;
+        struct group *groups = NULL;
         size_t n = 0, hidden = 0;
+        int status = EXIT_OK;
 
         if (gather(&l, &hidden, arg.lines) < 0)
                 return EXIT_ERROR;
@@ -53,6 +84,11 @@ int verb_groups(void) {
                 if (d->time_usec >= groups[k].last->time_usec)
                         groups[k].last = d;
                 groups[k].count++;
+                if (group_add_machine(&groups[k], machine_of(d), l.n) < 0) {
+                        log_error_errno(ENOMEM, "%m");
+                        groups_free(groups, n);
+                        return EXIT_ERROR;
+                }
         }
 
         if (arg.json != JSON_OFF) {
@@ -64,8 +100,10 @@ int verb_groups(void) {
                         json_object_begin(&w);
                         json_field_string(&w, "signature", g->signature);
                         json_field_unsigned(&w, "count", g->count);
+                        json_field_unsigned(&w, "hosts", g->n_machines);
                         json_field_unsigned(&w, "first_usec", g->first->time_usec);
                         json_field_unsigned(&w, "last_usec", g->last->time_usec);
+                        json_field_string(&w, "last_host", host_of(g->last));
                         json_field_string(&w, "exe", field_or(g->last, "COREDUMP_EXE", field_or(g->last, "COREDUMP_COMM", NULL)));
                         json_field_string(&w, "top_frame", frame);
                         json_object_end(&w);
@@ -75,23 +113,30 @@ int verb_groups(void) {
         if (n == 0) {
                 if (!arg.quiet)
                         log_notice("No matching crash with a signature recorded.");
-                return EXIT_NO_DUMP;
+                status = EXIT_NO_DUMP;
+                goto finish;
         }
         if (arg.json != JSON_OFF)
-                return EXIT_OK;
+                goto finish;
 
-        /* SIGNATURE COUNT FIRST LAST EXE TOP FRAME: EXE (cut at its start) and the frame share the width. */
-        size_t exe_w = 3, count_w = 5, columns = terminal_columns();
+        /* SIGNATURE COUNT HOSTS FIRST LAST HOST EXE TOP FRAME: EXE (cut at its start) and the frame
+         * share the width. */
+        size_t exe_w = 3, count_w = 5, hosts_w = 5, host_w = 4, columns = terminal_columns();
+        for (size_t k = 0; k < n; k++)
+                host_w = MIN(MAX(host_w, strlen(host_of(groups[k].last))), (size_t) 16);
         for (size_t k = 0; k < n; k++)
                 exe_w = MAX(exe_w, strlen(field_or(groups[k].last, "COREDUMP_EXE", field_or(groups[k].last, "COREDUMP_COMM", "n/a"))));
-        size_t fixed = 16 + 1 + count_w + 1 + 19 + 1 + 19 + 1;
+        size_t fixed = 16 + 1 + count_w + 1 + hosts_w + 1 + 19 + 1 + 19 + 1 + host_w + 1;
         size_t space = columns > fixed + 1 ? columns - fixed - 1 : 0;
         if (exe_w > space / 2)
                 exe_w = MAX(MIN(exe_w, (size_t) 12), space / 2);
         size_t frame_w = MAX(space > exe_w ? space - exe_w : 0, (size_t) 9);
 
         if (arg.legend) {
-                printf("%s%-16s %*s %-19s %-19s ", ansi(ANSI_UNDERLINE), "SIGNATURE", (int) count_w, "COUNT", "FIRST", "LAST");
+                printf("%s%-16s %*s %*s %-19s %-19s ", ansi(ANSI_UNDERLINE), "SIGNATURE", (int) count_w, "COUNT",
+                       (int) hosts_w, "HOSTS", "FIRST", "LAST");
+                print_cell("HOST", host_w, false, true);
+                putchar(' ');
                 print_cell("EXE", exe_w, false, true);
                 printf(" %s%s\n", "TOP FRAME", ansi(ANSI_NORMAL));
         }
@@ -99,13 +144,18 @@ int verb_groups(void) {
                 const struct group *g = &groups[k];
                 char first[32], last[32];
                 _cleanup_free_ char *frame = top_frame(g->last);
-                printf("%-16s %*zu %-19s %-19s ", g->signature, (int) count_w, g->count,
-                       format_time_short(first, g->first->time_usec), format_time_short(last, g->last->time_usec));
+                printf("%-16s %*zu %*zu %-19s %-19s ", g->signature, (int) count_w, g->count, (int) hosts_w,
+                       g->n_machines, format_time_short(first, g->first->time_usec),
+                       format_time_short(last, g->last->time_usec));
+                print_cell(host_of(g->last), host_w, false, true);
+                putchar(' ');
                 print_cell(field_or(g->last, "COREDUMP_EXE", field_or(g->last, "COREDUMP_COMM", "n/a")), exe_w, true, true);
                 putchar(' ');
                 print_cell(frame ? frame : "-", frame_w, false, false);
                 putchar('\n');
         }
         fflush(stdout);
-        return EXIT_OK;
+finish:
+        groups_free(groups, n);
+        return status;
 }

@@ -637,6 +637,60 @@ TEST(not_the_kernels_handler_is_said) {
 }
 
 /* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
+/* On a collector (journals from systemd-journal-remote): one crash site on two machines is one
+ * group with two hosts; another site is another group; the newest record's host is named. */
+TEST(groups_span_machines) {
+        if (!have_journal_remote())
+                exit(77);
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *json = NULL, *table = NULL;
+        CHECK(asprintf(&jdir, "%s/remote", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/fleet.export", e.dir) > 0 && asprintf(&journal, "%s/remote-fleet.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        static const struct { const char *machine, *host, *sig; int pid; } recs[] = {
+                { "11111111111111111111111111111111", "alpha", "aaaaaaaaaaaaaaaa", 1001 },
+                { "22222222222222222222222222222222", "beta", "aaaaaaaaaaaaaaaa", 1002 },
+                { "11111111111111111111111111111111", "alpha", "bbbbbbbbbbbbbbbb", 1003 },
+                { "22222222222222222222222222222222", "beta", "aaaaaaaaaaaaaaaa", 1004 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(recs); i++)
+                fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n_BOOT_ID=00112233445566778899aabbccddee%02zu\n"
+                           "_MACHINE_ID=%s\n_HOSTNAME=%s\n_UID=0\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\n"
+                           "COREDUMPD_ACTION=reject\nCOREDUMP_PID=%d\nCOREDUMP_UID=0\nCOREDUMP_COMM=svc\n"
+                           "COREDUMP_HOSTNAME=%s\nCOREDUMPD_SIGNATURE=%s\nCOREDUMP_FILENAME=/etc/shadow\n\n",
+                        now + (long long) i, i + 1, i, recs[i].machine, recs[i].host, recs[i].pid, recs[i].host,
+                        recs[i].sig);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        CHECK_INT(run(&json, "%s -D %s --store=%s groups --json", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK_INT(count_lines(json), ==, 2);
+        CHECK(strstr(json, "{\"signature\":\"aaaaaaaaaaaaaaaa\",\"count\":3,\"hosts\":2,"));
+        CHECK(strstr(json, "{\"signature\":\"bbbbbbbbbbbbbbbb\",\"count\":1,\"hosts\":1,"));
+        const char *a = strstr(json, "aaaaaaaaaaaaaaaa");
+        CHECK(a && strstr(a, "\"last_host\":\"beta\"") < strchr(a, '}'));
+        CHECK_INT(run(&table, "COLUMNS=200 %s -D %s --store=%s groups", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(table, "HOSTS") && strstr(table, "HOST "));
+        const char *row = strstr(table, "aaaaaaaaaaaaaaaa");
+        CHECK(row);
+        long count = 0, hosts = 0;
+        CHECK(sscanf(row, "aaaaaaaaaaaaaaaa %ld %ld", &count, &hosts) == 2);
+        CHECK_INT(count, ==, 3);
+        CHECK_INT(hosts, ==, 2);
+        /* A foreign record's COREDUMP_FILENAME (here /etc/shadow) is data: never opened. */
+        _cleanup_free_ char *err = NULL, *o = NULL;
+        CHECK(asprintf(&o, "%s/out.core", e.dir) > 0);
+        CHECK_INT(run(&err, "%s -D %s --store=%s -o %s dump 1001 2>&1", dumpctl(), jdir, e.store_dir, o), !=, 0);
+        struct stat st;
+        CHECK(stat(o, &st) < 0);
+        test_env_done(&e);
+}
+
 TEST(groups_and_signature_filter) {
         struct test_env e;
         test_env_init(&e, NULL, "Compress=none\n");
@@ -1168,6 +1222,7 @@ TEST(debug_container_crash_gets_a_sysroot) {
 }
 
 static const struct test_case tests[] = {
+        TEST_ENTRY(groups_span_machines),
         TEST_ENTRY(groups_and_signature_filter),
         TEST_ENTRY(crash_id_is_a_match),
         TEST_ENTRY(foreign_journal_and_output_hardening),
