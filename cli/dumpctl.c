@@ -70,7 +70,7 @@ static void help(void) {
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --no-journal                Read only the store, not the journal\n"
-               "     --all                       Read all journal files, other machines' too (containers',\n"
+               "     --all, -m --merge           Read all journal files, other machines' too (containers',\n"
                "                                 /var/log/journal/MACHINE-ID), not only this machine's\n"
                "     --store=DIR                 The store (default: Storage= of the configuration)\n"
                "     --config=PATH               Configuration file (default %s)\n"
@@ -149,6 +149,7 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "file", required_argument, NULL, ARG_FILE },
                 { "no-journal", no_argument, NULL, ARG_NO_JOURNAL },
                 { "all", no_argument, NULL, ARG_ALL },
+                { "merge", no_argument, NULL, 'm' },
                 { "store", required_argument, NULL, ARG_STORE },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -161,7 +162,7 @@ static int parse_arguments(int argc, char *argv[]) {
         int c;
         uint32_t n;
 
-        while ((c = getopt_long(argc, argv, "h1n:rS:U:F:qo:D:A:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "h1mn:rS:U:F:qo:D:A:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -238,6 +239,7 @@ static int parse_arguments(int argc, char *argv[]) {
                         arg.use_journal = false;
                         break;
                 case ARG_ALL:
+                case 'm':
                         arg.all = true;
                         break;
                 case ARG_STORE:

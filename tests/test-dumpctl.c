@@ -1071,6 +1071,7 @@ TEST(sources_errors_and_quiet) {
         CHECK_INT(run(NULL, "%s --all -D %s list 2>/dev/null", dumpctl(), f.jdir), ==, 2);
         CHECK_INT(run(NULL, "%s --all --file=%s list 2>/dev/null", dumpctl(), f.journal), ==, 2);
         CHECK_INT(run(NULL, "%s --all --no-journal list 2>/dev/null", dumpctl()), ==, 2);
+        CHECK_INT(run(NULL, "%s --merge -D %s list 2>/dev/null", dumpctl(), f.jdir), ==, 2);   /* journalctl's name */
 
         /* The store from a drop-in (--config-dir=) over the main file. */
         CHECK(asprintf(&d, "%s/conf.d", f.e.dir) > 0 && mkdir(d, 0755) == 0);
