@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -367,5 +368,43 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
                         ret[i][0] = 0;
                 return fail(r, reason, reason_size, "%s", "its answer is malformed");
         }
+        return 0;
+}
+
+int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_size, char *reason,
+                        size_t reason_size) {
+        *ret = NULL;
+        *ret_size = 0;
+        if (max_size > PARSER_COMPACT_MAX)
+                max_size = PARSER_COMPACT_MAX;
+        struct parser_compact_request req = {
+                .magic = PARSER_COMPACT_MAGIC,
+                .version = PARSER_VERSION,
+                .uid = PARSER_NOBODY,
+                .gid = PARSER_NOBODY,
+                .max_size = max_size,
+        };
+        if (!parser_compact_request_valid(&req))
+                return fail(-EINVAL, reason, reason_size, "%s", "a bound too small for any core");
+        /* One byte more than allowed tells "too large" from "just fits". */
+        _cleanup_free_ void *buf = malloc(max_size + 1);
+        if (!buf)
+                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        size_t size = 0;
+        int status = 0;
+        int r = errand(&core_fd, 1, "--compact-core", &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+                       max_size + 1, &size, &status, reason, reason_size);
+        if (r < 0)
+                return r;
+        if (size > max_size)
+                return fail(-E2BIG, reason, reason_size, "it answered more than %" PRIu64 " bytes", max_size);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return fail(-ECHILD, reason, reason_size, "it ended with %s %d (the core too large for %" PRIu64
+                            " bytes, or not a core)", WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), max_size);
+        if (!parser_compact_core_valid(buf, size, max_size))
+                return fail(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
+        *ret = TAKE_PTR(buf);
+        *ret_size = size;
         return 0;
 }

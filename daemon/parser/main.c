@@ -5,8 +5,8 @@
  * the request on stdin, enters its cell (parser/sandbox.c) before it reads anything the task
  * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
  * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
- * happens to this process, which the daemon kills at its deadline. --record and --build-ids are
- * its two other errands (parser/wire.h).
+ * happens to this process, which the daemon kills at its deadline. --record, --build-ids and
+ * --compact-core are its other errands (parser/wire.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
+#include "parser/compact-core.h"
 #include "parser/sandbox.h"
 #include "parser/unwind.h"
 #include "parser/wire.h"
@@ -156,6 +157,32 @@ static int build_ids(void) {
         return write_all(STDOUT_FILENO, out, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* --compact-core: the small core of a stored one (fd 3), for the journal record. */
+static int compact(void) {
+        struct parser_compact_request req;
+        char reason[256] = "";
+
+        if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_compact_request_valid(&req))
+                return 2;
+        struct sandbox_limits limits = {
+                .address_space = req.max_size + (UINT64_C(256) << 20),
+                .cpu_seconds = 30,
+                .open_files = 16,
+                .file_size = 0,
+        };
+        if (sandbox_enter(req.uid, req.gid, &limits, SANDBOX_READ, reason, sizeof reason) < 0)
+                return EXIT_FAILURE;
+        /* From here on, everything read is the crashed task's memory. */
+        struct compact_limits lim = {
+                .max_size = req.max_size,
+                .crash_stack = COMPACT_CRASH_STACK,
+                .thread_stack = COMPACT_THREAD_STACK,
+                .small_segment = COMPACT_SMALL_SEGMENT,
+        };
+        return compact_core(PARSER_FD_MEM, STDOUT_FILENO, &lim, reason, sizeof reason) < 0 ? EXIT_FAILURE
+                                                                                          : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static struct parser_request req;
         char reason[256] = "";
@@ -165,8 +192,10 @@ int main(int argc, char **argv) {
                 return submit_record();
         if (argc == 2 && strcmp(argv[1], "--build-ids") == 0)
                 return build_ids();
+        if (argc == 2 && strcmp(argv[1], "--compact-core") == 0)
+                return compact();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments but --record or --build-ids: the coredumpd daemon starts it "
+                fprintf(stderr, "%s takes no arguments but --record, --build-ids or --compact-core: the coredumpd daemon starts it "
                         "for one crash.\n",
                         argv[0]);
                 return 2;

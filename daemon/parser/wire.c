@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -394,3 +395,22 @@ int parser_build_ids_decode(const char *buf, size_t size, size_t n, char (*ret)[
         return pos == size ? 0 : -EBADMSG;
 }
 
+
+bool parser_compact_request_valid(const struct parser_compact_request *req) {
+        return req->magic == PARSER_COMPACT_MAGIC && req->version == PARSER_VERSION && req->uid != 0 && req->gid != 0 &&
+               req->max_size >= sizeof(Elf64_Ehdr) && req->max_size <= PARSER_COMPACT_MAX;
+}
+
+bool parser_compact_core_valid(const void *buf, size_t size, uint64_t max_size) {
+        Elf64_Ehdr eh;
+
+        if (size < sizeof eh || size > max_size)
+                return false;
+        memcpy(&eh, buf, sizeof eh);
+        if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+            eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type != ET_CORE || eh.e_machine != EM_X86_64 ||
+            eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum == PN_XNUM)
+                return false;
+        return eh.e_phoff >= sizeof eh && eh.e_phoff <= size &&
+               (uint64_t) eh.e_phnum * sizeof(Elf64_Phdr) <= size - eh.e_phoff;
+}

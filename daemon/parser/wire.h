@@ -206,3 +206,28 @@ bool parser_build_id_request_valid(const struct parser_build_id_request *req);
  * 0 and ret[i] filled ("" for "-"), or -EBADMSG. Never reads outside buf. */
 int parser_build_ids_decode(const char *buf, size_t size, size_t n, char (*ret)[41]);
 
+
+/* ---- a compact core -------------------------------------------------------------------------- */
+
+/*
+ * `coredumpd-parser --compact-core`: the small core a crash's journal record carries (COREDUMP=),
+ * made from its stored core (fd 3: the plain file, or the zstd one) by parser/compact-core.c in
+ * the cell. On stdin struct parser_compact_request; on stdout the compact core, at most max_size
+ * bytes; exit status 0 when it is complete. The daemon believes only its size and that it starts as
+ * an x86-64 ELF core whose program headers lie within it (parser_compact_core_valid()): it is
+ * attached to the record as bytes, never parsed there.
+ */
+#define PARSER_COMPACT_MAGIC UINT32_C(0x43504443) /* "CDPC" */
+/* The largest compact core the parser makes, whatever is asked (JournalSizeMax= is capped here). */
+#define PARSER_COMPACT_MAX (UINT64_C(64) << 20)
+
+struct parser_compact_request {
+        uint32_t magic, version;
+        uint32_t uid, gid;              /* never 0 */
+        uint64_t max_size;              /* at most PARSER_COMPACT_MAX */
+};
+
+bool parser_compact_request_valid(const struct parser_compact_request *req);
+/* Whether size bytes at buf are what the daemon attaches: an ELF64 little-endian x86-64 ET_CORE
+ * header, its program header table inside the buffer, at most max_size bytes. */
+bool parser_compact_core_valid(const void *buf, size_t size, uint64_t max_size);
