@@ -24,6 +24,8 @@
 /* A stack window smaller than this is not worth its program header. */
 #define MIN_WINDOW 256
 #define PATH_MAX_CORE 4096
+/* vm.max_map_count's largest sensible value, and then some. */
+#define PHNUM_MAX (UINT64_C(1) << 22)
 /* Program headers stay countable in e_phnum (below PN_XNUM) with the notes'. */
 #define PLAN_MAX_RANGES 60000
 
@@ -455,8 +457,8 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 }
                 phnum = sh0.sh_info;
         }
-        if (phnum == 0) {
-                r = fail(-EBADMSG, reason, reason_size, "%s", "no segments");
+        if (phnum == 0 || phnum > PHNUM_MAX) {
+                r = fail(-EBADMSG, reason, reason_size, "%s", phnum ? "more segments than a process can map" : "no segments");
                 goto out;
         }
         ph = calloc(phnum, sizeof *ph);
@@ -472,11 +474,16 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
         uint64_t fixed = sizeof eh;
         for (size_t i = 0; i < phnum && notes_size <= max_size; i++)
                 if (ph[i].p_type == PT_NOTE) {
-                        notes_size += (ph[i].p_filesz + 3) & ~UINT64_C(3);
+                        /* Each note segment at most the bound: its size padded cannot wrap. */
+                        notes_size += ph[i].p_filesz > max_size ? max_size + 1 : (ph[i].p_filesz + 3) & ~UINT64_C(3);
                         fixed += sizeof(Elf64_Phdr);
                         n_note_ph++;
                 }
         fixed += notes_size;
+        if (n_note_ph == 0) {
+                r = fail(-EBADMSG, reason, reason_size, "%s", "no notes: no registers to unwind from");
+                goto out;
+        }
         if (fixed > max_size) {
                 r = fail(-E2BIG, reason, reason_size, "the notes alone take %" PRIu64 " bytes, more than %" PRIu64,
                          fixed, max_size);
