@@ -1,8 +1,10 @@
-# bench/run in the suite: a smoke at a size a TCG VM runs quickly (every row at 8 MiB once,
+# bench/run in the suite: a smoke at a size a TCG VM runs quickly (every row at 8 MiB once —
+# both systemd-coredump rows too: sdcd with the package's own 50-coredump.conf applied, which
+# fails the case when the image has no copy of it, and sdcd-nolimit with core_pipe_limit=0 —,
 # 10 REJECT crashes and their floor, a burst of 10).  bench/run on the host boots the VM with
 # the full figures through coredumpd.bench.{sizes,reps,reject,burst}= on the kernel command
 # line (e.g. coredumpd.bench.sizes=64,512,1024 coredumpd.bench.reps=3).
-# It prints the figures; it fails only if a row's dump was not stored.
+# It prints the figures; it fails only if a row could not be set up or its dump was not stored.
 # About 90 s under TCG; room for a loaded host:
 # case-timeout: 300
 . /usr/lib/coredumpd-tests/lib.sh
