@@ -419,6 +419,54 @@ TEST(config_max_age) {
         log_capture_stop(&logs);
 }
 
+/* JournalSizeMax=: the compact core in a record, 1M by default; 0 for none, else 4K..64M (the
+ * parser's own cap); a value outside is left out at file:line and the default stays. */
+TEST(config_journal_size_max) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL;
+        char b[32];
+
+        config_init_defaults(&c);
+        CHECK_INT(c.journal_size_max, ==, UINT64_C(1) << 20);
+        CHECK_STR(format_size(b, c.journal_size_max), "1M");
+        CHECK_INT(JOURNAL_SIZE_MAX_LIMIT, ==, PARSER_COMPACT_MAX);
+        log_capture_start(&logs);
+        static const struct {
+                const char *value;
+                uint64_t want;
+        } good[] = {
+                { "0", 0 }, { "4K", 4096 }, { "4096", 4096 }, { "256K", 256 << 10 }, { "64M", UINT64_C(64) << 20 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                _cleanup_free_ char *text = NULL;
+                CHECK(asprintf(&text, "[Coredump]\nJournalSizeMax=%s\n", good[i].value) > 0);
+                free(path);
+                path = NULL;
+                CHECK_INT(load_config_text(text, &c, &logs, &path), ==, 0);
+                CHECK_INT(c.journal_size_max, ==, good[i].want);
+        }
+        config_done(&c);
+        log_capture_stop(&logs);
+
+        check_bad_config("[Coredump]\nJournalSizeMax=4095\n", "2: invalid JournalSizeMax= '4095'");
+        check_bad_config("[Coredump]\nJournalSizeMax=1\n", "2: invalid JournalSizeMax=");
+        check_bad_config("[Coredump]\nJournalSizeMax=65537K\n", "2: invalid JournalSizeMax=");
+        check_bad_config("[Coredump]\nJournalSizeMax=1G\n", "2: invalid JournalSizeMax=");
+        check_bad_config("[Coredump]\nJournalSizeMax=infinity\n", "2: invalid JournalSizeMax=");
+        check_bad_config("[Coredump]\nJournalSizeMax=big\n", "2: invalid JournalSizeMax=");
+
+        /* A wrong value keeps what was there. */
+        config_init_defaults(&c);
+        log_capture_start(&logs);
+        free(path);
+        path = NULL;
+        CHECK_INT(load_config_text("[Coredump]\nJournalSizeMax=2K\n", &c, &logs, &path), ==, 1);
+        CHECK_INT(c.journal_size_max, ==, UINT64_C(1) << 20);
+        config_done(&c);
+        log_capture_stop(&logs);
+}
+
 TEST(config_missing_file) {
         struct config c;
         config_init_defaults(&c);
@@ -550,7 +598,8 @@ TEST(config_print_round_trips) {
         config_init_defaults(&b);
         CHECK(asprintf(&path, "%s/printed.conf", root) > 0);
         CHECK_OK(write_text_file(root, "in.conf", "[Coredump]\nStorage=/srv/c\nMaxUse=3G\nKeepFree=512M\n"
-                                                  "Deadline=90s\nUnwindTimeout=0\nOnRepeat=reject\nMinRate=2M\n"));
+                                                  "Deadline=90s\nUnwindTimeout=0\nOnRepeat=reject\nMinRate=2M\n"
+                                                  "JournalSizeMax=192K\n"));
         _cleanup_free_ char *in = NULL;
         CHECK(asprintf(&in, "%s/in.conf", root) > 0);
         CHECK_OK(config_load(&a, in, true));
@@ -560,6 +609,7 @@ TEST(config_print_round_trips) {
         fclose(f);
         CHECK(strstr(text, "[Coredump]\nStorage=/srv/c\nMaxUse=3G\n"));
         CHECK(strstr(text, "\nDeadline=90s\n") && strstr(text, "\nUnwindTimeout=0\n") && strstr(text, "\nOnRepeat=reject\n"));
+        CHECK(strstr(text, "\nJournalSizeMax=192K\n"));
         CHECK_OK(write_text_file(root, "printed.conf", text));
         CHECK_OK(config_load(&b, path, true));
         CHECK_STR(a.storage, b.storage);
@@ -568,7 +618,7 @@ TEST(config_print_round_trips) {
         SAME(compress_level); SAME(max_concurrent); SAME(max_concurrent_per_user); SAME(reserved_concurrent);
         SAME(max_queued); SAME(deadline_usec); SAME(queue_deadline_usec); SAME(unwind_timeout_usec);
         SAME(rate_limit_interval_usec); SAME(rate_limit_burst); SAME(on_repeat); SAME(unwind_max_frames);
-        SAME(min_rate); SAME(idle_exit_usec);
+        SAME(min_rate); SAME(idle_exit_usec); SAME(journal_size_max);
 #undef SAME
         CHECK_INT(a.on_repeat, ==, ACTION_REJECT);
         config_done(&a);
@@ -2387,6 +2437,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(config_errors_name_file_and_line),
         TEST_ENTRY(config_bad_line_keeps_the_rest),
         TEST_ENTRY(config_max_age),
+        TEST_ENTRY(config_journal_size_max),
         TEST_ENTRY(config_missing_file),
         TEST_ENTRY(config_dropins_precedence),
         TEST_ENTRY(config_every_error_reported_with_hint),

@@ -45,6 +45,9 @@ void config_init_defaults(struct config *c) {
                 .idle_exit_usec = 30 * USEC_PER_SEC,
                 /* systemd-coredump's tmpfiles.d line: d /var/lib/systemd/coredump 0755 root root 3d */
                 .max_age_usec = 3 * 86400 * USEC_PER_SEC,
+                /* systemd-coredump's JournalSizeMax= is 767M for Storage=journal; here the record
+                 * carries a compact core only, for the fleet: small enough to forward every one. */
+                .journal_size_max = UINT64_C(1) << 20,
         };
 }
 
@@ -107,7 +110,7 @@ static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
         "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
-        "IdleExit", "MaxAge", NULL,
+        "IdleExit", "MaxAge", "JournalSizeMax", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -225,6 +228,11 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 if (parse_duration(value, &u64) < 0)
                         return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for never");
                 c->idle_exit_usec = u64;
+        } else if (strcmp(key, "JournalSizeMax") == 0) {
+                if (parse_size(value, &u64) < 0 || (u64 > 0 && u64 < 4096) || u64 > JOURNAL_SIZE_MAX_LIMIT)
+                        return INVALID(ini, key, value, ", expected 0 (none) or 4K..64M",
+                                       "the compact core in a crash's record, such as 1M");
+                c->journal_size_max = u64;
         } else if (strcmp(key, "MaxAge") == 0) {
                 if (parse_max_age(value, &u64) < 0)
                         return INVALID(ini, key, value, "", HINT_DURATION " or 3d, or 0 (infinity) for no age limit");
@@ -346,5 +354,6 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "RateLimitBurst=%u\n", c->rate_limit_burst);
         fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
         fprintf(out, "MaxAge=%s\n", format_max_age(b, c->max_age_usec));
+        fprintf(out, "JournalSizeMax=%s\n", format_size(b, c->journal_size_max));
         fprintf(out, "IdleExit=%s\n", format_duration(b, c->idle_exit_usec));
 }

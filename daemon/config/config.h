@@ -28,6 +28,8 @@
  *   MaxAge=3d                     cores older than this are removed (0 or infinity: kept until
  *                                 MaxUse=/KeepFree= need the room); a policy rule may say otherwise
  *   IdleExit=30s                  exit when idle this long (0: never)
+ *   JournalSizeMax=1M             the compact core (COREDUMP=) in the record of a signature's first
+ *                                 crash in its RateLimitIntervalSec=, for a collector (0: none)
  *
  * A key or value that is wrong is logged as "file:line: what (hint)" and ignored, the rest of the
  * file and every other file still apply, as in systemd: a typo never stops crash collection.
@@ -68,9 +70,12 @@ struct config {
         uint64_t max_duration_usec;     /* a connection's whole life, however it moves */
         uint64_t idle_exit_usec;
         uint64_t max_age_usec;          /* USEC_INFINITY: no age limit */
+        uint64_t journal_size_max;      /* 0: no compact core in the record */
 };
 
 #define USEC_INFINITY UINT64_MAX
+/* JournalSizeMax='s largest value, and the parser's own cap (parser/wire.h's PARSER_COMPACT_MAX). */
+#define JOURNAL_SIZE_MAX_LIMIT (UINT64_C(64) << 20)
 
 void config_init_defaults(struct config *c);
 void config_done(struct config *c);
