@@ -115,6 +115,15 @@ int record_capture_sink(const struct fields *r, void *userdata) {
 
         for (size_t i = 0; i < r->n; i++) {
                 const char *e = r->v[i].iov_base;
+                size_t binary = strlen(field_name(FIELD_COREDUMP));
+                if (r->v[i].iov_len > binary && memcmp(e, field_name(FIELD_COREDUMP), binary) == 0 && e[binary] == '=') {
+                        /* The compact core: bytes, kept as they are. */
+                        CHECK(fields_add_binary(&copy, field_name(FIELD_COREDUMP), e + binary + 1,
+                                                r->v[i].iov_len - binary - 1) == 0);
+                        continue;
+                }
+                /* Every other field is text: no NUL in it. */
+                CHECK(memchr(e, 0, r->v[i].iov_len) == NULL);
                 /* No field may span lines (the journal's text protocol and humans rely on it), but
                  * the message and the backtrace, which carry the stack traces as systemd-coredump's
                  * MESSAGE does. */
@@ -141,6 +150,24 @@ char *record_capture_field(struct record_capture *c, size_t i, const char *field
         if (i < c->n) {
                 const char *s = fields_get_name(&c->records[i], field);
                 v = s ? strdup(s) : NULL;
+        }
+        pthread_mutex_unlock(&c->lock);
+        return v;
+}
+
+void *record_capture_binary(struct record_capture *c, size_t i, const char *field, size_t *ret_size) {
+        void *v = NULL;
+        size_t k = strlen(field);
+        *ret_size = 0;
+        pthread_mutex_lock(&c->lock);
+        for (size_t n = 0; i < c->n && n < c->records[i].n && !v; n++) {
+                const struct iovec *e = &c->records[i].v[n];
+                if (e->iov_len > k && memcmp(e->iov_base, field, k) == 0 && ((const char *) e->iov_base)[k] == '=') {
+                        *ret_size = e->iov_len - k - 1;
+                        v = malloc(*ret_size + 1);
+                        CHECK(v);
+                        memcpy(v, (const char *) e->iov_base + k + 1, *ret_size);
+                }
         }
         pthread_mutex_unlock(&c->lock);
         return v;

@@ -47,6 +47,8 @@ void record_capture_done(struct record_capture *c);
 int record_capture_sink(const struct fields *r, void *userdata);
 /* Copy of a field of record i (NULL if absent); caller frees. */
 char *record_capture_field(struct record_capture *c, size_t i, const char *field);
+/* Copy of a binary field of record i (COREDUMP=) and its size; NULL if absent. Caller frees. */
+void *record_capture_binary(struct record_capture *c, size_t i, const char *field, size_t *ret_size);
 size_t record_capture_count(struct record_capture *c);
 
 /* ---- peer processes ---- */

@@ -7,6 +7,7 @@
  * authenticator; one test uses the real authenticator against a real, non-crashing client.
  */
 
+#include <elf.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include "crash/context.h"
 #include "crash/repeats.h"
 #include "fixtures.h"
+#include "parser/client.h"
 #include "shared/saved-files.h"
 #include "harness.h"
 #include "shared/cleanup.h"
@@ -908,6 +910,169 @@ TEST(repeats_rejected_before_the_dump) {
         test_env_done(&e);
 }
 
+/* ---- the compact core in the record (COREDUMP=) ---- */
+
+/* The compact core the parser makes of a stored core, as the test reads it: what the record must
+ * carry byte for byte. */
+static void *compact_of(const char *path, uint64_t max_size, size_t *ret_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        char reason[256] = "";
+        void *buf = NULL;
+        CHECK(fd >= 0);
+        int r = parser_compact_core(fd, max_size, &buf, ret_size, reason, sizeof reason);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "compact core of %s: %s", path, reason);
+        return buf;
+}
+
+/* Record i carries the compact core of its stored core: COREDUMP= is what the parser makes of that
+ * file, an ELF core within JournalSizeMax=, and COREDUMPD_JOURNAL_CORE_SIZE= says its size. */
+static void check_journal_core(struct test_env *e, size_t i, uint64_t max_size) {
+        size_t size = 0, want_size = 0;
+        _cleanup_free_ void *core = record_capture_binary(&e->records, i, "COREDUMP", &size);
+        if (!core) {
+                _cleanup_free_ char *error = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_ERROR");
+                test_fail(__FILE__, __LINE__, "record %zu has no COREDUMP= (COREDUMPD_JOURNAL_CORE_ERROR=%s)", i,
+                          error ? error : "(none)");
+        }
+        CHECK(parser_compact_core_valid(core, size, max_size));
+        _cleanup_free_ char *size_text = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_SIZE");
+        CHECK(size_text);
+        CHECK_INT(strtoull(size_text, NULL, 10), ==, size);
+        check_field(e, i, "COREDUMPD_JOURNAL_CORE_ERROR", NULL);
+        _cleanup_free_ char *path = record_capture_field(&e->records, i, "COREDUMP_FILENAME");
+        CHECK(path); /* the record names the file as ever */
+        _cleanup_free_ void *want = compact_of(path, max_size, &want_size);
+        CHECK_INT(size, ==, want_size);
+        CHECK(memcmp(core, want, size) == 0);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        printf("record %zu: compact core of %zu bytes, the stored core %lld bytes on disk\n", i, size,
+               (long long) st.st_size);
+}
+
+static void check_no_journal_core(struct test_env *e, size_t i, const char *error_part) {
+        size_t size = 0;
+        _cleanup_free_ void *core = record_capture_binary(&e->records, i, "COREDUMP", &size);
+        if (core)
+                test_fail(__FILE__, __LINE__, "record %zu carries a compact core of %zu bytes, expected none", i, size);
+        check_field(e, i, "COREDUMPD_JOURNAL_CORE_SIZE", NULL);
+        _cleanup_free_ char *error = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_ERROR");
+        if (!error_part && error)
+                test_fail(__FILE__, __LINE__, "record %zu: COREDUMPD_JOURNAL_CORE_ERROR=%s, expected none", i, error);
+        if (error_part && (!error || !strstr(error, error_part)))
+                test_fail(__FILE__, __LINE__, "record %zu: COREDUMPD_JOURNAL_CORE_ERROR=%s, expected one with '%s'", i,
+                          error ? error : "(none)", error_part);
+}
+
+/* The first crash of a signature in its interval carries the compact core of its stored core
+ * (Action=userspace: our own zstd core; Action=kernel: the kernel's, compacted from the plain file
+ * before it is compressed); its repeats carry none, nor an error. */
+TEST(journal_core_with_the_first_crash_of_a_signature) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nUserspaceDump=all-writable\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        CHECK_INT(record_capture_count(&e.records), ==, 2);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
+        check_field(&e, 0, "COREDUMPD_CORE_FORM", "zstd");
+        check_journal_core(&e, 0, UINT64_C(1) << 20);
+        check_field(&e, 1, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 1, "COREDUMPD_REPEAT", "2");
+        check_no_journal_core(&e, 1, NULL);
+
+        /* The same core as the kernel's, into a store of its own (a new count): compacted before
+         * compression, the record names the .zst and carries what the parser makes of it. */
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        size_t full_size = 0;
+        _cleanup_free_ uint8_t *full = read_core_file(path, &full_size);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+
+        test_env_init(&e, NULL, NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        struct connection_run run;
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_stream(run.kernel_fd, full, full_size), ==, full_size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_ACTION", "kernel");
+        check_field(&e, 0, "COREDUMPD_CORE_FORM", "zstd");
+        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
+        check_journal_core(&e, 0, UINT64_C(1) << 20);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
+/* JournalSizeMax=0: no compact core, and nothing said about one. Nor for a crash that is not
+ * counted (RateLimitBurst=0): only a first crash of its signature gets one. */
+TEST(journal_core_none_when_off_or_not_counted) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\n", "JournalSizeMax=0\n");
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
+        check_no_journal_core(&e, 0, NULL);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nRateLimitBurst=0\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_REPEAT", NULL);
+        check_no_journal_core(&e, 0, NULL);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
+/* A core whose notes alone exceed JournalSizeMax= (4K, the least it may be): no compact core, and
+ * the record says why; the core itself is stored and named as ever. */
+TEST(journal_core_too_large_says_why) {
+        struct test_env e;
+        test_env_init(&e, NULL, "JournalSizeMax=4K\n");
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+
+        size_t size = 64 * 1024;
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+        Elf64_Phdr note;
+        memcpy(&note, core + sizeof(Elf64_Ehdr), sizeof note);
+        CHECK_INT(note.p_type, ==, PT_NOTE);
+        note.p_filesz = 8192; /* notes of 8K: more than the whole compact core may take */
+        memcpy(core + sizeof(Elf64_Ehdr), &note, sizeof note);
+
+        struct connection_run run;
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_stream(run.kernel_fd, core, size), ==, size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
+        check_no_journal_core(&e, 0, "too large even compacted");
+        _cleanup_free_ char *path = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(path && access(path, R_OK) == 0);
+        CHECK(log_capture_contains(&e.logs, "No compact core in the record (JournalSizeMax=4K)"));
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
 TEST(deadline_closes_stalled_connection) {
         struct test_env e;
         struct connection_run run;
@@ -1527,6 +1692,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(saved_file_copied_bounded_never_replacing),
         TEST_ENTRY(crash_with_its_own_root_lists_its_files),
         TEST_ENTRY(repeats_rejected_before_the_dump),
+        TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
+        TEST_ENTRY(journal_core_none_when_off_or_not_counted),
+        TEST_ENTRY(journal_core_too_large_says_why),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),
         TEST_ENTRY(vanished_process_cannot_be_verified),

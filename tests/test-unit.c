@@ -118,6 +118,32 @@ TEST(dump_file_name) {
         CHECK(strncmp(unknown, "core.unknown.1000.", 18) == 0);
 }
 
+/* ---- fields ---- */
+
+/* A binary value (the compact core, COREDUMP=) is kept byte for byte, NULs and newlines too, its
+ * length the iovec's; the text setters refuse such a field; no other field is found in it. */
+TEST(fields_binary_value) {
+        static const char data[] = { 0x7f, 'E', 'L', 'F', 0, 1, 0, '\n', 'X', '=', 2 };
+        struct fields f = {};
+
+        CHECK_OK(fields_add_binary(&f, field_name(FIELD_COREDUMP), data, sizeof data));
+        CHECK_OK(fields_set_text(&f, FIELD_COMM, "x"));
+        CHECK_OK(fields_add_binary(&f, "EMPTY", "", 0));
+        CHECK_INT(f.n, ==, 3);
+        CHECK_INT(f.v[0].iov_len, ==, strlen("COREDUMP=") + sizeof data);
+        CHECK(memcmp(f.v[0].iov_base, "COREDUMP=", 9) == 0);
+        CHECK(memcmp((const char *) f.v[0].iov_base + 9, data, sizeof data) == 0);
+        CHECK_INT(((const char *) f.v[0].iov_base)[f.v[0].iov_len], ==, 0); /* a NUL beyond it */
+        CHECK_INT(f.v[2].iov_len, ==, strlen("EMPTY="));
+        CHECK_STR(fields_get(&f, FIELD_COMM), "x");
+        CHECK(fields_get(&f, FIELD_COREDUMP) == (const char *) f.v[0].iov_base + 9);
+        CHECK(!fields_get_name(&f, "X"));
+        CHECK(!fields_get(&f, FIELD_FILENAME));
+        CHECK_INT(fields_set_text(&f, FIELD_COREDUMP, "text"), ==, -EINVAL);
+        CHECK_INT(f.n, ==, 3);
+        fields_done(&f);
+}
+
 /* ---- names ---- */
 
 TEST(signal_names) {
@@ -2433,6 +2459,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(timestamp_parser),
         TEST_ENTRY(timespan_parser),
         TEST_ENTRY(timestamp_relative),
+        TEST_ENTRY(fields_binary_value),
         TEST_ENTRY(config_parsing),
         TEST_ENTRY(config_errors_name_file_and_line),
         TEST_ENTRY(config_bad_line_keeps_the_rest),

@@ -25,6 +25,9 @@ void crash_init(struct crash *c, const struct config *settings) {
 
 void crash_done(struct crash *c) {
         kept_files_done(&c->kept);
+        free(c->journal_core);
+        c->journal_core = NULL;
+        c->journal_core_size = 0;
         if (c->have_peer)
                 peer_done(&c->peer);
         if (c->have_context)

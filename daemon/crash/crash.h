@@ -58,6 +58,12 @@ struct crash {
         bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
         struct selfdump_result selfdump;
         struct kept_files kept;         /* a container's files, kept with the core (keep-files.h) */
+        /* The compact core for the record (COREDUMP=), made by the parser from the stored core
+         * (step_keep()): journal_core (malloc'ed, journal_core_size bytes), or, where one was to be
+         * made and none could, why in journal_core_error. */
+        void *journal_core;
+        size_t journal_core_size;
+        char journal_core_error[256];
 
         enum crash_result result;
         char error[256];

@@ -188,6 +188,19 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         return k;
 }
 
+/* The compact core (COREDUMP=, binary) and its size, or why the crash has none where it was to
+ * have one. */
+static int record_add_journal_core(const struct crash *c, struct fields *f) {
+        int k = 0;
+
+        if (c->journal_core) {
+                k = k ?: fields_add_binary(f, field_name(FIELD_COREDUMP), c->journal_core, c->journal_core_size);
+                k = k ?: fields_set_unsigned(f, FIELD_JOURNAL_CORE_SIZE, c->journal_core_size);
+        } else if (c->journal_core_error[0])
+                k = k ?: fields_set_text(f, FIELD_JOURNAL_CORE_ERROR, c->journal_core_error);
+        return k;
+}
+
 /* What the crash-context probe saw, and the core coredumpd made itself. */
 static int record_add_crash_details(const struct crash *c, struct fields *f) {
         const struct crash_context *ctx = &c->context;
@@ -240,7 +253,9 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
         return k;
 }
 
-int record_build(const struct crash *c, struct fields *ret) {
+/* journal_core: with the compact core and its fields (the system journal's record), or without
+ * (the copy in the user's journal). */
+static int record_build_for(const struct crash *c, bool journal_core, struct fields *ret) {
         struct fields f = {};
         char outcome[512];
         int k = 0;
@@ -267,6 +282,8 @@ int record_build(const struct crash *c, struct fields *ret) {
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
         k = k ?: record_add_crash_details(c, &f);
+        if (journal_core)
+                k = k ?: record_add_journal_core(c, &f);
 
         if (k < 0) {
                 fields_done(&f);
@@ -274,6 +291,10 @@ int record_build(const struct crash *c, struct fields *ret) {
         }
         *ret = f;
         return 0;
+}
+
+int record_build(const struct crash *c, struct fields *ret) {
+        return record_build_for(c, true, ret);
 }
 
 int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
@@ -310,6 +331,8 @@ int record_sink_journal(const struct fields *f, void *userdata) {
         return sd_journal_sendv(f->v, (int) f->n);
 }
 
+static void record_send(const struct crash *c, bool journal_core, record_sink_fn sink, void *userdata);
+
 struct user_copy {
         uid_t uid;
         gid_t gid;
@@ -334,13 +357,17 @@ void record_crash_for_user(const struct crash *c) {
             !context_user_may_read(ctx))
                 return;
         struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .tag = c->tag };
-        record_crash(c, sink_user_journal, &u);
+        /* Without the compact core (COREDUMP=) and its fields: the copy goes through the parser's
+         * bounded wire (parser_record_encode()), which a core of up to JournalSizeMax= would
+         * overrun; and the user has the stored core itself, which they may read. The system
+         * journal's record carries it for a collector. */
+        record_send(c, false, sink_user_journal, &u);
 }
 
-void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
+static void record_send(const struct crash *c, bool journal_core, record_sink_fn sink, void *userdata) {
         _cleanup_(fields_done) struct fields f = {};
 
-        int k = record_build(c, &f);
+        int k = record_build_for(c, journal_core, &f);
         if (k < 0) {
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot build the crash record: %m");
                 return;
@@ -348,6 +375,10 @@ void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
         k = sink(&f, userdata);
         if (k < 0)
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot write the crash record: %m");
+}
+
+void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
+        record_send(c, true, sink, userdata);
 }
 
 void record_crash_to_kmsg(const struct crash *c) {

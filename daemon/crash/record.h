@@ -16,7 +16,9 @@
  * keeps with the core as attributes. */
 int record_metadata(const struct crash *c, struct fields *f);
 
-/* The whole entry for a crash: message, metadata, outcome, crash details. */
+/* The whole entry for a crash: message, metadata, outcome, crash details, and the compact core
+ * (COREDUMP=, binary, with COREDUMPD_JOURNAL_CORE_SIZE=) or why there is none
+ * (COREDUMPD_JOURNAL_CORE_ERROR=). */
 int record_build(const struct crash *c, struct fields *ret);
 
 /* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
@@ -37,7 +39,8 @@ int record_sink_journal(const struct fields *f, void *userdata);
 /* The crash's record once more, in the crashing user's own journal (coredumpd-parser --record, as
  * that user): only for a stored dump the user may read, never for root's. The daemon's record in the system
  * journal stays the one root's tools trust; what this copy names is opened by the user's tools with
- * the user's rights only. A failure is logged (it costs the user their view, not the crash). */
+ * the user's rights only. It carries no compact core (COREDUMP=) nor the fields about it: the user
+ * fetches the stored core itself. A failure is logged (it costs the user their view, not the crash). */
 void record_crash_for_user(const struct crash *c);
 
 /* Builds and sends; failures are logged with the crash's tag. */

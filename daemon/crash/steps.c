@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <string.h>
@@ -9,9 +10,11 @@
 #include "crash/protocol.h"
 #include "crash/steps.h"
 #include "crash/userspace.h"
+#include "parser/client.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/names.h"
+#include "shared/parse.h"
 #include "shared/timestamp.h"
 #include "store/reserve.h"
 
@@ -292,12 +295,59 @@ static void wait_task_exit(const struct crash_env *env, const struct crash *c) {
         }
 }
 
+/* JournalSizeMax= is bounded where the parser bounds what it makes. */
+_Static_assert(JOURNAL_SIZE_MAX_LIMIT == PARSER_COMPACT_MAX, "JournalSizeMax='s limit is PARSER_COMPACT_MAX");
+
+/* Whether the record carries a compact core: for a core in the store, with JournalSizeMax= not 0,
+ * and the first crash of its signature in its rate-limit interval (decision.repeat 1), so that a
+ * collector gets one per crash site and owner, not one per crash of a loop. A crash that is not
+ * counted (no signature, RateLimitBurst=0, no rate limits) carries none. */
+static bool journal_core_wanted(const struct crash *c) {
+        return c->have_stored && c->settings.journal_size_max > 0 && c->have_decision && c->decision.repeat == 1;
+}
+
+/* The compact core, made by coredumpd-parser --compact-core (as nobody, in its cell) from the stored
+ * file: the daemon opens it and passes on what comes back (checked for size and ELF header only),
+ * never reads the core itself. Read before compression, from the plain file where there is one. A
+ * failure costs the record its compact core and says why (COREDUMPD_JOURNAL_CORE_ERROR=). */
+static void keep_journal_core(const struct crash_env *env, struct crash *c) {
+        char reason[sizeof c->journal_core_error] = "";
+        char size[32];
+
+        if (env->store && atomic_load(&env->store->interrupted)) {
+                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s", "not made: coredumpd was stopping");
+                return;
+        }
+        _cleanup_close_ int fd = env->store
+                ? openat(env->store->dir_fd, c->stored.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+                : open(c->stored.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        int r = fd < 0 ? -errno : 0;
+        if (r < 0)
+                snprintf(reason, sizeof reason, "cannot open the stored core: %s", strerror(-r));
+        else
+                r = parser_compact_core(fd, c->settings.journal_size_max, &c->journal_core, &c->journal_core_size,
+                                        reason, sizeof reason);
+        if (r < 0) {
+                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s", reason[0] ? reason : strerror(-r));
+                log_crash(c->tag, LOG_NOTICE, "No compact core in the record (JournalSizeMax=%s): %s.",
+                          format_size(size, c->settings.journal_size_max), c->journal_core_error);
+                return;
+        }
+        log_crash(c->tag, LOG_INFO, "A compact core of %zu bytes goes with the record.", c->journal_core_size);
+}
+
 void step_keep(const struct crash_env *env, struct crash *c) {
         if (!c->have_stored)
                 return;
 
-        if (c->compress_pending) {
+        bool journal_core = journal_core_wanted(c);
+        /* Both read the whole core: the released task's teardown goes first. */
+        if (c->compress_pending || journal_core)
                 wait_task_exit(env, c);
+        if (journal_core)
+                keep_journal_core(env, c);
+
+        if (c->compress_pending) {
                 _cleanup_(record_core_done) struct record_core core = {};
                 char reason[sizeof c->error] = "";
 

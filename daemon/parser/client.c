@@ -398,10 +398,13 @@ int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_
                 return r;
         if (size > max_size)
                 return fail(-E2BIG, reason, reason_size, "it answered more than %" PRIu64 " bytes", max_size);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == PARSER_COMPACT_EXIT_TOO_LARGE)
+                return fail(-E2BIG, reason, reason_size, "too large even compacted: its headers and notes alone "
+                            "exceed %" PRIu64 " bytes", max_size);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return fail(-ECHILD, reason, reason_size, "it ended with %s %d (the core too large for %" PRIu64
-                            " bytes, or not a core)", WIFSIGNALED(status) ? "signal" : "status",
-                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), max_size);
+                return fail(-ECHILD, reason, reason_size, "it ended with %s %d (not a core it could read)",
+                            WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         if (!parser_compact_core_valid(buf, size, max_size))
                 return fail(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
         *ret = TAKE_PTR(buf);

@@ -61,8 +61,9 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
 /* The compact core of a stored one (core_fd: the plain file or the zstd one, opened by the caller),
  * made by `coredumpd-parser --compact-core` as PARSER_NOBODY in its cell within
  * PARSER_COMPACT_DEADLINE_USEC: 0 and *ret (malloc'ed, *ret_size bytes, at most max_size, checked
- * by parser_compact_core_valid()), or -errno with reason: -E2BIG (it would not fit), -ETIMEDOUT,
- * -ECHILD (it failed or died), -EBADMSG (what came back is no core). */
+ * by parser_compact_core_valid()), or -errno with reason: -E2BIG (it would not fit: the parser's
+ * PARSER_COMPACT_EXIT_TOO_LARGE), -ETIMEDOUT, -ECHILD (it failed or died: not a core it could read),
+ * -EBADMSG (what came back is no core). */
 #define PARSER_COMPACT_DEADLINE_USEC (10 * UINT64_C(1000000))
 int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_size, char *reason,
                         size_t reason_size);

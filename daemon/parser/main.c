@@ -179,8 +179,8 @@ static int compact(void) {
                 .thread_stack = COMPACT_THREAD_STACK,
                 .small_segment = COMPACT_SMALL_SEGMENT,
         };
-        return compact_core(PARSER_FD_MEM, STDOUT_FILENO, &lim, reason, sizeof reason) < 0 ? EXIT_FAILURE
-                                                                                          : EXIT_SUCCESS;
+        int r = compact_core(PARSER_FD_MEM, STDOUT_FILENO, &lim, reason, sizeof reason);
+        return r == -E2BIG ? PARSER_COMPACT_EXIT_TOO_LARGE : r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv) {

@@ -227,6 +227,10 @@ struct parser_compact_request {
         uint64_t max_size;              /* at most PARSER_COMPACT_MAX */
 };
 
+/* The exit status of a parser whose compact core would not fit max_size even with the least it
+ * keeps (the headers and notes): the daemon tells "too large" from any other failure by it. */
+#define PARSER_COMPACT_EXIT_TOO_LARGE 3
+
 bool parser_compact_request_valid(const struct parser_compact_request *req);
 /* Whether size bytes at buf are what the daemon attaches: an ELF64 little-endian x86-64 ET_CORE
  * header, its program header table inside the buffer, at most max_size bytes. */

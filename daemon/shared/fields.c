@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +92,14 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
         /* checked line by line on the way in (shared/saved-files.c) */
         [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },
+        /* the compact core (parser/compact-core.h): systemd-coredump's Storage=journal field, which
+         * coredumpctl opens where a record has no COREDUMP_FILENAME=, and dumpctl also where the file
+         * is gone or on another machine (a collector) */
+        [FIELD_COREDUMP]          = { "COREDUMP",                   NULL,                        FIELD_BINARY },
+        /* its bytes (the journal hands a reader only the first 64K of a field unless asked) */
+        [FIELD_JOURNAL_CORE_SIZE] = { "COREDUMPD_JOURNAL_CORE_SIZE", NULL,                       FIELD_DECIMAL },
+        /* why a crash that was to carry one does not: too large even compacted, the parser failed */
+        [FIELD_JOURNAL_CORE_ERROR] = { "COREDUMPD_JOURNAL_CORE_ERROR", NULL,                     FIELD_ESCAPED },
 };
 
 /* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */
@@ -121,6 +130,30 @@ int fields_add(struct fields *f, const char *name, const char *format, ...) {
         return fields_append(f, entry);
 }
 
+int fields_add_binary(struct fields *f, const char *name, const void *data, size_t size) {
+        size_t name_len = strlen(name);
+        if (size > SIZE_MAX - name_len - 2)
+                return -E2BIG;
+        /* A NUL after the bytes, not counted: a reader that takes the value for text by mistake
+         * stops there instead of running off the allocation. */
+        char *entry = malloc(name_len + 1 + size + 1);
+        if (!entry)
+                return -ENOMEM;
+        memcpy(entry, name, name_len);
+        entry[name_len] = '=';
+        if (size > 0)
+                memcpy(entry + name_len + 1, data, size);
+        entry[name_len + 1 + size] = 0;
+        struct iovec *grown = realloc(f->v, (f->n + 1) * sizeof *grown);
+        if (!grown) {
+                free(entry);
+                return -ENOMEM;
+        }
+        f->v = grown;
+        f->v[f->n++] = (struct iovec) { .iov_base = entry, .iov_len = name_len + 1 + size };
+        return 0;
+}
+
 int fields_add_raw(struct fields *f, const void *data, size_t size) {
         char *entry = strndup(data, size);
         if (!entry)
@@ -133,6 +166,8 @@ int fields_set_text(struct fields *f, enum field field, const char *text) {
 
         if (!text)
                 return 0;
+        if (d->render == FIELD_BINARY)
+                return -EINVAL; /* fields_add_binary() */
         if (d->render != FIELD_ESCAPED)
                 return fields_add(f, d->name, "%s", text);
         _cleanup_free_ char *escaped = escape_text(text, strlen(text));

@@ -98,6 +98,10 @@ enum field {
         FIELD_REPEAT,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
         FIELD_SAVED_FILE,
+        /* the compact core in the record (parser/compact-core.h), its size, or why there is none */
+        FIELD_COREDUMP,
+        FIELD_JOURNAL_CORE_SIZE,
+        FIELD_JOURNAL_CORE_ERROR,
         _FIELD_MAX,
 };
 
@@ -106,6 +110,7 @@ enum field_render {
         FIELD_ESCAPED,          /* text from the crashed process: escaped (escape_text) */
         FIELD_DECIMAL,          /* a number */
         FIELD_HEX,              /* a mask or an address: 0x... */
+        FIELD_BINARY,           /* bytes, NULs too: fields_add_binary() only, never read as text */
 };
 
 struct field_def {
@@ -127,7 +132,7 @@ struct fields {
 };
 
 /* Appends a field's value, rendered as the table says: the text, escaped or not (NULL: omitted);
- * a number in decimal or hex. Return 0 or -ENOMEM. */
+ * a number in decimal or hex. Return 0 or -ENOMEM (-EINVAL: a FIELD_BINARY field as text). */
 int fields_set_text(struct fields *f, enum field field, const char *text);
 int fields_set_number(struct fields *f, enum field field, int64_t n);
 int fields_set_unsigned(struct fields *f, enum field field, uint64_t n);
@@ -135,6 +140,9 @@ int fields_set_unsigned(struct fields *f, enum field field, uint64_t n);
 int fields_add(struct fields *f, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
 /* Appends a "NAME=value" datum as read from the journal (binary data stops at its first NUL). */
 int fields_add_raw(struct fields *f, const void *data, size_t size);
+/* "NAME=" and size bytes of data as they are (NULs too): a binary field, as COREDUMP=. Its value
+ * is no string: read it with its iov_len. */
+int fields_add_binary(struct fields *f, const char *name, const void *data, size_t size);
 
 /* The value of the first such field, or NULL. */
 const char *fields_get(const struct fields *f, enum field field);
