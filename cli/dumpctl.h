@@ -126,10 +126,16 @@ const char *field_or(const struct entry *d, const char *field, const char *fallb
  * "mnt"): the paths in its record are of its view, not necessarily the host's. */
 bool entry_in_own_mount_namespace(const struct entry *d);
 int select_dump(struct entry_list *l, const struct entry **ret);
+/* Writes d's compact core (the record's COREDUMP=) to out_fd from the journal it was read from,
+ * opened again as the options say. 0 and *ret_size (may be NULL), or -errno (see
+ * entry_write_journal_core(); -ENOMEDIUM: the journal cannot be opened now), not logged but for
+ * the journal's own trouble. */
+int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size);
 /* The colour of a presence, for list and info. */
 const char *presence_color(enum entry_presence p);
 
-/* verb-dump.c: writes the decompressed core of d to out_fd; returns an exit status. */
+/* verb-dump.c: writes the decompressed core of d to out_fd, or, where its file is gone or on
+ * another machine, the compact core its record carries; returns an exit status. */
 int write_core(const struct entry *d, int out_fd);
 
 /* The verbs: each returns an exit status. */

@@ -135,12 +135,14 @@ static int expand_files(char ***ret) {
         return 0;
 }
 
-/* The journal: the system's (its trouble is a warning; the store may still be listed), or the
- * files the user named (-D, --file=), whose trouble is an error. */
-static int load_journal(struct entry_list *all) {
+/* The journal as the options name it: the files the user named (-D, --file=), whose trouble is an
+ * error (logged, negative), or the system's, whose trouble is a warning (0 and *ret NULL: the store
+ * may still be listed). */
+static int open_journal(sd_journal **ret) {
         sd_journal *j = NULL;
-        bool named = arg.directory || arg.files;
         int r;
+
+        *ret = NULL;
 
         if (arg.directory) {
                 struct stat st;
@@ -170,7 +172,18 @@ static int load_journal(struct entry_list *all) {
                         return 0;
                 }
         }
+        *ret = j;
+        return 0;
+}
 
+/* The journal's entries (see open_journal() for its trouble). */
+static int load_journal(struct entry_list *all) {
+        bool named = arg.directory || arg.files;
+        sd_journal *j;
+
+        int r = open_journal(&j);
+        if (r < 0 || !j)
+                return r;
         r = entry_list_load_journal(all, j, named);
         sd_journal_close(j);
         if (r < 0) {
@@ -225,7 +238,7 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
         if (limit > 0 && l.n > limit) {
                 size_t drop = l.n - limit;
                 for (size_t i = 0; i < drop; i++)
-                        fields_done(&l.entries[i].fields);
+                        entry_done(&l.entries[i]);
                 memmove(l.entries, l.entries + drop, limit * sizeof l.entries[0]);
                 l.n = limit;
         }
@@ -258,6 +271,20 @@ int no_dump_status(size_t hidden) {
         return EXIT_NO_DUMP;
 }
 
+int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
+        sd_journal *j;
+
+        /* The journal as the entry was read from it: its cursor names it there. */
+        int r = open_journal(&j);
+        if (r < 0)
+                return r;
+        if (!j)
+                return -ENOMEDIUM;
+        r = entry_write_journal_core(j, d, out_fd, ret_size);
+        sd_journal_close(j);
+        return r;
+}
+
 const char *field_or(const struct entry *d, const char *field, const char *fallback) {
         const char *v = fields_get_name(&d->fields, field);
         return v && *v ? v : fallback;
@@ -282,6 +309,7 @@ const char *presence_color(enum entry_presence p) {
         case ENTRY_INACCESSIBLE: return ansi(ANSI_RED);
         case ENTRY_NONE:         return ansi(ANSI_GREY);
         case ENTRY_REMOTE:       return ansi(ANSI_GREY);
+        case ENTRY_JOURNAL:      return ansi(ANSI_GREEN);
         }
         return "";
 }

@@ -144,6 +144,14 @@ static char *executable_of(const struct entry *d) {
                 free(p);
                 return NULL;
         }
+        /* Another machine's crash (a collector's journal): this machine's file of that name is
+         * handed over only if it is the build recorded. */
+        if (p && d->remote && !host_file_is_the_crashed(d, p, false)) {
+                log_warning("The crash was recorded on another machine and %s here is not known to be the build that "
+                            "crashed; debugging the core alone.", p);
+                free(p);
+                return NULL;
+        }
         if (p && !crash_is_callers(d) && !host_file_is_the_crashed(d, p, true)) {
                 log_warning("Not handing %s to gdb: it is another build than the one that crashed (uid %lld's); "
                             "debugging the core alone.", p, d->uid);
@@ -412,7 +420,8 @@ int verb_debug(void) {
                 goto oom;
 
         fprintf(stderr, "Debugging pid %lld (%s) with %s, core %s%s%s\n", d->pid, field_or(d, "COREDUMP_COMM", "n/a"),
-                debugger, field_or(d, "COREDUMP_FILENAME", "?"), exe ? ", executable " : "", exe ? exe : "");
+                debugger, d->presence == ENTRY_JOURNAL ? "the compact one in its journal record" : field_or(d, "COREDUMP_FILENAME", "?"),
+                exe ? ", executable " : "", exe ? exe : "");
         fflush(NULL);
 
         /* The debugger owns ^C while it runs. */

@@ -30,15 +30,49 @@ static int open_status(const struct entry *d, int r) {
         return EXIT_ERROR;
 }
 
+/* The compact core the record carries, where the file is not here to be read. */
+static int write_compact_core(const struct entry *d, int out_fd) {
+        uint64_t size = 0;
+
+        int r = write_journal_core(d, out_fd, &size);
+        if (r == -EPIPE)
+                return EXIT_OK;
+        if (r == -ENODATA || r == -ESTALE) {
+                log_error("The compact core of pid %lld (%s) is not in the journal any more.", d->pid,
+                          field_or(d, "COREDUMP_COMM", "n/a"));
+                return EXIT_NOT_PRESENT;
+        }
+        if (r == -EBADMSG || r == -EFBIG) {
+                log_error("The record of pid %lld (%s) carries no compact core dumpctl can use: %s.", d->pid,
+                          field_or(d, "COREDUMP_COMM", "n/a"), r == -EFBIG ? "it is too large" : "it is not an ELF core");
+                return EXIT_ERROR;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the compact core from the journal: %m");
+                return EXIT_ERROR;
+        }
+        if (!arg.quiet)
+                log_notice("The core file of pid %lld (%s) is %s: the compact core its record carries instead (%" PRIu64
+                           " bytes: registers, stacks, build-ids; not all of its memory).", d->pid,
+                           field_or(d, "COREDUMP_COMM", "n/a"),
+                           d->remote ? "on the machine that recorded it" : !fields_get(&d->fields, FIELD_FILENAME) ? "not named" : "gone",
+                           size);
+        return EXIT_OK;
+}
+
 int write_core(const struct entry *d, int out_fd) {
         _cleanup_close_ int in_fd = -1;
         const char *path = field_or(d, "COREDUMP_FILENAME", "");
         uint64_t size = 0;
 
+        if (d->presence == ENTRY_JOURNAL)
+                return write_compact_core(d, out_fd);
         const char *store = store_path();
         if (!store)
                 return EXIT_ERROR;
         int r = entry_open_core(d, store, &in_fd);
+        if (r == -ENOENT && d->journal_core && d->cursor)
+                return write_compact_core(d, out_fd); /* removed since it was listed */
         if (r < 0)
                 return open_status(d, r);
         r = core_decompress(in_fd, core_file_is_compressed(path), out_fd, &size);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dumpctl info: everything recorded about each matching crash (without a match: the newest). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,35 @@ static void print_rule_origin(const char *name) {
 
 static bool same_text(const char *a, const char *b) {
         return a && b && strcmp(a, b) == 0;
+}
+
+/* Where the core is: the file and its state, and the compact core the record carries (the one
+ * read where the file is gone or on another machine), or why it has none. */
+static void print_storage(const struct entry *d) {
+        const char *path = fields_get(&d->fields, FIELD_FILENAME);
+        const char *error = fields_get(&d->fields, FIELD_JOURNAL_CORE_ERROR);
+        char compact[96] = "";
+
+        if (d->journal_core && d->journal_core_size > 0)
+                snprintf(compact, sizeof compact, "compact core in the journal%s, %" PRIu64 " bytes",
+                         d->presence == ENTRY_JOURNAL ? "" : " too", d->journal_core_size);
+        else if (d->journal_core)
+                snprintf(compact, sizeof compact, "compact core in the journal%s", d->presence == ENTRY_JOURNAL ? "" : " too");
+        if (!path) {
+                if (compact[0])
+                        printf("       Storage: journal (%s%s%s)\n", presence_color(d->presence), compact, ansi(ANSI_NORMAL));
+                else
+                        printf("       Storage: none\n");
+                return;
+        }
+        /* The file's own state; the record's core is said after it. */
+        const char *state = d->presence != ENTRY_JOURNAL ? entry_presence_to_string(d->presence)
+                            : d->remote                  ? entry_presence_to_string(ENTRY_REMOTE)
+                                                         : entry_presence_to_string(ENTRY_MISSING);
+        printf("       Storage: %s (%s%s%s%s%s)\n", path, presence_color(d->presence), state, compact[0] ? "; " : "", compact,
+               ansi(ANSI_NORMAL));
+        if (!d->journal_core && error)
+                printf("  Compact Core: none (%s)\n", error);
 }
 
 static void info_one(const struct entry *d) {
@@ -86,11 +116,7 @@ static void info_one(const struct entry *d) {
                 printf("         Error: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_MARK)))
                 printf("   Kernel Mark: %s\n", v);
-        if ((v = fields_get(&d->fields, FIELD_FILENAME)))
-                printf("       Storage: %s (%s%s%s)\n", v, presence_color(d->presence), entry_presence_to_string(d->presence),
-                       ansi(ANSI_NORMAL));
-        else
-                printf("       Storage: none\n");
+        print_storage(d);
         if (fields_get(&d->fields, FIELD_SAVED_FILE)) {
                 _cleanup_(saved_files_done) struct saved_files files = {};
                 if (saved_files_from_fields(&d->fields, &files) < 0)

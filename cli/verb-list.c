@@ -43,6 +43,9 @@ static void list_json_one(struct json_writer *w, const struct entry *d) {
         json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
         json_field_string(w, "present", entry_presence_to_string(d->presence));
         json_field_string(w, "source", entry_source_to_string(d->source));
+        /* The compact core in the record (COREDUMP=): what "journal" above reads. */
+        json_field_bool(w, "journal_core", d->journal_core);
+        json_field_number(w, "journal_core_size", d->journal_core && d->journal_core_size > 0 ? (long long) d->journal_core_size : -1);
         /* coredumpctl's own keys, for scripts written against it: the signal, the core's presence,
          * its size. */
         json_field_number(w, "sig", d->signal > 0 ? d->signal : -1);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash/repeats.h"
 #include "fixtures.h"
 #include "store/store.h"
 #include "harness.h"
@@ -183,8 +184,9 @@ TEST(store_fallback_without_xattrs_uses_the_name) {
         test_env_done(&e);
 }
 
-/* The captured records as a journal file in dir (journal export format → systemd-journal-remote). */
-static void write_journal(struct record_capture *records, const char *dir) {
+/* The captured records as a journal file in dir (journal export format → systemd-journal-remote),
+ * as another machine's if machine_id is not NULL. */
+static void write_journal_of(struct record_capture *records, const char *dir, const char *machine_id) {
         _cleanup_free_ char *export = NULL, *journal = NULL;
         CHECK(asprintf(&export, "%s/entries.export", dir) > 0 && asprintf(&journal, "%s/system.journal", dir) > 0);
         FILE *f = fopen(export, "we");
@@ -197,18 +199,24 @@ static void write_journal(struct record_capture *records, const char *dir) {
                 fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%lld\n_BOOT_ID=%s\n_UID=0\n",
                         (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000 + (long long) i,
                         (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000 + (long long) i, boot);
+                if (machine_id)
+                        fprintf(f, "_MACHINE_ID=%s\n", machine_id);
                 for (size_t k = 0; k < records->records[i].n; k++) {
                         const char *e = records->records[i].v[k].iov_base;
-                        const char *eq = strchr(e, '=');
-                        if (!strchr(e, '\n')) {
-                                fprintf(f, "%s\n", e);
+                        size_t len = records->records[i].v[k].iov_len;
+                        const char *eq = memchr(e, '=', len);
+                        CHECK(eq);
+                        if (!memchr(e, '\n', len) && !memchr(e, 0, len)) {
+                                fprintf(f, "%.*s\n", (int) len, e);
                                 continue;
                         }
-                        /* A value spanning lines: the export format's binary form. */
-                        uint64_t n = strlen(eq + 1);
+                        /* A value spanning lines, or bytes (the compact core, COREDUMP=): the export
+                         * format's binary form. */
+                        uint64_t n = len - (size_t) (eq + 1 - e);
                         fprintf(f, "%.*s\n", (int) (eq - e), e);
                         fwrite(&n, sizeof n, 1, f); /* little endian, as the machines we run on */
-                        fprintf(f, "%s\n", eq + 1);
+                        fwrite(eq + 1, 1, n, f);
+                        fputc('\n', f);
                 }
                 fputc('\n', f);
         }
@@ -220,6 +228,10 @@ static void write_journal(struct record_capture *records, const char *dir) {
                 (long long) mono.tv_sec * 1000000 + mono.tv_nsec / 1000 + 100, "0123456789abcdef0123456789abcdef");
         fclose(f);
         CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+}
+
+static void write_journal(struct record_capture *records, const char *dir) {
+        write_journal_of(records, dir, NULL);
 }
 
 TEST(journal_directory_list_info_and_errors) {
@@ -438,6 +450,113 @@ TEST(remote_machine_record_is_not_ours) {
         CHECK(stat(o, &st) < 0);
         CHECK_INT(run(NULL, "%s --file=%s --store=%s -o %s dump 525202", dumpctl(), journal, e.store_dir, o), ==, 0);
         CHECK(stat(o, &st) == 0 && st.st_size == 65536);
+        test_env_done(&e);
+}
+
+/* The compact core in the record (COREDUMP=): listed as there with its size; where the core file
+ * is gone, or the record is another machine's (a collector's journal), dump writes it and debug
+ * hands it to the debugger in a private temporary file; where the file is here, the file is what
+ * they read. A record without one whose file is gone has no core to give. */
+TEST(dump_and_debug_fall_back_to_the_journal_core) {
+        if (!have_journal_remote())
+                exit(77);
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nUserspaceDump=all-writable\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        _cleanup_free_ uint8_t *unused = store_crash(&e, 8192, false);
+        e.env.repeats = repeats_free(e.env.repeats);
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        size_t compact_size = 0;
+        _cleanup_free_ void *compact = record_capture_binary(&e.records, 0, "COREDUMP", &compact_size);
+        CHECK(compact && compact_size > 0);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(stored);
+        size_t full_size = 0;
+        _cleanup_free_ uint8_t *full = read_core_file(stored, &full_size);
+        CHECK(full_size != compact_size);
+
+        _cleanup_free_ char *jdir = NULL, *rdir = NULL, *json = NULL, *info = NULL, *out = NULL, *err = NULL,
+                            *size_key = NULL, *size_text = NULL, *got_path = NULL, *script = NULL, *body = NULL;
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&rdir, "%s/remote", e.dir) > 0 && mkdir(rdir, 0755) == 0);
+        write_journal(&e.records, jdir);
+        CHECK(asprintf(&out, "%s/out.core", e.dir) > 0);
+        CHECK(asprintf(&size_key, "\"journal_core\":true,\"journal_core_size\":%zu", compact_size) > 0);
+        CHECK(asprintf(&size_text, "compact core in the journal too, %zu bytes", compact_size) > 0);
+
+        /* The file is here: it is what is read; the record's core is said to be there too. */
+        CHECK_INT(run(&json, "%s -D %s --store=%s list --json=short", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(json, "\"present\":\"present\"") && strstr(json, size_key));
+        CHECK_INT(run(&info, "%s -D %s --store=%s info", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(info, size_text));
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump", dumpctl(), jdir, e.store_dir, out), ==, 0);
+        size_t got_size = 0;
+        _cleanup_free_ char *got = read_whole(out, &got_size);
+        CHECK_INT(got_size, ==, full_size);
+        CHECK(memcmp(got, full, full_size) == 0);
+        CHECK(unlink(out) == 0);
+
+        /* Another machine's record (a collector): its path is not this machine's, the record's core is
+         * what dumpctl gives. */
+        size_t n;
+        _cleanup_free_ char *machine_id = read_whole("/etc/machine-id", &n);
+        CHECK(machine_id && n >= 32);
+        write_journal_of(&e.records, rdir, strncmp(machine_id, "0123456789abcdef", 16) ? "0123456789abcdef0123456789abcdef"
+                                                                                       : "fedcba9876543210fedcba9876543210");
+        free(json);
+        CHECK_INT(run(&json, "%s -D %s --store=%s list --json=short", dumpctl(), rdir, e.store_dir), ==, 0);
+        CHECK(strstr(json, "\"present\":\"journal\"") && strstr(json, "\"corefile\":\"journal\"") && strstr(json, size_key));
+        CHECK_INT(run(&err, "%s -D %s --store=%s -o %s dump 2>&1", dumpctl(), rdir, e.store_dir, out), ==, 0);
+        CHECK(strstr(err, "on the machine that recorded it: the compact core its record carries instead"));
+        free(got);
+        got = read_whole(out, &got_size);
+        CHECK_INT(got_size, ==, compact_size);
+        CHECK(memcmp(got, compact, compact_size) == 0);
+        CHECK(unlink(out) == 0);
+
+        /* The file removed: list and info say so, dump writes the record's core (to a file, to a
+         * pipe), debug hands it over in a 0600 file of its own. */
+        CHECK(unlink(stored) == 0);
+        free(json);
+        CHECK_INT(run(&json, "%s -D %s --store=%s list --json=short", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(json, "\"present\":\"journal\"") && strstr(json, "\"corefile\":\"journal\"") && strstr(json, size_key));
+        free(info);
+        CHECK_INT(run(&info, "%s -D %s --store=%s info", dumpctl(), jdir, e.store_dir), ==, 0);
+        free(size_text);
+        CHECK(asprintf(&size_text, "(missing; compact core in the journal, %zu bytes)", compact_size) > 0);
+        CHECK(strstr(info, size_text));
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump", dumpctl(), jdir, e.store_dir, out), ==, 0);
+        free(got);
+        got = read_whole(out, &got_size);
+        CHECK_INT(got_size, ==, compact_size);
+        CHECK(memcmp(got, compact, compact_size) == 0);
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -q dump | cmp - %s", dumpctl(), jdir, e.store_dir, out), ==, 0);
+
+        CHECK(asprintf(&got_path, "%s/debugged.core", e.dir) > 0);
+        CHECK(asprintf(&body, "#!/bin/sh\nfor a; do last=$a; done\nstat -c %%a \"$last\" > %s.mode\ncp \"$last\" %s\n",
+                       got_path, got_path) > 0);
+        CHECK_OK(write_text_file(e.dir, "debugger", body));
+        CHECK(asprintf(&script, "%s/debugger", e.dir) > 0 && chmod(script, 0755) == 0);
+        free(err);
+        CHECK_INT(run(&err, "%s -D %s --store=%s --debugger=%s debug 2>&1", dumpctl(), jdir, e.store_dir, script), ==, 0);
+        CHECK(strstr(err, "core the compact one in its journal record"));
+        free(got);
+        got = read_whole(got_path, &got_size);
+        CHECK_INT(got_size, ==, compact_size);
+        CHECK(memcmp(got, compact, compact_size) == 0);
+        _cleanup_free_ char *mode_path = NULL, *mode = NULL;
+        CHECK(asprintf(&mode_path, "%s.mode", got_path) > 0);
+        mode = read_whole(mode_path, &n);
+        CHECK_STR(mode, "600\n");
+
+        /* gdb reads it: the crashed thread's stack from the compact core alone. */
+        if (access("/usr/bin/gdb", X_OK) == 0) {
+                _cleanup_free_ char *bt = NULL;
+                CHECK_INT(run(&bt, "%s -D %s --store=%s --debugger-arguments='-batch -ex bt' debug 2>&1", dumpctl(),
+                              jdir, e.store_dir), ==, 0);
+                CHECK(strstr(bt, "#0 ") && strstr(bt, "sleeper_start"));
+        }
         test_env_done(&e);
 }
 
@@ -840,7 +959,7 @@ TEST(field_values_each_once) {
 }
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
-                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source'," \
+                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
                   "'sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
@@ -1237,6 +1356,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_applies_max_use_now),
         TEST_ENTRY(policy_is_check_policy),
         TEST_ENTRY(remote_machine_record_is_not_ours),
+        TEST_ENTRY(dump_and_debug_fall_back_to_the_journal_core),
         TEST_ENTRY(usage_and_version),
         TEST_ENTRY(newest_only_and_count),
         TEST_ENTRY(field_values_each_once),

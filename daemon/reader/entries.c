@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,14 +12,18 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "reader/entries.h"
 #include "store/store.h"
 #include "shared/cleanup.h"
+#include "shared/fileio.h"
 #include "shared/names.h"
 #include "shared/strv.h"
 
-static void entry_done(struct entry *d) {
+void entry_done(struct entry *d) {
         fields_done(&d->fields);
+        free(d->cursor);
+        d->cursor = NULL;
 }
 
 void entry_list_done(struct entry_list *l) {
@@ -106,6 +111,14 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 if (!eq)
                         continue;
                 size_t klen = (size_t) (eq - (const char *) data);
+                const char *binary = field_name(FIELD_COREDUMP);
+                if (klen == strlen(binary) && memcmp(data, binary, klen) == 0) {
+                        /* The compact core: bytes (and only the first of them, the journal's data
+                         * threshold), no text. Its presence is noted; entry_write_journal_core()
+                         * reads it when it is wanted. */
+                        d.journal_core = true;
+                        continue;
+                }
                 if (klen == strlen(field_name(FIELD_ACTION)) && memcmp(data, field_name(FIELD_ACTION), klen) == 0)
                         ours = true;
                 if (klen == 4 && memcmp(data, "_UID", 4) == 0) {
@@ -144,6 +157,15 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         d.foreign = d.foreign || d.remote;
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
+        if (d.journal_core) {
+                long long n = field_number(&d.fields, FIELD_JOURNAL_CORE_SIZE);
+                d.journal_core_size = n > 0 ? (uint64_t) n : 0;
+        }
+        r = sd_journal_get_cursor(j, &d.cursor);
+        if (r < 0) {
+                entry_done(&d);
+                return r;
+        }
         *ret = d;
         return 0;
 }
@@ -350,7 +372,7 @@ void entry_list_finish(struct entry_list *l) {
 
 /* ---- the core file --------------------------------------------------------------------------- */
 
-void entry_update_presence(struct entry *d) {
+static void entry_update_file_presence(struct entry *d) {
         const char *path = fields_get(&d->fields, FIELD_FILENAME);
         struct stat st;
 
@@ -371,6 +393,19 @@ void entry_update_presence(struct entry *d) {
         d->presence = access(path, R_OK) == 0 ? ENTRY_PRESENT : ENTRY_INACCESSIBLE;
 }
 
+/* Where the file is not here to be read, the record's compact core is. Not where we may not read
+ * the file: that stays a matter of permission. */
+static void entry_update_presence_journal(struct entry *d) {
+        if (d->journal_core && d->cursor &&
+            (d->presence == ENTRY_NONE || d->presence == ENTRY_MISSING || d->presence == ENTRY_REMOTE))
+                d->presence = ENTRY_JOURNAL;
+}
+
+void entry_update_presence(struct entry *d) {
+        entry_update_file_presence(d);
+        entry_update_presence_journal(d);
+}
+
 const char *entry_presence_to_string(enum entry_presence p) {
         switch (p) {
         case ENTRY_NONE:         return "none";
@@ -378,6 +413,7 @@ const char *entry_presence_to_string(enum entry_presence p) {
         case ENTRY_MISSING:      return "missing";
         case ENTRY_INACCESSIBLE: return "inaccessible";
         case ENTRY_REMOTE:       return "remote";
+        case ENTRY_JOURNAL:      return "journal";
         }
         return "?";
 }
@@ -416,5 +452,55 @@ int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd) 
                 return -EBADF;
         }
         *ret_fd = fd;
+        return 0;
+}
+
+/* ---- the compact core in the record ---------------------------------------------------------- */
+
+int entry_write_journal_core(sd_journal *j, const struct entry *d, int out_fd, uint64_t *ret_size) {
+        const char *name = field_name(FIELD_COREDUMP);
+        size_t prefix = strlen(name) + 1;
+        const void *data;
+        size_t size;
+
+        if (!d->journal_core || !d->cursor)
+                return -ENODATA;
+        int r = sd_journal_seek_cursor(j, d->cursor);
+        if (r < 0)
+                return r;
+        r = sd_journal_next(j);
+        if (r < 0)
+                return r;
+        if (r == 0 || sd_journal_test_cursor(j, d->cursor) <= 0)
+                return -ESTALE;
+        /* All of it, but no more than a compact core can be: a larger field is no core of ours and is
+         * not inflated in memory (a journal from --directory may be anybody's). The threshold is a
+         * hint to the library, so the size is checked too. */
+        r = sd_journal_set_data_threshold(j, (size_t) (JOURNAL_SIZE_MAX_LIMIT + prefix + 1));
+        if (r < 0)
+                return r;
+        r = sd_journal_get_data(j, name, &data, &size);
+        if (r == -ENOENT)
+                return -ENODATA;
+        if (r < 0)
+                return r;
+        if (size < prefix || memcmp(data, name, prefix - 1) != 0 || ((const char *) data)[prefix - 1] != '=')
+                return -EBADMSG;
+        size -= prefix;
+        if (size > JOURNAL_SIZE_MAX_LIMIT)
+                return -EFBIG;
+        const unsigned char *core = (const unsigned char *) data + prefix;
+        /* An ELF core, as the parser made it (the daemon checked its header before sending it). */
+        if (size < sizeof(Elf64_Ehdr) || memcmp(core, ELFMAG, SELFMAG) != 0 || core[EI_CLASS] != ELFCLASS64)
+                return -EBADMSG;
+        Elf64_Ehdr eh;
+        memcpy(&eh, core, sizeof eh);
+        if (eh.e_type != ET_CORE)
+                return -EBADMSG;
+        r = write_full(out_fd, core, size);
+        if (r < 0)
+                return r;
+        if (ret_size)
+                *ret_size = size;
         return 0;
 }

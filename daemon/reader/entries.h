@@ -28,6 +28,8 @@ enum entry_presence {
         ENTRY_MISSING,           /* stored once, gone now (vacuumed or removed) */
         ENTRY_INACCESSIBLE,      /* stored, but we may not read it */
         ENTRY_REMOTE,            /* recorded on another machine (dumpctl --all): its core is there */
+        ENTRY_JOURNAL,           /* the file is gone or on another machine (or none was named), but the
+                                  * record carries a compact core (COREDUMP=): that is what we read */
 };
 
 struct entry {
@@ -41,6 +43,11 @@ struct entry {
         int signal;             /* 0 if unknown */
         enum entry_presence presence;
         uint64_t disk_size;     /* allocated bytes of the stored file, when present */
+        /* The record carries a compact core (COREDUMP=, binary: never among the fields, only noted
+         * here) of journal_core_size bytes (COREDUMPD_JOURNAL_CORE_SIZE=; 0: not said). */
+        bool journal_core;
+        uint64_t journal_core_size;
+        char *cursor;           /* the journal entry's, to read its COREDUMP= later; NULL: from the store */
 };
 
 struct entry_list {
@@ -48,6 +55,7 @@ struct entry_list {
         size_t n;
 };
 
+void entry_done(struct entry *d);
 void entry_list_done(struct entry_list *l);
 
 /* Adds every coredumpd entry of j (matches are added here; the caller opened j). foreign: j is
@@ -69,6 +77,13 @@ int entry_parse_file_name(const char *name, struct fields *f);
 void entry_update_presence(struct entry *d);
 const char *entry_presence_to_string(enum entry_presence p);
 const char *entry_source_to_string(enum entry_source s);
+
+/* Writes d's compact core (COREDUMP= of its journal entry, found again by its cursor in j, which
+ * the caller opened on the same files d was read from) to out_fd. 0 and *ret_size (if not NULL),
+ * or -errno: -ENODATA (the record carries none), -ESTALE (the entry is not in j any more), -EBADMSG
+ * (not an ELF core), -EFBIG (larger than any compact core: JournalSizeMax='s limit), -EPIPE (the
+ * reader went away). */
+int entry_write_journal_core(sd_journal *j, const struct entry *d, int out_fd, uint64_t *ret_size);
 
 /* Opens the stored core read-only, never through a symlink. A foreign entry's core must be a file
  * directly in store_path (-EPERM otherwise): such a journal could name any file. -ENODATA: none
