@@ -1427,6 +1427,52 @@ TEST(record_names_the_container) {
         config_done(&settings);
 }
 
+/* The compact core goes into the system journal's record as bytes with its size, or the record
+ * says why there is none; the copy for the user's journal carries neither. */
+TEST(record_journal_core_not_in_the_users_copy) {
+        static const char bytes[] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, '\n', 0, 4 };
+        struct crash c;
+        struct config settings;
+        config_init_defaults(&settings);
+        crash_init(&c, &settings);
+        c.have_context = true;
+        c.context.pid = 4242;
+        c.context.uid = 1000;
+        c.result = CRASH_RESULT_STORED;
+        CHECK(c.journal_core = malloc(sizeof bytes));
+        memcpy(c.journal_core, bytes, sizeof bytes);
+        c.journal_core_size = sizeof bytes;
+
+        _cleanup_(fields_done) struct fields f = {}, u = {};
+        CHECK_OK(record_build(&c, &f));
+        CHECK_OK(record_build_user_copy(&c, &u));
+        size_t found = 0;
+        for (size_t i = 0; i < f.n; i++)
+                if (f.v[i].iov_len == strlen("COREDUMP=") + sizeof bytes && memcmp(f.v[i].iov_base, "COREDUMP=", 9) == 0 &&
+                    memcmp((const char *) f.v[i].iov_base + 9, bytes, sizeof bytes) == 0)
+                        found++;
+        CHECK_INT(found, ==, 1);
+        CHECK_STR(fields_get(&f, FIELD_JOURNAL_CORE_SIZE), "12");
+        CHECK(!fields_get(&f, FIELD_JOURNAL_CORE_ERROR));
+        CHECK(!fields_get(&u, FIELD_COREDUMP) && !fields_get(&u, FIELD_JOURNAL_CORE_SIZE));
+        CHECK_INT(u.n, ==, f.n - 2); /* the rest is the same */
+        CHECK_STR(fields_get(&u, FIELD_MESSAGE), fields_get(&f, FIELD_MESSAGE));
+
+        /* None made: the reason, escaped, in the system journal's record only. */
+        free(c.journal_core);
+        c.journal_core = NULL;
+        c.journal_core_size = 0;
+        snprintf(c.journal_core_error, sizeof c.journal_core_error, "too large\n");
+        _cleanup_(fields_done) struct fields g = {}, v = {};
+        CHECK_OK(record_build(&c, &g));
+        CHECK_OK(record_build_user_copy(&c, &v));
+        CHECK(!fields_get(&g, FIELD_COREDUMP) && !fields_get(&g, FIELD_JOURNAL_CORE_SIZE));
+        CHECK_STR(fields_get(&g, FIELD_JOURNAL_CORE_ERROR), "too large\\n");
+        CHECK(!fields_get(&v, FIELD_JOURNAL_CORE_ERROR));
+        crash_done(&c);
+        config_done(&settings);
+}
+
 TEST(context_user_may_read_matrix) {
         struct crash_context c = sample_context();
         CHECK(context_user_may_read(&c));
@@ -2492,6 +2538,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),
         TEST_ENTRY(record_names_the_container),
+        TEST_ENTRY(record_journal_core_not_in_the_users_copy),
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),

@@ -297,6 +297,10 @@ int record_build(const struct crash *c, struct fields *ret) {
         return record_build_for(c, true, ret);
 }
 
+int record_build_user_copy(const struct crash *c, struct fields *ret) {
+        return record_build_for(c, false, ret);
+}
+
 int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
         const struct crash_context *ctx = &c->context;
         struct record_core core = {};

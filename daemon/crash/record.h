@@ -21,6 +21,10 @@ int record_metadata(const struct crash *c, struct fields *f);
  * (COREDUMPD_JOURNAL_CORE_ERROR=). */
 int record_build(const struct crash *c, struct fields *ret);
 
+/* The entry as the copy in the crashing user's journal has it (record_crash_for_user()): the same
+ * without the compact core and the fields about it. */
+int record_build_user_copy(const struct crash *c, struct fields *ret);
+
 /* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
  * size cap and compression. */
 struct record_core {
