@@ -1149,6 +1149,34 @@ static void check_acl(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool 
         test_env_done(&e);
 }
 
+/* A root-only core (setuid: uid 1000, euid 0; or dumped as root) is never put in the journal,
+ * which adm and systemd-journal read: the record says why; a dumpable user's core goes in. */
+static void check_journal_core_root_only(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool want_core) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        e.peer.uid = uid;
+        e.peer.euid = euid;
+        e.peer.gid = e.peer.egid = 1000;
+        e.peer.coredump_mask = coredump_mask;
+        store_one(&e, 16384);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
+        if (want_core)
+                check_journal_core(&e, 0, UINT64_C(1) << 20);
+        else
+                check_no_journal_core(&e, 0, "withheld: a root-only core");
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
+TEST(journal_core_withheld_for_root_only_cores) {
+        check_journal_core_root_only(1000, 0, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, false);
+        check_journal_core_root_only(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_ROOT, false);
+        check_journal_core_root_only(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, true);
+}
+
 TEST(acl_granted_to_dumpable_user) {
         check_acl(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, true);
 }
@@ -1695,6 +1723,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),
         TEST_ENTRY(journal_core_too_large_says_why),
+        TEST_ENTRY(journal_core_withheld_for_root_only_cores),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),
         TEST_ENTRY(vanished_process_cannot_be_verified),

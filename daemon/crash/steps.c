@@ -318,6 +318,13 @@ static void keep_journal_core(const struct crash_env *env, struct crash *c) {
                 snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s", "not made: coredumpd was stopping");
                 return;
         }
+        /* The system journal is read by more than root (adm, systemd-journal): a core the crashing
+         * user may not read either (setuid, setgid, dumped as root) stays in the store, root-only. */
+        if (!context_user_may_read(&c->context)) {
+                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s",
+                         "withheld: a root-only core (setuid, or not dumpable by its user)");
+                return;
+        }
         _cleanup_close_ int fd = env->store
                 ? openat(env->store->dir_fd, c->stored.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
                 : open(c->stored.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
