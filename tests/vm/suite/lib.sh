@@ -337,3 +337,37 @@ kill_pids() {
 	for p in $(sort -u "$1"); do kill -KILL "$p" 2>/dev/null; done
 	return 0
 }
+
+# only_when_named WHY — skips the case unless coredumpd.test.only= names it: one of its |-separated
+# globs is the case's own name, written out (no wildcard matches it). For cases that change the
+# machine for good (case patched-kernel-removed removes the running kernel's package): the whole
+# suite, any glob and any other selection skip them.
+only_when_named() {
+	local me w g globs
+	me=$(basename "$0" .sh)
+	me=${me#[0-9][0-9]-}
+	for w in $(cat /run/coredumpd-tests/options 2>/dev/null || cat /proc/cmdline); do
+		case $w in
+		coredumpd.test.only=*)
+			IFS='|' read -ra globs <<< "${w#*=}"
+			for g in "${globs[@]}"; do [ "$g" = "$me" ] && return 0; done
+			;;
+		esac
+	done
+	skip "runs only when named (--only $me): $1"
+}
+
+# need_disk_image — skips unless this is the bootable disk image (tests/vm/run --disk): kernel
+# packages installed by dpkg, systemd-boot on an ESP. The cpio image boots a kernel it does not own.
+need_disk_image() {
+	[ -e "$T/disk-image" ] || skip "not the disk image (tests/vm/run --disk): no kernel package, no boot loader"
+}
+
+# kernel_package KVER — the package that installed /boot/vmlinuz-KVER (empty if none).
+kernel_package() {
+	dpkg-query -S "/boot/vmlinuz-$1" 2>/dev/null | sed -n 's/^\([^:,]*\): .*/\1/p' | head -n1
+}
+# installed PACKAGE — whether dpkg has PACKAGE installed (not merely its configuration files).
+installed() {
+	[ "$(dpkg-query -W -f '${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
+}
