@@ -1,4 +1,5 @@
 # case-timeout: 600
+# only-when-named
 # Removing the patched kernel's package leaves a system that boots: an administrator on the patched
 # kernel removes its package (the running kernel) the way Debian's are removed without a terminal
 # (DEBIAN_FRONTEND=noninteractive apt-get remove -y, the running-kernel question answered first).

@@ -1,3 +1,4 @@
+# only-when-named
 # The boot after case patched-kernel-removed (tests/run-all boots the same disk copy again): the
 # machine came up on Debian's cloud kernel, which has no coredump socket, and coredumpd, still
 # installed, knows it is not the kernel's handler: core_pattern is not its own, coredumpd-register
