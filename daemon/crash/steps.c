@@ -302,8 +302,18 @@ _Static_assert(JOURNAL_SIZE_MAX_LIMIT == PARSER_COMPACT_MAX, "JournalSizeMax='s 
  * and the first crash of its signature in its rate-limit interval (decision.repeat 1), so that a
  * collector gets one per crash site and owner, not one per crash of a loop. A crash that is not
  * counted (no signature, RateLimitBurst=0, no rate limits) carries none. */
-static bool journal_core_wanted(const struct crash *c) {
-        return c->have_stored && c->settings.journal_size_max > 0 && c->have_decision && c->decision.repeat == 1;
+static bool journal_core_wanted(struct crash *c) {
+        if (!(c->have_stored && c->settings.journal_size_max > 0 && c->have_decision && c->decision.repeat == 1))
+                return false;
+        /* The system journal is read by more than root (adm, systemd-journal): a core the crashing
+         * user may not read either (setuid, setgid, dumped as root) stays in the store, root-only.
+         * Decided here, before step_keep() waits for the task's exit on its account. */
+        if (!context_user_may_read(&c->context)) {
+                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s",
+                         "withheld: a root-only core (setuid, or not dumpable by its user)");
+                return false;
+        }
+        return true;
 }
 
 /* The compact core, made by coredumpd-parser --compact-core (as nobody, in its cell) from the stored
@@ -316,13 +326,6 @@ static void keep_journal_core(const struct crash_env *env, struct crash *c) {
 
         if (env->store && atomic_load(&env->store->interrupted)) {
                 snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s", "not made: coredumpd was stopping");
-                return;
-        }
-        /* The system journal is read by more than root (adm, systemd-journal): a core the crashing
-         * user may not read either (setuid, setgid, dumped as root) stays in the store, root-only. */
-        if (!context_user_may_read(&c->context)) {
-                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s",
-                         "withheld: a root-only core (setuid, or not dumpable by its user)");
                 return;
         }
         _cleanup_close_ int fd = env->store

@@ -16,7 +16,7 @@ Action=kernel
 RateLimitBurst=5
 P
 add_user cdtcompact
-chmod 0755 "$WORK"
+chmod 0755 "$WORK"   # the crasher runs as cdtcompact with $WORK as its working directory
 
 crash_as_user() {
 	as_user cdtcompact "$BIN/spawn" -t 120 -- "$BIN/uscrash" -c wild -m 16 -n compacter > "$WORK/spawn.out" ||
