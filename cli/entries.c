@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dumpctl's crashes: the configuration and the store, gathering the entries from journal and store,
  * matching them, selecting one. */
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -135,6 +137,53 @@ static int expand_files(char ***ret) {
         return 0;
 }
 
+/* A journal file sd-journal cannot read (not a journal, cut short, empty, a format newer than this
+ * libsystemd's): sd_journal_open_directory() passes over it without a word and
+ * sd_journal_open_files() fails the whole set without naming it. On a collector such a file is
+ * anyone's upload gone wrong, so each named file is tried alone first, and one that fails is named
+ * here, once, and left out; the rest is read. */
+static bool journal_file_readable(const char *path) {
+        sd_journal *j = NULL;
+        int r = sd_journal_open_files(&j, (const char *[]) { path, NULL }, 0);
+        if (r < 0) {
+                log_warning_errno(r, "Journal file %s cannot be read (%s%m), ignored.", path,
+                                  r == -EBADMSG                              ? "corrupt: "
+                                  : r == -ENODATA                            ? "empty or cut short: "
+                                  : r == -EPROTONOSUPPORT || r == -EOPNOTSUPP ? "unsupported format: "
+                                                                              : "");
+                return false;
+        }
+        sd_journal_close(j);
+        return true;
+}
+
+static bool is_journal_file_name(const char *name) {
+        size_t n = strlen(name);
+        return (n > 8 && strcmp(name + n - 8, ".journal") == 0) || (n > 9 && strcmp(name + n - 9, ".journal~") == 0);
+}
+
+/* -D: the journal files sd_journal_open_directory() reads (directly in the directory, *.journal
+ * and *.journal~), each tried alone so that an unreadable one is named. */
+static void check_directory_files(const char *dir) {
+        _cleanup_closedir_ DIR *d = opendir(dir);
+        if (!d)
+                return; /* sd_journal_open_directory() says why */
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (!is_journal_file_name(de->d_name))
+                        continue;
+                _cleanup_free_ char *path = NULL;
+                struct stat st;
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                        log_error_errno(ENOMEM, "%m");
+                        return;
+                }
+                if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                (void) journal_file_readable(path);
+        }
+}
+
 /* The journal as the options name it: the files the user named (-D, --file=), whose trouble is an
  * error (logged, negative), or the system's, whose trouble is a warning (0 and *ret NULL: the store
  * may still be listed). */
@@ -150,6 +199,7 @@ static int open_journal(sd_journal **ret) {
                         return log_error_errno(errno, "Cannot read the journal directory -D %s: %m", arg.directory);
                 if (!S_ISDIR(st.st_mode))
                         return log_error_errno(ENOTDIR, "Cannot read the journal directory -D %s: %m", arg.directory);
+                check_directory_files(arg.directory);
                 r = sd_journal_open_directory(&j, arg.directory, 0);
                 if (r < 0)
                         return log_error_errno(r, "Cannot open the journal directory -D %s: %m", arg.directory);
@@ -158,6 +208,16 @@ static int open_journal(sd_journal **ret) {
                 r = expand_files(&files);
                 if (r < 0)
                         return r;
+                size_t n = 0;
+                for (size_t i = 0; files[i]; i++) {
+                        if (journal_file_readable(files[i]))
+                                files[n++] = files[i];
+                        else
+                                free(files[i]);
+                }
+                files[n] = NULL;
+                if (n == 0)
+                        return log_error_errno(ENODATA, "Cannot open the journal files: none of them can be read.");
                 r = sd_journal_open_files(&j, (const char **) files, 0);
                 if (r < 0)
                         return log_error_errno(r, "Cannot open the journal files: %m");

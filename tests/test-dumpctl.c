@@ -1217,6 +1217,48 @@ TEST(sources_errors_and_quiet) {
         jfixture_done(&f);
 }
 
+/* Under -D or --file= on a collector, a journal file that is garbage, cut short or empty (an upload
+ * gone wrong, a disk that filled up) is named once with why, and the readable files are still
+ * listed; --file= with nothing readable is an error naming each file. */
+TEST(unreadable_journal_files_are_named) {
+        if (!have_journal_remote())
+                exit(77);
+        struct jfixture f;
+        jfixture_init(&f, "no-cores");
+        _cleanup_free_ char *garbage = NULL, *cut = NULL, *empty = NULL, *out = NULL, *err = NULL, *only = NULL;
+        CHECK(asprintf(&garbage, "%s/remote-garbage.journal", f.jdir) > 0);
+        CHECK(asprintf(&cut, "%s/remote-cut.journal~", f.jdir) > 0);
+        CHECK(asprintf(&empty, "%s/remote-empty.journal", f.jdir) > 0);
+        CHECK_INT(run(NULL, "head -c 65536 /dev/urandom >%s && head -c 3000 %s >%s && : >%s", garbage, f.journal, cut,
+                      empty), ==, 0);
+
+        CHECK_INT(run(&out, DCTL " list --json 2>/dev/null", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(out), ==, 3);
+        CHECK_INT(run(&err, DCTL " list 2>&1 >/dev/null", DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(count_lines(err), ==, 3); /* one line for each, nothing else */
+        CHECK(strstr(err, "remote-garbage.journal cannot be read (corrupt: "));
+        CHECK(strstr(err, "remote-cut.journal~ cannot be read (empty or cut short: "));
+        CHECK(strstr(err, "remote-empty.journal cannot be read (empty or cut short: "));
+        CHECK_INT(count_of(err, "ignored."), ==, 3);
+        CHECK(!strstr(err, "system.journal"));
+
+        /* --file=: the bad ones are left out, the good one read; none good is an error. */
+        free(out);
+        CHECK_INT(run(&out, "%s --file='%s/*.journal*' --store=%s -F COREDUMPD_ACTION 2>/dev/null", dumpctl(), f.jdir,
+                      f.e.store_dir), ==, 0);
+        CHECK_STR(out, "kernel\nreject\n");
+        CHECK_INT(run(&only, "%s --file=%s --file=%s --store=%s list 2>&1", dumpctl(), garbage, empty, f.e.store_dir), ==, 1);
+        CHECK(strstr(only, "remote-garbage.journal cannot be read") && strstr(only, "remote-empty.journal cannot be read"));
+        CHECK(strstr(only, "Cannot open the journal files: none of them can be read."));
+        /* -D of nothing readable: the files are named, then no crash (1); the rejected crash was
+         * in the journal only (the stored ones are still listed from the store). */
+        CHECK_INT(unlink(f.journal), ==, 0);
+        free(err);
+        CHECK_INT(run(&err, DCTL " list COREDUMPD_ACTION=reject 2>&1", DCTL_ARGS(&f)), ==, 1);
+        CHECK(strstr(err, "remote-garbage.journal cannot be read") && strstr(err, "No matching crash"));
+        jfixture_done(&f);
+}
+
 /* On a terminal (a pty from script(1)): a pager as systemd's tools use one, colours; neither into a
  * pipe, nor with --no-pager, $SYSTEMD_COLORS=0 or $NO_COLOR. */
 TEST(pager_and_colours_on_a_terminal) {
@@ -1365,6 +1407,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(info_newest_and_relative_time),
         TEST_ENTRY(list_fits_the_width),
         TEST_ENTRY(sources_errors_and_quiet),
+        TEST_ENTRY(unreadable_journal_files_are_named),
         TEST_ENTRY(pager_and_colours_on_a_terminal),
 };
 
