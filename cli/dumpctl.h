@@ -145,6 +145,8 @@ bool build_id_valid(const char *s);
  * build-id named where its debug file is found ("function + 0x12 [debuginfod]"); NULL: bt as it
  * is (nothing to name, nothing found, or no memory). */
 char *symbols_backtrace(const struct entry *d, const char *bt);
+/* Whether $DEBUGINFOD_URLS names a server (is neither unset nor blank). */
+bool debuginfod_urls_set(void);
 /* Frees what the lookups kept (debug files, the client). */
 void symbols_done(void);
 

@@ -96,7 +96,7 @@ static uint64_t budget_from_environment(void) {
         return SYMBOLS_DEFAULT_TIMEOUT_SEC * UINT64_C(1000000);
 }
 
-static bool debuginfod_wanted(void) {
+bool debuginfod_urls_set(void) {
         const char *urls = getenv("DEBUGINFOD_URLS");
         return urls && urls[strspn(urls, " \t")] != 0;
 }
@@ -142,7 +142,7 @@ static bool client_open(void) {
 
 /* An fd of the debug file of build_id (validated) from the debuginfod servers, or -1. */
 static int debuginfod_find(const char *build_id) {
-        if (!debuginfod_wanted() || state.out_of_time || !client_open())
+        if (!debuginfod_urls_set() || state.out_of_time || !client_open())
                 return -1;
         uint64_t now = now_monotonic_usec();
         if (state.deadline == 0)
