@@ -20,9 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#include <elfutils/debuginfod.h>
-#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include "dumpctl.h"
@@ -50,14 +49,17 @@ struct module {
         enum origin origin;
 };
 
-/* The client's functions, from libdebuginfod.so.1. */
+/* elfutils' client, as debuginfod_find_debuginfo(3) documents it: its soname and the functions
+ * used (not its header: the package is no build dependency for four prototypes). */
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
+typedef struct debuginfod_client debuginfod_client;
+typedef int (*debuginfod_progressfn_t)(debuginfod_client *client, long a, long b);
+
 struct client_api {
         debuginfod_client *(*begin)(void);
         void (*end)(debuginfod_client *);
         int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
         void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
-        void (*set_user_data)(debuginfod_client *, void *);
-        void *(*get_user_data)(debuginfod_client *);
 };
 
 static struct {
@@ -140,26 +142,30 @@ static bool client_open(void) {
         return true;
 }
 
+/* The run's time for debuginfod is spent: said once, no more queries. Returns -1. */
+static int out_of_time(void) {
+        if (!state.out_of_time)
+                log_notice("No answer from DEBUGINFOD_URLS within %" PRIu64 " s (DEBUGINFOD_TIMEOUT=): the frames left "
+                           "are not named.", state.budget_usec / UINT64_C(1000000));
+        state.out_of_time = true;
+        return -1;
+}
+
 /* An fd of the debug file of build_id (validated) from the debuginfod servers, or -1. */
 static int debuginfod_find(const char *build_id) {
         if (!debuginfod_urls_set() || state.out_of_time || !client_open())
                 return -1;
-        uint64_t now = now_monotonic_usec();
         if (state.deadline == 0)
-                state.deadline = now + state.budget_usec;
-        if (now >= state.deadline) {
-                state.out_of_time = true;
-                return -1;
-        }
+                state.deadline = now_monotonic_usec() + state.budget_usec;
+        if (now_monotonic_usec() >= state.deadline)
+                return out_of_time();
         /* The hex form (length 0): the client checks it and names its cache entry by it. */
         int fd = state.api.find_debuginfo(state.client, (const unsigned char *) build_id, 0, NULL);
         if (fd >= 0)
                 return fd;
-        if (now_monotonic_usec() >= state.deadline) {
-                state.out_of_time = true;
-                log_notice("No answer from DEBUGINFOD_URLS within %" PRIu64 " s (DEBUGINFOD_TIMEOUT=): the frames left "
-                           "are not named.", state.budget_usec / UINT64_C(1000000));
-        } else if (fd != -ENOENT && !state.said_error) {
+        if (now_monotonic_usec() >= state.deadline)
+                return out_of_time();
+        if (fd != -ENOENT && !state.said_error) {
                 /* Not found is an answer; anything else is the servers' or the network's trouble. */
                 state.said_error = true;
                 log_notice("Cannot ask DEBUGINFOD_URLS for debug files: %s", strerror(-fd));
@@ -175,8 +181,14 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
         return -1; /* the debug file is the module: nothing else is looked for */
 }
 
+static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                  Elf **elfp) {
+        (void) mod, (void) userdata, (void) modname, (void) base, (void) file_name, (void) elfp;
+        return -1; /* the module is reported with its fd: never called */
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
-        .find_elf = dwfl_build_id_find_elf,
+        .find_elf = no_elf,
         .find_debuginfo = no_debuginfo,
 };
 
@@ -225,6 +237,9 @@ static struct module *module_get(const char *build_id) {
         char path[sizeof DEBUG_DIRECTORY + 64];
         snprintf(path, sizeof path, DEBUG_DIRECTORY "/%.2s/%s.debug", build_id, build_id + 2);
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+                fd = safe_close(fd);
         if (fd >= 0 && (m->dwfl = dwfl_of(fd, build_id, &m->mod)))
                 m->origin = ORIGIN_LOCAL;
         else if ((fd = debuginfod_find(build_id)) >= 0 && (m->dwfl = dwfl_of(fd, build_id, &m->mod)))
@@ -243,8 +258,8 @@ static char *clean_name(const char *name) {
 }
 
 /* The function at module_offset (from the module's start, as the daemon's unwinder reckons it:
- * libdwfl's start of the module, the first load segment's page) in m's file: its symbol, else the
- * DWARF subprogram around it. */
+ * libdwfl's start of the module, the first load segment's page) in m's file: the symbol around it
+ * (a debug file split off keeps the program's .symtab). */
 static char *function_at(const struct module *m, uint64_t module_offset, uint64_t *ret_offset) {
         Dwarf_Addr start, end;
         if (!dwfl_module_info(m->mod, NULL, &start, &end, NULL, NULL, NULL, NULL))
@@ -256,26 +271,10 @@ static char *function_at(const struct module *m, uint64_t module_offset, uint64_
         GElf_Off offset;
         GElf_Sym sym;
         const char *name = dwfl_module_addrinfo(m->mod, addr, &offset, &sym, NULL, NULL, NULL);
-        if (name && *name) {
-                *ret_offset = offset;
-                return clean_name(name);
-        }
-        Dwarf_Addr bias;
-        Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
-        Dwarf_Die *scopes = NULL;
-        int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-        char *found = NULL;
-        for (int i = 0; i < n && !found; i++) {
-                Dwarf_Addr low;
-                if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram || !dwarf_diename(&scopes[i]))
-                        continue;
-                if (dwarf_lowpc(&scopes[i], &low) != 0 || low > addr - bias)
-                        continue;
-                *ret_offset = addr - bias - low;
-                found = clean_name(dwarf_diename(&scopes[i]));
-        }
-        free(scopes);
-        return found;
+        if (!name || !*name)
+                return NULL;
+        *ret_offset = offset;
+        return clean_name(name);
 }
 
 static void symbols_init(void) {
