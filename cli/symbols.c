@@ -290,9 +290,10 @@ void symbols_done(void) {
                         dwfl_end(state.modules[i].dwfl);
         if (state.client)
                 state.api.end(state.client);
-        if (state.library)
-                dlclose(state.library);
-        state = (typeof(state)) {};
+        /* The library stays loaded: what its own libraries (libcurl, TLS) set up when loaded is
+         * theirs, and unloading would only lose it. */
+        void *library = state.library;
+        state = (typeof(state)) { .library = library };
 }
 
 /* ---- the record's frames ---------------------------------------------------------------------- */
