@@ -362,6 +362,7 @@ int main(int argc, char *argv[]) {
         log_error("Unknown command '%s'; see dumpctl --help.", arg.verb);
 
 finish:
+        symbols_done();
         free(arg.matches);
         strv_free(owned_words);
         strv_free(arg.files);

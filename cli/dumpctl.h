@@ -134,6 +134,22 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size);
 /* The colour of a presence, for list and info. */
 const char *presence_color(enum entry_presence p);
 
+/* symbols.c: names for the frames the daemon's unwinder could not name (stripped binaries), from
+ * the debug file of the frame's module by build-id: under /usr/lib/debug/.build-id, else from the
+ * debuginfod servers of $DEBUGINFOD_URLS (elfutils' client, its cache), all queries of a run within
+ * $DEBUGINFOD_TIMEOUT seconds, else SYMBOLS_DEFAULT_TIMEOUT_SEC. */
+#define SYMBOLS_DEFAULT_TIMEOUT_SEC 10
+/* Whether s is a build-id that may be looked up: lowercase hex, 16 to 40 digits, even. */
+bool build_id_valid(const char *s);
+/* bt, d's COREDUMPD_BACKTRACE=, with every unnamed frame that d's COREDUMPD_FRAME= ties to a
+ * build-id named where its debug file is found ("function + 0x12 [debuginfod]"); NULL: bt as it
+ * is (nothing to name, nothing found, or no memory). */
+char *symbols_backtrace(const struct entry *d, const char *bt);
+/* Whether $DEBUGINFOD_URLS names a server (is neither unset nor blank). */
+bool debuginfod_urls_set(void);
+/* Frees what the lookups kept (debug files, the client). */
+void symbols_done(void);
+
 /* verb-dump.c: writes the decompressed core of d to out_fd, or, where its file is gone or on
  * another machine, the compact core its record carries; returns an exit status. */
 int write_core(const struct entry *d, int out_fd);

@@ -397,6 +397,11 @@ int verb_debug(void) {
                 exe = executable_of(d);
         if (strv_extend(&argv, debugger) < 0)
                 goto oom;
+        /* gdb reads $DEBUGINFOD_URLS (the environment is passed on as it is) but by default asks
+         * before it uses it, and its batch mode answers no: whoever set the variable wants it. */
+        if (debuginfod_urls_set() && debugger_is_gdb(debugger) &&
+            (strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, "set debuginfod enabled on") < 0))
+                goto oom;
         if (root.path[0] && debugger_is_gdb(debugger)) {
                 _cleanup_free_ char *sysroot = NULL, *search = NULL;
                 if (asprintf(&sysroot, "set sysroot %s", root.path) < 0 ||

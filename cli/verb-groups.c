@@ -45,11 +45,14 @@ static void groups_free(struct group *groups, size_t n) {
         free(groups);
 }
 
-/* "#0  0x... function + 0x12 (module + 0x..)": the function, or the whole line. */
+/* "#0  0x... function + 0x12 (module + 0x..)": the function (named from its debug file where the
+ * record could not, symbols.c), or the whole line. */
 static char *top_frame(const struct entry *d) {
-        const char *bt = fields_get(&d->fields, FIELD_BACKTRACE);
-        if (!bt)
+        const char *recorded = fields_get(&d->fields, FIELD_BACKTRACE);
+        if (!recorded)
                 return strdup("-");
+        _cleanup_free_ char *named = symbols_backtrace(d, recorded);
+        const char *bt = named ?: recorded;
         const char *start = strstr(bt, " 0x");
         start = start ? strchr(start + 1, ' ') : NULL;
         start = start ? start + 1 : bt;

@@ -137,8 +137,11 @@ static void info_one(const struct entry *d) {
                 printf("       Message: %s\n", v);
 
         const char *bt = fields_get_name(&d->fields, "COREDUMPD_BACKTRACE") ?: fields_get_name(&d->fields, "COREDUMP_BACKTRACE");
-        if (bt)
-                printf("\n     %sBacktrace:%s\n%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL), bt);
+        if (bt) {
+                /* Frames of stripped binaries named from their debug files, where found. */
+                _cleanup_free_ char *named = symbols_backtrace(d, bt);
+                printf("\n     %sBacktrace:%s\n%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL), named ?: bt);
+        }
 
         printf("\n        %sFields:%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL));
         for (size_t i = 0; i < d->fields.n; i++) {

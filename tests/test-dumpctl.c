@@ -8,7 +8,14 @@
  */
 
 #include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,6 +28,7 @@
 #include "harness.h"
 #include "shared/cleanup.h"
 #include "shared/elf-build-id.h"
+#include "shared/timestamp.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000
@@ -1383,8 +1391,270 @@ TEST(debug_container_crash_gets_a_sysroot) {
         test_env_done(&e);
 }
 
+/* ---- symbols from debuginfod ----------------------------------------------------------------- */
+
+#define DEBUGINFOD "/usr/bin/debuginfod"
+
+/* This test in a network namespace of its own with its loopback up: the servers it starts listen
+ * on every address of it (debuginfod has no option for one), and that is only its 127.0.0.1. */
+static bool enter_own_network(void) {
+        if (unshare(CLONE_NEWNET) < 0) {
+                printf("skipping: cannot make a network namespace: %m\n");
+                return false;
+        }
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct ifreq ifr = {};
+        CHECK(fd >= 0);
+        snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+        CHECK(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0);
+        ifr.ifr_flags |= IFF_UP;
+        CHECK(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
+        return true;
+}
+
+/* The HTTP status of GET path from 127.0.0.1:port, or -1 (nothing listens, no answer). */
+static int http_status(int port, const char *path) {
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct timeval tv = { .tv_sec = 2 };
+        char buf[64] = "";
+        CHECK(fd >= 0);
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        if (connect(fd, (struct sockaddr *) &a, sizeof a) < 0)
+                return -1;
+        dprintf(fd, "GET %s HTTP/1.0\r\n\r\n", path);
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        int status;
+        if (n <= 0 || sscanf(buf, "HTTP/%*s %d", &status) != 1)
+                return -1;
+        return status;
+}
+
+/* debuginfod as nobody on port, serving the ELF files under dir, its database in db_dir (nobody's);
+ * its log (every request line) in log. Returns once it serves build_id, within a deadline. */
+static pid_t debuginfod_start(int port, const char *dir, const char *db_dir, const char *log, const char *build_id) {
+        char port_text[16], path[128];
+        _cleanup_free_ char *db = NULL;
+        snprintf(port_text, sizeof port_text, "%d", port);
+        CHECK(asprintf(&db, "%s/debuginfod.sqlite", db_dir) > 0);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+                        _exit(126);
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(126);
+                /* After the change of ids, which clears it: it ends with the test. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                char *env[] = { (char *) "HOME=/nonexistent", (char *) "PATH=/usr/bin:/bin", NULL };
+                /* -F: ELF files under dir; no rescans or grooming after the first scan. */
+                execle(DEBUGINFOD, DEBUGINFOD, "-p", port_text, "-d", db, "-F", "-t", "0", "-g", "0", dir, (char *) NULL,
+                       env);
+                _exit(127);
+        }
+        snprintf(path, sizeof path, "/buildid/%s/debuginfo", build_id);
+        uint64_t deadline = now_monotonic_usec() + 60 * UINT64_C(1000000);
+        while (http_status(port, path) != 200) {
+                int ws;
+                if (waitpid(pid, &ws, WNOHANG) == pid)
+                        test_fail(__FILE__, __LINE__, "debuginfod exited (see %s)", log);
+                if (now_monotonic_usec() > deadline)
+                        test_fail(__FILE__, __LINE__, "debuginfod does not serve %s within 60 s (see %s)", build_id, log);
+                usleep(100 * 1000);
+        }
+        return pid;
+}
+
+static void debuginfod_stop(pid_t pid) {
+        int ws;
+        CHECK(kill(pid, SIGTERM) == 0);
+        CHECK(waitpid(pid, &ws, 0) == pid);
+}
+
+static void export_binary_field(FILE *f, const char *name, const char *value) {
+        uint64_t n = strlen(value); /* little-endian, as the export format has it (x86-64) */
+        fprintf(f, "%s\n", name);
+        fwrite(&n, sizeof n, 1, f);
+        fprintf(f, "%s\n", value);
+}
+
+static uint64_t symbol_address(const char *program, const char *symbol) {
+        _cleanup_free_ char *out = NULL;
+        CHECK_INT(run(&out, "nm -P %s | awk '$1 == \"%s\" { print $3 }'", program, symbol), ==, 0);
+        unsigned long long a = 0;
+        CHECK(sscanf(out, "%llx", &a) == 1 && a > 0);
+        return a;
+}
+
+/* On a collector: a crash record of a stripped binary (frames without names, with the module's
+ * build-id) is named by dumpctl info and groups from a real debuginfod (as nobody, on loopback)
+ * serving the debug file split off it; cached, it is named with the server gone; an unreachable
+ * server or one that never answers leaves the frames as recorded, within DEBUGINFOD_TIMEOUT= for
+ * the whole run, the exit status unchanged; a record's build-id that is not one (not lowercase hex,
+ * too long) is never asked for. */
+TEST(symbols_from_debuginfod) {
+        if (!have_journal_remote())
+                exit(77);
+        if (access(DEBUGINFOD, X_OK) < 0 || geteuid() != 0) {
+                printf("skipping: needs " DEBUGINFOD " (Debian package debuginfod) and root\n");
+                exit(77);
+        }
+        if (!enter_own_network())
+                exit(77);
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ char *srv = tmpdir_new(), *jdir = NULL, *export = NULL, *journal = NULL, *prog = NULL,
+                            *debug = NULL, *dbdir = NULL, *log = NULL, *out = NULL, *groups = NULL, *err = NULL;
+        CHECK(chmod(srv, 0755) == 0);
+        CHECK(asprintf(&prog, "%s/crashy", e.dir) > 0 && asprintf(&debug, "%s/crashy.debug", srv) > 0);
+        CHECK(asprintf(&dbdir, "%s/db", srv) > 0 && mkdir(dbdir, 0755) == 0 && chown(dbdir, 65534, 65534) == 0);
+        CHECK(asprintf(&log, "%s/debuginfod.log", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "crashy.c",
+                                 "__attribute__((noinline)) int crash_here(volatile int *p) { return *p + 1; }\n"
+                                 "int main(void) { return crash_here((volatile int *) 0); }\n"));
+        /* Built with its symbols and DWARF; the debug file split off, the program stripped of both. */
+        CHECK_INT(run(NULL, "cc -g -O1 -Wl,--build-id=sha1 -o %s %s/crashy.c && objcopy --only-keep-debug %s %s && "
+                            "objcopy --strip-all %s", prog, e.dir, prog, debug, prog), ==, 0);
+        _cleanup_free_ char *names = NULL;
+        CHECK_INT(run(&names, "nm %s 2>&1", prog), ==, 0);
+        CHECK(strstr(names, "no symbols"));
+        char id[41];
+        _cleanup_close_ int prog_fd = open(prog, O_RDONLY | O_CLOEXEC);
+        CHECK(prog_fd >= 0 && elf_file_build_id(prog_fd, id) >= 0);
+        uint64_t crash_here = symbol_address(debug, "crash_here"), main_at = symbol_address(debug, "main");
+
+        /* The record as the daemon writes it for a stripped binary: frames without names. */
+        static const char bad_case[] = "0123456789ABCDEF0123456789ABCDEF01234567";   /* not lowercase */
+        static const char bad_long[] = "0123456789abcdef0123456789abcdef0123456789abcdef";
+        static const char unknown[] = "00112233445566778899aabbccddeeff00112233";     /* valid, not served */
+        _cleanup_free_ char *bt = NULL, *frames = NULL;
+        CHECK(asprintf(&bt,
+                       "#0  0x%016llx n/a (crashy + 0x%llx)\n#1  0x%016llx n/a (crashy + 0x%llx)\n"
+                       "#2  0x00007f0000001010 n/a (bad1 + 0x10)\n#3  0x00007f0000002020 n/a (bad2 + 0x20)\n"
+                       "#4  0x00007f0000003030 n/a (other + 0x30)\n",
+                       0x555555554000ULL + crash_here + 1, (unsigned long long) crash_here + 1,
+                       0x555555554000ULL + main_at + 5, (unsigned long long) main_at + 4) > 0);
+        CHECK(asprintf(&frames,
+                       "COREDUMPD_FRAME=0 %s+0x%llx -+0x0 /usr/bin/crashy\nCOREDUMPD_FRAME=1 %s+0x%llx -+0x0 /usr/bin/crashy\n"
+                       "COREDUMPD_FRAME=2 %s+0x10 -+0x0 /usr/lib/bad1.so\nCOREDUMPD_FRAME=3 %s+0x20 -+0x0 /usr/lib/bad2.so\n"
+                       "COREDUMPD_FRAME=4 %s+0x30 -+0x0 /usr/lib/other.so\n",
+                       id, (unsigned long long) crash_here + 1, id, (unsigned long long) main_at + 4, bad_case, bad_long,
+                       unknown) > 0);
+        CHECK(asprintf(&jdir, "%s/remote", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/fleet.export", e.dir) > 0 && asprintf(&journal, "%s/remote-far.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=00112233445566778899aabbccddeeff\n"
+                   "_MACHINE_ID=11111111111111111111111111111111\n_HOSTNAME=far\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=reject\nCOREDUMPD_RESULT=rejected\n"
+                   "COREDUMP_PID=31337\nCOREDUMP_UID=0\nCOREDUMP_COMM=crashy\nCOREDUMP_EXE=/usr/bin/crashy\n"
+                   "COREDUMP_HOSTNAME=far\nCOREDUMPD_SIGNATURE=dddddddddddddddd\n%s",
+                (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, frames);
+        export_binary_field(f, "COREDUMPD_BACKTRACE", bt);
+        fputc('\n', f);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+        /* Without a server: as recorded. */
+        CHECK_INT(run(&out, "env -u DEBUGINFOD_URLS %s -D %s --store=%s info 31337", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(out, bt));
+        free(out);
+
+        pid_t server = debuginfod_start(8002, srv, dbdir, log, id);
+        _cleanup_free_ char *expect0 = NULL, *expect1 = NULL;
+        CHECK(asprintf(&expect0, "#0  0x%016llx crash_here + 0x1 [debuginfod] (crashy + 0x%llx)\n",
+                       0x555555554000ULL + crash_here + 1, (unsigned long long) crash_here + 1) > 0);
+        CHECK(asprintf(&expect1, "#1  0x%016llx main + 0x4 [debuginfod] (crashy + 0x%llx)\n",
+                       0x555555554000ULL + main_at + 5, (unsigned long long) main_at + 4) > 0);
+#define WITH_SERVER(port, cache) "DEBUGINFOD_URLS=http://127.0.0.1:" #port " DEBUGINFOD_CACHE_PATH=%s/" cache " "
+        CHECK_INT(run(&out, WITH_SERVER(8002, "cache") "%s -D %s --store=%s info 31337", e.dir, dumpctl(), jdir,
+                      e.store_dir), ==, 0);
+        CHECK(strstr(out, expect0) && strstr(out, expect1));
+        /* Not a build-id, or one the server lacks: the line as recorded. */
+        CHECK(strstr(out, "#2  0x00007f0000001010 n/a (bad1 + 0x10)\n#3  0x00007f0000002020 n/a (bad2 + 0x20)\n"
+                          "#4  0x00007f0000003030 n/a (other + 0x30)\n"));
+        CHECK_INT(run(&groups, WITH_SERVER(8002, "cache") "COLUMNS=250 %s -D %s --store=%s groups", e.dir, dumpctl(),
+                      jdir, e.store_dir), ==, 0);
+        CHECK(strstr(groups, "dddddddddddddddd") && strstr(groups, " crash_here + 0x1 [debuginfod] (crashy + 0x"));
+        debuginfod_stop(server);
+
+        /* What was asked: the build-id served (by dumpctl's client, elfutils' user agent) and the
+         * one it lacks; neither of the others, in any form. */
+        size_t log_size;
+        _cleanup_free_ char *requests = read_whole(log, &log_size);
+        printf("# debuginfod's log:\n%s", requests);
+        _cleanup_free_ char *asked = NULL, *asked_unknown = NULL;
+        CHECK(asprintf(&asked, "UA:elfutils") > 0 && asprintf(&asked_unknown, "GET /buildid/%s/debuginfo", unknown) > 0);
+        CHECK(strstr(requests, asked) && strstr(requests, asked_unknown));
+        size_t n_asked = 0;
+        for (const char *p = requests; (p = strstr(p, "GET /buildid/")); p++, n_asked++) {
+                const char *b = p + strlen("GET /buildid/");
+                if (strncmp(b, id, 40) != 0 && strncmp(b, unknown, 40) != 0)
+                        test_fail(__FILE__, __LINE__, "asked for another build-id: %.80s", p);
+        }
+        CHECK_INT(n_asked, >=, 3);
+        CHECK(!strstr(requests, "0123456789ABCDEF") && !strstr(requests, "0123456789abcdef0123"));
+
+        /* The server gone: what the client cached still names the frames. */
+        free(out);
+        CHECK_INT(run(&out, WITH_SERVER(8002, "cache") "%s -D %s --store=%s info 31337", e.dir, dumpctl(), jdir,
+                      e.store_dir), ==, 0);
+        CHECK(strstr(out, expect0) && strstr(out, expect1));
+
+        /* Nothing listens: the frames as recorded, one notice, at once, the same exit status. */
+        free(out);
+        uint64_t t0 = now_monotonic_usec();
+        CHECK_INT(run(&out, WITH_SERVER(8003, "cache-refused") "%s -D %s --store=%s info 31337 2>&1", e.dir, dumpctl(),
+                      jdir, e.store_dir), ==, 0);
+        CHECK_INT(now_monotonic_usec() - t0, <, 5 * UINT64_C(1000000));
+        CHECK(strstr(out, bt) && strstr(out, "Cannot ask DEBUGINFOD_URLS for debug files: Connection refused"));
+
+        /* A server that takes the connection and never answers: the whole run within
+         * DEBUGINFOD_TIMEOUT= (its first build-id uses it up, the second is not asked), though
+         * the client alone would wait that long for each try of each. */
+        _cleanup_close_ int mute = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(8004), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        CHECK(mute >= 0 && bind(mute, (struct sockaddr *) &a, sizeof a) == 0 && listen(mute, 16) == 0);
+        free(out);
+        t0 = now_monotonic_usec();
+        CHECK_INT(run(&out, WITH_SERVER(8004, "cache-mute") "DEBUGINFOD_TIMEOUT=2 %s -D %s --store=%s info 31337 2>&1",
+                      e.dir, dumpctl(), jdir, e.store_dir), ==, 0);
+        uint64_t took = now_monotonic_usec() - t0;
+        printf("# took %" PRIu64 " ms\n", took / 1000);
+        CHECK_INT(took, >=, 1900 * UINT64_C(1000));
+        CHECK_INT(took, <, 5 * UINT64_C(1000000)); /* the client alone: 6.7 s here */
+        CHECK(strstr(out, bt) && strstr(out, "No answer from DEBUGINFOD_URLS within 2 s"));
+#undef WITH_SERVER
+        tmpdir_remove(srv);
+        test_env_done(&e);
+}
+
+/* dumpctl debug hands gdb the environment as it is and, where $DEBUGINFOD_URLS names a server,
+ * has it use it (gdb asks first by default, and its batch mode answers no). */
+TEST(debug_gdb_uses_debuginfod_when_asked) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *fake = NULL, *with = NULL, *without = NULL;
+        CHECK(asprintf(&fake, "%s/gdb-fake", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "gdb-fake", "#!/bin/sh\nfor a; do echo \"ARG:$a\"; done\n"
+                                                    "echo \"URLS:$DEBUGINFOD_URLS\"\nexit 0\n"));
+        CHECK(chmod(fake, 0755) == 0);
+        CHECK_INT(run(&with, "DEBUGINFOD_URLS=http://127.0.0.1:9 %s --no-journal --store=%s --debugger=%s debug 2>&1",
+                      dumpctl(), e.store_dir, fake), ==, 0);
+        CHECK(strstr(with, "ARG:-iex\nARG:set debuginfod enabled on\n") && strstr(with, "URLS:http://127.0.0.1:9\n"));
+        CHECK_INT(run(&without, "env -u DEBUGINFOD_URLS %s --no-journal --store=%s --debugger=%s debug 2>&1", dumpctl(),
+                      e.store_dir, fake), ==, 0);
+        CHECK(!strstr(without, "set debuginfod") && strstr(without, "URLS:\n"));
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(groups_span_machines),
+        TEST_ENTRY(symbols_from_debuginfod),
+        TEST_ENTRY(debug_gdb_uses_debuginfod_when_asked),
         TEST_ENTRY(groups_and_signature_filter),
         TEST_ENTRY(crash_id_is_a_match),
         TEST_ENTRY(foreign_journal_and_output_hardening),

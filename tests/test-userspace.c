@@ -1287,6 +1287,56 @@ TEST(parser_hang_garbage_and_death_refused) {
         sleeper_stop(pid);
 }
 
+/* The parser starts with no environment: $DEBUGINFOD_URLS of whoever started the daemon (or
+ * anything else of its environment) never reaches libdwfl in the parser, which would otherwise ask
+ * a debuginfod server while the crashed task is held. A fake parser writes down what it got. */
+TEST(parser_gets_no_environment) {
+        pid_t pid = sleeper_start("env-parsed", -1);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc_fd >= 0);
+        struct parser_thread t;
+        sleeper_thread(proc_fd, pid, &t);
+        const char *saved = getenv("COREDUMPD_PARSER");
+        _cleanup_free_ char *real = saved ? strdup(saved) : NULL;
+        _cleanup_free_ char *dir = tmpdir_new(), *body = NULL, *env_file = NULL;
+        CHECK(asprintf(&env_file, "%s/environment", dir) > 0);
+        CHECK(asprintf(&body, "env > %s", env_file) > 0);
+        char *fake = fake_parser(body);
+
+        CHECK(setenv("COREDUMPD_PARSER", fake, 1) == 0);
+        CHECK(setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9", 1) == 0);
+        CHECK(setenv("COREDUMPD_TEST_CANARY", "leaked", 1) == 0);
+        struct parser_job job = {
+                .proc_fd = proc_fd, .pid = pid, .uid = PARSER_NOBODY, .gid = PARSER_NOBODY,
+                .threads = &t, .n_threads = 1, .budget_usec = 1000000,
+        };
+        struct unwind_result res = {};
+        char reason[256] = "";
+        CHECK_INT(parser_unwind(&job, &res, reason, sizeof reason), ==, -EBADMSG); /* it answered nothing */
+        unsetenv("DEBUGINFOD_URLS");
+        unsetenv("COREDUMPD_TEST_CANARY");
+
+        char env[65536];
+        FILE *f = fopen(env_file, "re");
+        CHECK(f); /* it ran */
+        size_t size = fread(env, 1, sizeof env - 1, f);
+        fclose(f);
+        env[size] = 0;
+        printf("# the parser's environment:\n%s", env);
+        CHECK(!strstr(env, "DEBUGINFOD"));
+        CHECK(!strstr(env, "COREDUMPD_TEST_CANARY"));
+        CHECK(!strstr(env, "COREDUMPD_PARSER")); /* ours, set just now */
+        fake_parser_remove(fake);
+        if (real)
+                CHECK(setenv("COREDUMPD_PARSER", real, 1) == 0);
+        else
+                unsetenv("COREDUMPD_PARSER");
+        tmpdir_remove(dir);
+        sleeper_stop(pid);
+}
+
 TEST(probe_record_freshness) {
         long hz = sysconf(_SC_CLK_TCK);
         uint64_t tick_ns = UINT64_C(1000000000) / (uint64_t) hz;
@@ -1327,6 +1377,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(probe_record_freshness),
         TEST_ENTRY(unwind_sleeper_through_libc_into_caller),
         TEST_ENTRY(parser_hang_garbage_and_death_refused),
+        TEST_ENTRY(parser_gets_no_environment),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(core_writer_holds_no_socket),
         TEST_ENTRY(probe_object_has_programs_and_maps),

@@ -116,6 +116,8 @@ static int spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *m
         r = r ?: posix_spawn_file_actions_addclosefrom_np(&fa, PARSER_FD_MEM + (int) n);
         if (r == 0) {
                 char *argv[] = { (char *) "coredumpd-parser", (char *) mode, NULL };
+                /* No environment: nothing of the daemon's (DEBUGINFOD_URLS above all, which would
+                 * have libdwfl ask a server while the task is held) reaches libdwfl in the parser. */
                 char *envp[] = { NULL };
                 r = posix_spawn(ret_pid, parser_program(), &fa, &attr, argv, envp);
         }
