@@ -371,3 +371,76 @@ kernel_package() {
 installed() {
 	[ "$(dpkg-query -W -f '${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
+
+# ---- the fleet cases (fleet-*: tests/run-all's fleet step boots two machines with
+# tests/vm/run --collector PORT; 10.0.2.100:19532 is QEMU's forward to a systemd-journal-remote
+# the runner runs on the host). Each crash is handed to the host in a line
+# "# report: fleet-crash MACHINE-ID SITE CRASH-ID SIGNATURE PID".
+FLEET_URL=http://10.0.2.100:19532
+FLEET_STATE=/var/lib/cdt-fleet/upload.state
+
+# fleet_net_up — the guest's address on QEMU's user network (10.0.2.15/24 on its Ethernet
+# interface, set by src/netup.c: no DHCP, udev or networkd in the way): the only thing it reaches
+# there is the collector's forward. (sit0 and lo are there anyway: an Ethernet one is the NIC.)
+fleet_net_up() {
+	local end=$((SECONDS + 60)) i nic=
+	while :; do
+		for i in /sys/class/net/*; do
+			[ "$(cat "$i/type" 2>/dev/null)" = 1 ] && { nic=${i##*/}; break; }
+		done
+		[ -z "$nic" ] || break
+		[ $SECONDS -lt $end ] || die "no Ethernet interface (boot with tests/vm/run --collector PORT): $(ls /sys/class/net); PCI $(cat /sys/bus/pci/devices/*/device 2>/dev/null | tr '\n' ' '); $(modprobe -v virtio_net 2>&1 | tail -n1)"
+		sleep 1
+	done
+	"$BIN/netup" "$nic" 10.0.2.15 255.255.255.0 || die "could not configure $nic"
+	say "network: $nic 10.0.2.15/24"
+}
+
+# fleet_policy — the fleet crashers' rule: a rate limit, so that a signature's first crash carries
+# its compact core (COREDUMP=) in the record (the suite's global limit is off).
+fleet_policy() {
+	add_policy test-fleet <<-'P'
+	[Rule]
+	Name=fleet
+	MatchComm=crasher
+	MatchComm=fleetcrash
+	Action=kernel
+	RateLimitBurst=5
+	P
+}
+
+# fleet_crash SITE PROGRAM [ARGS...] — crash $BIN/PROGRAM, wait for its record (stored, signed, with
+# its compact core) and report it to the host.
+fleet_crash() {
+	local site=$1 e id sig
+	shift
+	crash "$@"
+	e=$(wait_entry "$PID" 90) || die "the crash of $1 (pid $PID) was not recorded"
+	id=$(field COREDUMPD_CRASH_ID "$e")
+	sig=$(field COREDUMPD_SIGNATURE "$e")
+	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "$1 (pid $PID): result '$(field COREDUMPD_RESULT "$e")' $(field COREDUMPD_ERROR "$e")"
+	[ -n "$id" ] || die "$1 (pid $PID): no COREDUMPD_CRASH_ID"
+	[[ $sig =~ ^[0-9a-f]{16}$ ]] || die "$1 (pid $PID): signature '$sig'"
+	[ -n "$(field COREDUMPD_JOURNAL_CORE_SIZE "$e")" ] ||
+		die "$1 (pid $PID): no compact core in the record: $(field COREDUMPD_JOURNAL_CORE_ERROR "$e")"
+	say "crash $site: $* pid $PID, crash $id, signature $sig, probe $(field COREDUMPD_PROBE "$e")"
+	grep '^COREDUMPD_FRAME=' "$e" | head -n 4
+	say "# report: fleet-crash $(cat /etc/machine-id) $site $id $sig $PID"
+}
+
+# fleet_upload — one bounded run of systemd-journal-upload: the whole journal from the saved cursor
+# on, then it exits (--follow=no); status 0 iff the collector took it. A marker entry goes last:
+# journal-upload 252 sends the entry at its saved cursor once more when it starts again (measured
+# on the host), so a crash record is never that entry.
+fleet_upload() {
+	local tag=cdt-fleet-upload-$RANDOM$RANDOM end=$((SECONDS + 20))
+	mkdir -p "${FLEET_STATE%/*}"
+	echo "fleet upload marker" | systemd-cat -t "$tag"
+	until journalctl -q --no-pager -b -t "$tag" | grep -q marker; do
+		[ $SECONDS -lt $end ] || die "the marker entry $tag did not reach the journal"
+		sleep 0.2
+	done
+	timeout -k 5 120 /lib/systemd/systemd-journal-upload --url="$FLEET_URL" --save-state="$FLEET_STATE" \
+		--follow=no > "$WORK/upload.out" 2>&1
+}
+fleet_cursor() { sed -n 's/^LAST_CURSOR=//p' "$FLEET_STATE" 2>/dev/null; }
