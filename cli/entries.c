@@ -272,7 +272,7 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
         if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0) && !arg.quiet)
                 log_warning_errno(r, "Cannot list the store %s: %m", store);
 
-        entry_list_finish(&all);
+        entry_list_finish(&all, store);
 
         struct entry_list l = {};
         size_t hidden = 0;

@@ -593,6 +593,7 @@ TEST(foreign_journal_and_output_hardening) {
         _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
         _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
         _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *out = NULL, *err = NULL;
+        size_t n_trace;
         CHECK(stored);
         CHECK_OK(write_text_file(e.dir, "secret", "not for anybody else\n"));
         CHECK_OK(write_text_file(e.dir, "planted-exe", "#!/bin/sh\n"));
@@ -623,9 +624,21 @@ TEST(foreign_journal_and_output_hardening) {
         CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
 
         CHECK(asprintf(&out, "%s/out.core", e.dir) > 0);
-        CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump 424243 2>/dev/null", dumpctl(), jdir, e.store_dir, out), ==, 5);
+        /* 4, not present: a foreign record's path outside the store is never looked at, so it is
+         * refused before any open (the exit status of entry_open_core()'s -EPERM, 5, is not reached). */
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -o %s dump 424243 2>/dev/null", dumpctl(), jdir, e.store_dir, out), ==, 4);
         struct stat st;
         CHECK(stat(out, &st) < 0 || st.st_size == 0);    /* nothing of the secret */
+        /* The forged record claims no other machine (no _MACHINE_ID: this one's): its path outside
+         * the store is not even looked at — the secret's existence and size are not its to learn. */
+        _cleanup_free_ char *listed = NULL;
+        CHECK_INT(run(&listed, "strace -f -qq -e trace=%%file -o %s/strace.list %s -D %s --store=%s --json=short list 424243",
+                      e.dir, dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(listed, "\"corefile\":\"missing\""));
+        _cleanup_free_ char *trace_path = NULL, *trace = NULL, *secret_path = NULL;
+        CHECK(asprintf(&trace_path, "%s/strace.list", e.dir) > 0 && asprintf(&secret_path, "%s/secret", e.dir) > 0);
+        trace = read_whole(trace_path, &n_trace);
+        CHECK(trace && !strstr(trace, secret_path));
 
         _cleanup_free_ char *shown = NULL;
         CHECK_INT(run(&shown, "%s -D %s --store=%s info 424245 2>&1", dumpctl(), jdir, e.store_dir), ==, 0);

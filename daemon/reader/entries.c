@@ -363,16 +363,26 @@ static int entry_compare(const void *a, const void *b) {
         return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-void entry_list_finish(struct entry_list *l) {
+void entry_list_finish(struct entry_list *l, const char *store_path) {
         if (l->n > 1)
                 qsort(l->entries, l->n, sizeof l->entries[0], entry_compare);
         for (size_t i = 0; i < l->n; i++)
-                entry_update_presence(&l->entries[i]);
+                entry_update_presence(&l->entries[i], store_path);
 }
 
 /* ---- the core file --------------------------------------------------------------------------- */
 
-static void entry_update_file_presence(struct entry *d) {
+/* For a foreign entry, the one path it may name: a core.* file right in the store. Returns its name
+ * there, or NULL. */
+static const char *foreign_path_in_store(const char *path, const char *store_path) {
+        size_t n = store_path ? strlen(store_path) : 0;
+        if (n == 0 || strncmp(path, store_path, n) != 0 || path[n] != '/' || strchr(path + n + 1, '/') ||
+            strncmp(path + n + 1, "core.", 5) != 0)
+                return NULL;
+        return path + n + 1;
+}
+
+static void entry_update_file_presence(struct entry *d, const char *store_path) {
         const char *path = fields_get(&d->fields, FIELD_FILENAME);
         struct stat st;
 
@@ -383,6 +393,13 @@ static void entry_update_file_presence(struct entry *d) {
         }
         if (d->remote) {
                 d->presence = ENTRY_REMOTE;     /* the same path here is another file */
+                return;
+        }
+        /* A record from journal files the user named may claim this machine's id: the path it names
+         * is not even looked at (its existence and size are not the record's to learn) unless it
+         * is one entry_open_core() would open. */
+        if (d->foreign && !foreign_path_in_store(path, store_path)) {
+                d->presence = ENTRY_MISSING;
                 return;
         }
         if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -401,8 +418,8 @@ static void entry_update_presence_journal(struct entry *d) {
                 d->presence = ENTRY_JOURNAL;
 }
 
-void entry_update_presence(struct entry *d) {
-        entry_update_file_presence(d);
+void entry_update_presence(struct entry *d, const char *store_path) {
+        entry_update_file_presence(d, store_path);
         entry_update_presence_journal(d);
 }
 
@@ -434,15 +451,13 @@ int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd) 
         if (d->remote)
                 return -EREMOTE;
         if (d->foreign) {
-                size_t n = store_path ? strlen(store_path) : 0;
-                if (n == 0 || strncmp(path, store_path, n) != 0 || path[n] != '/' || strchr(path + n + 1, '/') ||
-                    strncmp(path + n + 1, "core.", 5) != 0)
+                name = foreign_path_in_store(path, store_path);
+                if (!name)
                         return -EPERM;
                 /* O_PATH: others may traverse the store (0751), not read it. */
                 dir_fd = open(store_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (dir_fd < 0)
                         return negative_errno();
-                name = path + n + 1;
         }
         fd = openat(dir_fd >= 0 ? dir_fd : AT_FDCWD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)

@@ -65,8 +65,9 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign);
 /* Adds the store's core.* files that no listed entry names in COREDUMP_FILENAME. -EACCES if the
  * store cannot be listed, -ENOENT if it does not exist. */
 int entry_list_load_store(struct entry_list *l, const char *store_path);
-/* Oldest first; fills in presence. */
-void entry_list_finish(struct entry_list *l);
+/* Oldest first; fills in presence (a foreign entry's COREDUMP_FILENAME is looked at only when it
+ * names a core.* file right in store_path: the one place entry_open_core() would open it). */
+void entry_list_finish(struct entry_list *l, const char *store_path);
 
 /* The attributes of name (relative to dir_fd) that the field table names, as fields added to f.
  * Returns the number of attributes found, or -errno. */
@@ -74,7 +75,7 @@ int entry_read_xattrs(int dir_fd, const char *name, struct fields *f);
 /* Fields from a core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst] name; -EINVAL if it is not one. */
 int entry_parse_file_name(const char *name, struct fields *f);
 
-void entry_update_presence(struct entry *d);
+void entry_update_presence(struct entry *d, const char *store_path);
 const char *entry_presence_to_string(enum entry_presence p);
 const char *entry_source_to_string(enum entry_source s);
 
