@@ -1175,15 +1175,30 @@ static void sleeper_thread(int proc_fd, pid_t pid, struct parser_thread *t) {
         proc_threads_done(&threads);
 }
 
-TEST(unwind_sleeper_through_libc_into_caller) {
-        pid_t pid = sleeper_start("unwound", -1);
-        _cleanup_close_ int proc_fd = -1;
+/* A sleeper named comm, its /proc directory (returned) and its one thread in *t, for parser_job. */
+static int sleeper_with_thread(const char *comm, pid_t *ret_pid, struct parser_thread *t) {
+        pid_t pid = sleeper_start(comm, -1);
         char path[64];
         snprintf(path, sizeof path, "/proc/%d", (int) pid); /* sleeper_start() waits for pause() */
-        proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         CHECK(proc_fd >= 0);
+        sleeper_thread(proc_fd, pid, t);
+        *ret_pid = pid;
+        return proc_fd;
+}
+
+/* $COREDUMPD_PARSER as it was before a test set a fake parser there (saved: a copy, or NULL). */
+static void parser_env_restore(const char *saved) {
+        if (saved)
+                CHECK(setenv("COREDUMPD_PARSER", saved, 1) == 0);
+        else
+                unsetenv("COREDUMPD_PARSER");
+}
+
+TEST(unwind_sleeper_through_libc_into_caller) {
+        pid_t pid;
         struct parser_thread t;
-        sleeper_thread(proc_fd, pid, &t);
+        _cleanup_close_ int proc_fd = sleeper_with_thread("unwound", &pid, &t);
 
         struct unwind_result res = {};
         CHECK_OK(unwind_sleeper(proc_fd, pid, &t, 5000000, &res));
@@ -1251,13 +1266,9 @@ TEST(parser_hang_garbage_and_death_refused) {
                 { "kill -SEGV $$", -ECHILD, "signal 11" },
                 { "exit 0", -EBADMSG, "shorter than its header" },
         };
-        pid_t pid = sleeper_start("fake-parsed", -1);
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d", (int) pid);
-        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        CHECK(proc_fd >= 0);
+        pid_t pid;
         struct parser_thread t;
-        sleeper_thread(proc_fd, pid, &t);
+        _cleanup_close_ int proc_fd = sleeper_with_thread("fake-parsed", &pid, &t);
         const char *saved = getenv("COREDUMPD_PARSER");
         _cleanup_free_ char *real = saved ? strdup(saved) : NULL;
 
@@ -1280,10 +1291,7 @@ TEST(parser_hang_garbage_and_death_refused) {
                 CHECK_INT(took, <, 200000 + PARSER_START_GRACE_USEC + CHILD_KILL_GRACE_USEC);
                 fake_parser_remove(fake);
         }
-        if (real)
-                CHECK(setenv("COREDUMPD_PARSER", real, 1) == 0);
-        else
-                unsetenv("COREDUMPD_PARSER");
+        parser_env_restore(real);
         sleeper_stop(pid);
 }
 
@@ -1291,13 +1299,9 @@ TEST(parser_hang_garbage_and_death_refused) {
  * anything else of its environment) never reaches libdwfl in the parser, which would otherwise ask
  * a debuginfod server while the crashed task is held. A fake parser writes down what it got. */
 TEST(parser_gets_no_environment) {
-        pid_t pid = sleeper_start("env-parsed", -1);
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d", (int) pid);
-        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        CHECK(proc_fd >= 0);
+        pid_t pid;
         struct parser_thread t;
-        sleeper_thread(proc_fd, pid, &t);
+        _cleanup_close_ int proc_fd = sleeper_with_thread("env-parsed", &pid, &t);
         const char *saved = getenv("COREDUMPD_PARSER");
         _cleanup_free_ char *real = saved ? strdup(saved) : NULL;
         _cleanup_free_ char *dir = tmpdir_new(), *body = NULL, *env_file = NULL;
@@ -1329,10 +1333,7 @@ TEST(parser_gets_no_environment) {
         CHECK(!strstr(env, "COREDUMPD_TEST_CANARY"));
         CHECK(!strstr(env, "COREDUMPD_PARSER")); /* ours, set just now */
         fake_parser_remove(fake);
-        if (real)
-                CHECK(setenv("COREDUMPD_PARSER", real, 1) == 0);
-        else
-                unsetenv("COREDUMPD_PARSER");
+        parser_env_restore(real);
         tmpdir_remove(dir);
         sleeper_stop(pid);
 }
