@@ -274,25 +274,22 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
 
         entry_list_finish(&all, store);
 
-        struct entry_list l = {};
-        size_t hidden = 0;
+        size_t hidden = 0, kept = 0;
         for (size_t i = 0; i < all.n; i++) {
                 struct entry *d = &all.entries[i];
-                if (!entry_matches(d))
-                        continue;
-                if (!entry_visible(d)) {
+                bool keep = entry_matches(d);
+                if (keep && !entry_visible(d)) {
                         hidden++;
-                        continue;
+                        keep = false;
                 }
-                struct entry *grown = realloc(l.entries, (l.n + 1) * sizeof *grown);
-                if (!grown) {
-                        entry_list_done(&l);
-                        return log_error_errno(ENOMEM, "%m");
-                }
-                l.entries = grown;
-                l.entries[l.n++] = *d;
-                *d = (struct entry) {};
+                if (keep)
+                        all.entries[kept++] = *d;
+                else
+                        entry_done(d);
         }
+        all.n = kept;
+        struct entry_list l = all;
+        all = (struct entry_list) {};
 
         /* -n, -1: the newest only. */
         if (limit > 0 && l.n > limit) {

@@ -831,6 +831,62 @@ TEST(groups_span_machines) {
         test_env_done(&e);
 }
 
+static size_t count_of(const char *s, const char *needle) {
+        size_t n = 0;
+        for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+/* A collector's journal holds a crash again each time journal-upload restarts (it resends the last
+ * entry), and -D with --file names the same file twice: each crash is listed once, all of them are. */
+TEST(each_crash_once_however_often_received) {
+        if (!have_journal_remote())
+                exit(77);
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *json = NULL, *groups = NULL;
+        CHECK(asprintf(&jdir, "%s/remote", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&export, "%s/resent.export", e.dir) > 0 && asprintf(&journal, "%s/remote-a.journal", jdir) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        enum { CRASHES = 3000 };
+        size_t records = 0;
+        for (int c = 0; c < CRASHES; c++)
+                /* Every third crash arrives twice, every seventh three times. */
+                for (int copy = 0; copy < 1 + (c % 3 == 0) + (c % 7 == 0); copy++, records++)
+                        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n"
+                                   "_BOOT_ID=00112233445566778899aabbccddeeff\n_MACHINE_ID=11111111111111111111111111111111\n"
+                                   "_HOSTNAME=alpha\n_UID=0\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\n"
+                                   "COREDUMPD_ACTION=reject\nCOREDUMP_PID=%d\nCOREDUMP_UID=0\nCOREDUMP_COMM=svc\n"
+                                   "COREDUMPD_CRASH_ID=%016x\nCOREDUMPD_SIGNATURE=%s\n\n",
+                                now + (long long) records, records + 1, 10000 + c, 0xc0de0000u + (unsigned) c,
+                                c % 2 ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbbb");
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        CHECK_INT(run(&json, "%s -D %s --store=%s list --json=short", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK_INT(count_of(json, "\"pid\":"), ==, CRASHES);
+        for (int c = 0; c < CRASHES; c += 997) {
+                _cleanup_free_ char *pid = NULL;
+                CHECK(asprintf(&pid, "\"pid\":%d,", 10000 + c) > 0);
+                CHECK(strstr(json, pid) && !strstr(strstr(json, pid) + 1, pid));
+        }
+        /* The same file named twice is still each crash once. */
+        free(json);
+        json = NULL;
+        CHECK_INT(run(&json, "%s --file=%s --file=%s --store=%s list --json=short", dumpctl(), journal, journal,
+                      e.store_dir), ==, 0);
+        CHECK_INT(count_of(json, "\"pid\":"), ==, CRASHES);
+        CHECK_INT(run(&groups, "%s -D %s --store=%s groups --json", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(groups, "{\"signature\":\"aaaaaaaaaaaaaaaa\",\"count\":1500,\"hosts\":1,"));
+        CHECK(strstr(groups, "{\"signature\":\"bbbbbbbbbbbbbbbb\",\"count\":1500,\"hosts\":1,"));
+        test_env_done(&e);
+}
+
 TEST(groups_and_signature_filter) {
         struct test_env e;
         test_env_init(&e, NULL, "Compress=none\n");
@@ -905,12 +961,6 @@ static void jfixture_done(struct jfixture *f) {
 #define DCTL "%s -D %s --store=%s --no-pager"
 #define DCTL_ARGS(f) dumpctl(), (f)->jdir, (f)->e.store_dir
 
-static size_t count_of(const char *s, const char *needle) {
-        size_t n = 0;
-        for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
-                n++;
-        return n;
-}
 
 /* The widest line, in columns (UTF-8 continuation bytes take none). */
 static size_t widest_line(const char *s) {
@@ -1666,6 +1716,7 @@ TEST(debug_gdb_uses_debuginfod_when_asked) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(groups_span_machines),
+        TEST_ENTRY(each_crash_once_however_often_received),
         TEST_ENTRY(symbols_from_debuginfod),
         TEST_ENTRY(debug_gdb_uses_debuginfod_when_asked),
         TEST_ENTRY(groups_and_signature_filter),

@@ -35,12 +35,16 @@ void entry_list_done(struct entry_list *l) {
 
 /* Moves *d into the list; on failure *d is freed. */
 static int entry_list_append(struct entry_list *l, struct entry *d) {
-        struct entry *grown = realloc(l->entries, (l->n + 1) * sizeof *grown);
-        if (!grown) {
-                entry_done(d);
-                return -ENOMEM;
+        if (l->n == l->allocated) {
+                size_t want = l->allocated ? 2 * l->allocated : 64;
+                struct entry *grown = reallocarray(l->entries, want, sizeof *grown);
+                if (!grown) {
+                        entry_done(d);
+                        return -ENOMEM;
+                }
+                l->entries = grown;
+                l->allocated = want;
         }
-        l->entries = grown;
         l->entries[l->n++] = *d;
         *d = (struct entry) {};
         return 0;
@@ -170,24 +174,84 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         return 0;
 }
 
-/* Whether l holds d's crash already (the same COREDUMPD_CRASH_ID); a trusted entry of it replaces
- * a foreign one there. */
-static bool entry_list_has_crash(struct entry_list *l, struct entry *d) {
-        const char *id = fields_get(&d->fields, FIELD_CRASH_ID);
-        if (!id || !*id)
-                return false;
+/* ---- duplicates: one entry per crash id, one per stored file ---------------------------------- */
+
+/* Looking each new entry up in the whole list made reading a collector's journal of n records O(n²):
+ * these sort pointers to the keys once and search them (the keys are heap strings of the entries'
+ * fields: they stay put while the entries array grows). */
+struct keyed {
+        const char *key;
+        size_t i;       /* the entry's index */
+};
+
+static int keyed_compare(const void *a, const void *b) {
+        const struct keyed *x = a, *y = b;
+        int c = strcmp(x->key, y->key);
+        return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int keyed_compare_key(const void *a, const void *b) {
+        return strcmp(((const struct keyed *) a)->key, ((const struct keyed *) b)->key);
+}
+
+/* The entries of l that have a key (key_of non-NULL), sorted by key and then index; *ret_n of them. */
+static struct keyed *keys_sorted(const struct entry_list *l, const char *(*key_of)(const struct entry *),
+                                 size_t *ret_n) {
+        struct keyed *k = malloc((l->n ? l->n : 1) * sizeof *k);
+        size_t n = 0;
+
+        if (!k)
+                return NULL;
         for (size_t i = 0; i < l->n; i++) {
-                const char *other = fields_get(&l->entries[i].fields, FIELD_CRASH_ID);
-                if (!other || strcmp(other, id) != 0)
-                        continue;
-                if (l->entries[i].foreign && !d->foreign) {
-                        entry_done(&l->entries[i]);
-                        l->entries[i] = *d;
-                        *d = (struct entry) {};
-                }
-                return true;
+                const char *key = key_of(&l->entries[i]);
+                if (key)
+                        k[n++] = (struct keyed) { .key = key, .i = i };
         }
-        return false;
+        qsort(k, n, sizeof *k, keyed_compare);
+        *ret_n = n;
+        return k;
+}
+
+static const char *entry_crash_id(const struct entry *d) {
+        const char *id = fields_get(&d->fields, FIELD_CRASH_ID);
+        return id && *id ? id : NULL;
+}
+
+/* The name of the store file an entry names (COREDUMP_FILENAME's last part), or NULL. */
+static const char *entry_file_name(const struct entry *d) {
+        const char *f = fields_get(&d->fields, FIELD_FILENAME);
+        const char *base = f ? strrchr(f, '/') : NULL;
+        return base && base[1] ? base + 1 : NULL;
+}
+
+/* A user who reads the system journal too sees a crash twice, and a collector gets the last record
+ * again after journal-upload restarts: one entry per crash id is kept, the first, or the first
+ * trusted one where the first is foreign. */
+static int entry_list_drop_repeated_crashes(struct entry_list *l) {
+        size_t n, kept = 0;
+        _cleanup_free_ struct keyed *k = keys_sorted(l, entry_crash_id, &n);
+        _cleanup_free_ bool *drop = calloc(l->n ? l->n : 1, sizeof *drop);
+
+        if (!k || !drop)
+                return -ENOMEM;
+        for (size_t g = 0, end; g < n; g = end) {
+                size_t keep = k[g].i;
+                for (end = g + 1; end < n && strcmp(k[end].key, k[g].key) == 0; end++)
+                        ;
+                for (size_t m = g; m < end && l->entries[keep].foreign; m++)
+                        if (!l->entries[k[m].i].foreign)
+                                keep = k[m].i;
+                for (size_t m = g; m < end; m++)
+                        drop[k[m].i] = k[m].i != keep;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                if (drop[i])
+                        entry_done(&l->entries[i]);
+                else
+                        l->entries[kept++] = l->entries[i];
+        }
+        l->n = kept;
+        return 0;
 }
 
 int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
@@ -208,18 +272,13 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
                 if (r < 0)
                         return r;
                 if (r == 0)
-                        return 0;
+                        return entry_list_drop_repeated_crashes(l);
                 r = entry_from_journal(j, &d);
                 if (r == -ENOMSG)
                         continue;
                 if (r < 0)
                         return r;
                 d.foreign = d.foreign || foreign;
-                /* A user who reads the system journal too sees a crash twice: root's record is kept. */
-                if (entry_list_has_crash(l, &d)) {
-                        entry_done(&d);
-                        continue;
-                }
                 r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;
@@ -288,16 +347,6 @@ int entry_parse_file_name(const char *name, struct fields *f) {
         return k;
 }
 
-static bool entry_list_names_file(const struct entry_list *l, const char *name) {
-        for (size_t i = 0; i < l->n; i++) {
-                const char *f = fields_get(&l->entries[i].fields, FIELD_FILENAME);
-                const char *base = f ? strrchr(f, '/') : NULL;
-                if (base && strcmp(base + 1, name) == 0)
-                        return true;
-        }
-        return false;
-}
-
 static int entry_from_store_file(int dir_fd, const char *store_path, const char *name, const struct stat *st,
                                 struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_STORE };
@@ -327,10 +376,14 @@ static int entry_from_store_file(int dir_fd, const char *store_path, const char 
 int entry_list_load_store(struct entry_list *l, const char *store_path) {
         _cleanup_closedir_ DIR *dir = opendir(store_path);
         struct dirent *de;
-        size_t known = l->n;
+        size_t n_named;
+        /* Only the journal's entries are looked up: store files are unique by name. */
+        _cleanup_free_ struct keyed *named = keys_sorted(l, entry_file_name, &n_named);
 
         if (!dir)
                 return negative_errno();
+        if (!named)
+                return -ENOMEM;
 
         while ((errno = 0, de = readdir(dir))) {
                 struct stat st;
@@ -340,9 +393,8 @@ int entry_list_load_store(struct entry_list *l, const char *store_path) {
                         continue; /* not a core, or a file kept with one */
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                /* Only the journal's entries are looked up: store files are unique by name. */
-                struct entry_list journal = { .entries = l->entries, .n = known };
-                if (entry_list_names_file(&journal, de->d_name))
+                if (bsearch(&(struct keyed) { .key = de->d_name }, named, n_named, sizeof *named,
+                            keyed_compare_key))
                         continue;
                 int r = entry_from_store_file(dirfd(dir), store_path, de->d_name, &st, &d);
                 if (r == -EINVAL || r == -ENOENT)

@@ -53,6 +53,7 @@ struct entry {
 struct entry_list {
         struct entry *entries;
         size_t n;
+        size_t allocated;       /* entries has room for this many */
 };
 
 void entry_done(struct entry *d);
