@@ -464,11 +464,16 @@ int fake_authenticate(int conn_fd, struct peer *ret, void *userdata) {
         if (pidfd < 0)
                 return log_error_errno(pidfd, "fake authenticator: no pidfd for %d: %m", (int) p->pid);
 
+        /* The cgroup id as the kernel gives it, where it does (the context names cgroups by it). */
+        struct pidfd_info real = {};
+        bool cgroupid = pidfd_query_info(pidfd, PIDFD_INFO_CGROUPID, &real) >= 0 && (real.mask & PIDFD_INFO_CGROUPID);
+
         *ret = (struct peer) {
                 .pidfd = pidfd,
                 .info = {
                         .mask = PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_COREDUMP |
-                                PIDFD_INFO_COREDUMP_SIGNAL,
+                                PIDFD_INFO_COREDUMP_SIGNAL | (cgroupid ? PIDFD_INFO_CGROUPID : 0),
+                        .cgroupid = cgroupid ? real.cgroupid : 0,
                         .pid = (uint32_t) p->pid,
                         .tgid = (uint32_t) p->pid,
                         .ruid = uid,

@@ -1404,6 +1404,42 @@ TEST(policy_reads_only_what_its_rules_need) {
         test_env_done(&e);
 }
 
+/* The second crash from a cgroup is named from the daemon's table by the pidfd's cgroup id: the
+ * same path, unit, slice and container, without reading /proc/<pid>/cgroup. */
+TEST(second_crash_of_a_cgroup_reads_no_cgroup_file) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        struct peer peer;
+        struct crash_context first, second;
+
+        CHECK_OK(fake_authenticate(-1, &peer, &e.peer));
+        CHECK(peer.info.mask & PIDFD_INFO_CGROUPID);    /* the test machines' kernels give it */
+        CHECK_OK(context_open(&peer, &e.host, NULL, "test", &first));
+        context_read(&first, CONTEXT_CGROUP);
+        CHECK(first.cgroup && !first.cgroup_cached);
+        CHECK_OK(context_open(&peer, &e.host, NULL, "test", &second));
+        context_read(&second, CONTEXT_CGROUP);
+        CHECK(second.cgroup && second.cgroup_cached);
+        CHECK_STR(second.cgroup, first.cgroup);
+        CHECK_STR(second.slice, first.slice);
+        CHECK((second.unit == NULL) == (first.unit == NULL) && (!first.unit || strcmp(first.unit, second.unit) == 0));
+        CHECK((second.container.name == NULL) == (first.container.name == NULL));
+        CHECK_INT(second.container.delegated_to, ==, first.container.delegated_to);
+
+        /* A pidfd without the id (an older kernel's): read from /proc every time. */
+        struct crash_context third;
+        peer.info.mask &= ~PIDFD_INFO_CGROUPID;
+        CHECK_OK(context_open(&peer, &e.host, NULL, "test", &third));
+        context_read(&third, CONTEXT_CGROUP);
+        CHECK(third.cgroup && !third.cgroup_cached);
+        CHECK_STR(third.cgroup, first.cgroup);
+        context_done(&first);
+        context_done(&second);
+        context_done(&third);
+        peer_done(&peer);
+        test_env_done(&e);
+}
+
 TEST(record_and_policy_see_a_namespaced_crash) {
         namespaced_crash("userspace", "left-to-userspace");
         namespaced_crash("reject", "rejected");
@@ -1734,6 +1770,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(hostile_cmdline_escaped),
         TEST_ENTRY(record_says_where_a_host_crash_lives),
         TEST_ENTRY(policy_reads_only_what_its_rules_need),
+        TEST_ENTRY(second_crash_of_a_cgroup_reads_no_cgroup_file),
         TEST_ENTRY(record_and_policy_see_a_namespaced_crash),
         TEST_ENTRY(proc_not_procfs_refused),
         TEST_ENTRY(proc_not_procfs_root_refused),

@@ -25,6 +25,7 @@
 #include "config/policy.h"
 #include "crash/authenticate.h"
 #include "crash/backtrace.h"
+#include "crash/cgroup-names.h"
 #include "crash/context.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
@@ -1235,6 +1236,67 @@ TEST(cgroup_path_to_container_name) {
 
 /* A cgroup delegated to a user (systemd chowns user@UID.service's to them) names no container
  * below it: "machine-prod.scope" inside a user's own subtree is their claim, not the host's. */
+/* A cgroup seen before is named from the table by its id alone. That rests on two facts of the
+ * kernel, checked here: a cgroup's id is its cgroup2 directory's (name_to_handle_at() finds it from
+ * the path), and cgroup2 refuses to rename a directory, so an id keeps its path while it exists.
+ * An entry pushed out (least recently used first) is a miss. */
+TEST(cgroup_names_by_id) {
+        struct host_view hv;
+        host_view_open(NULL, &hv);
+        CHECK(hv.cgroup_fd >= 0);                       /* the test machines have cgroup2 */
+        char a[64], b[64], pa[66];
+        snprintf(a, sizeof a, "coredumpd-test-%d-a", (int) getpid());
+        snprintf(b, sizeof b, "coredumpd-test-%d-b", (int) getpid());
+        snprintf(pa, sizeof pa, "/%s", a);
+        CHECK(mkdirat(hv.cgroup_fd, a, 0755) == 0);
+
+        uint64_t id = 0, root_id = 0;
+        struct stat st;
+        CHECK_OK(cgroup_id_of_path(hv.cgroup_fd, pa, &id));
+        CHECK(fstatat(hv.cgroup_fd, a, &st, 0) == 0);
+        CHECK_INT(id, ==, (uint64_t) st.st_ino);      /* cgroup2: the id is the directory's inode */
+        CHECK_OK(cgroup_id_of_path(hv.cgroup_fd, "/", &root_id));
+        CHECK(root_id != id);
+        CHECK_INT(cgroup_id_of_path(hv.cgroup_fd, "relative", &root_id), ==, -EINVAL);
+        CHECK(renameat(hv.cgroup_fd, a, hv.cgroup_fd, b) < 0 && errno == EPERM);
+
+        struct cgroup_names *t = cgroup_names_new();
+        CHECK(t);
+        struct cgroup_name got = { .delegated_to = -1 };
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 0);
+        CHECK_INT(cgroup_names_get(NULL, id, &got), ==, 0);
+        CHECK_OK(cgroup_names_put(t, id, &(struct cgroup_name) { .path = pa, .trusted_len = 3, .delegated_to = 1000 }));
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
+        CHECK_STR(got.path, pa);
+        CHECK_INT(got.trusted_len, ==, 3);
+        CHECK_INT(got.delegated_to, ==, 1000);
+        cgroup_name_done(&got);
+        /* Put again (a new boundary): replaced, not added. */
+        CHECK_OK(cgroup_names_put(t, id, &(struct cgroup_name) { .path = pa, .trusted_len = 5, .delegated_to = -1 }));
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
+        CHECK_INT(got.trusted_len, ==, 5);
+        cgroup_name_done(&got);
+
+        /* The least recently used goes first: id, used last of all, stays; the root, not, goes. */
+        CHECK_OK(cgroup_names_put(t, root_id, &(struct cgroup_name) { .path = (char *) "/", .delegated_to = -1 }));
+        for (uint64_t k = 1; k <= CGROUP_NAMES_MAX - 2; k++)
+                CHECK_OK(cgroup_names_put(t, id + 2000000 + k, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 1); /* the table is full now */
+        cgroup_name_done(&got);
+        CHECK_OK(cgroup_names_put(t, id + 3000000, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_INT(cgroup_names_get(t, root_id, &got), ==, 0);
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
+        cgroup_name_done(&got);
+        uint64_t hits, misses;
+        cgroup_names_stats(t, &hits, &misses);
+        CHECK_INT(hits, ==, 4);
+        CHECK_INT(misses, ==, 2);
+
+        cgroup_names_free(t);
+        CHECK(unlinkat(hv.cgroup_fd, a, AT_REMOVEDIR) == 0);
+        host_view_close(&hv);
+}
+
 TEST(cgroup_delegation_boundary_stops_names) {
         if (geteuid() != 0) {
                 printf("SKIP: needs root to chown\n");
@@ -2534,6 +2596,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(proc_cgroup_to_units),
         TEST_ENTRY(cgroup_path_to_container_name),
         TEST_ENTRY(cgroup_delegation_boundary_stops_names),
+        TEST_ENTRY(cgroup_names_by_id),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),

@@ -361,10 +361,19 @@ void host_namespaces_read(int proc_root_fd, struct host_namespaces *ret) {
 }
 
 void container_info_name(const char *cgroup, int cgroup_root_fd, const char *tag, struct container_info *ci) {
+        int64_t owner;
         if (!cgroup || ci->name)
                 return;
-        size_t trusted = cgroup_delegation_boundary(cgroup_root_fd, cgroup, &ci->delegated_to);
-        if (cgroup_path_to_container(cgroup, trusted, &ci->kind, &ci->name) == -ENOMEM)
+        size_t trusted = cgroup_delegation_boundary(cgroup_root_fd, cgroup, &owner);
+        container_info_name_known(cgroup, trusted, owner, tag, ci);
+}
+
+void container_info_name_known(const char *cgroup, size_t trusted_len, int64_t delegated_to, const char *tag,
+                               struct container_info *ci) {
+        if (!cgroup || ci->name)
+                return;
+        ci->delegated_to = delegated_to;
+        if (cgroup_path_to_container(cgroup, trusted_len, &ci->kind, &ci->name) == -ENOMEM)
                 log_crash(tag, LOG_WARNING, "Out of memory naming the container.");
 }
 

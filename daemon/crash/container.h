@@ -59,6 +59,9 @@ bool container_info_in_container(const struct container_info *ci);
  * NULL), from its part above the delegation boundary only (cgroup_delegation_boundary(), through
  * cgroup_root_fd, the host's cgroup2 root; -1: unknown, no name is taken); ci->delegated_to. */
 void container_info_name(const char *cgroup, int cgroup_root_fd, const char *tag, struct container_info *ci);
+/* The same with the delegation boundary known already (crash/cgroup-names.h keeps it per cgroup). */
+void container_info_name_known(const char *cgroup, size_t trusted_len, int64_t delegated_to, const char *tag,
+                               struct container_info *ci);
 /* How much of the cgroup path was named by root: up to the end of its first directory owned by
  * another uid (*ret_owner; systemd chowns a cgroup it delegates to a user, as user@UID.service,
  * or to a container's root): the names below it are the delegatee's own choice, a user's claim

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash/cgroup-names.h"
 #include "crash/context.h"
 #include "selfdump/task-files.h"
 #include "selfdump/proc-threads.h"
@@ -234,6 +235,7 @@ void host_view_open(const char *proc_path, struct host_view *ret) {
         *ret = (struct host_view) { .proc_fd = -1, .cgroup_fd = -1, .null_page_end = 4096, .boot_id = "unknown" };
         proc_path = proc_path ?: "/proc";
         ret->cgroup_fd = cgroup2_root_open();
+        ret->cgroup_names = cgroup_names_new(); /* NULL: every crash reads its cgroup */
 
         sd_id128_t boot;
         if (sd_id128_get_boot(&boot) >= 0)
@@ -259,6 +261,7 @@ void host_view_open(const char *proc_path, struct host_view *ret) {
 void host_view_close(struct host_view *v) {
         safe_close(v->proc_fd);
         safe_close(v->cgroup_fd);
+        cgroup_names_free(v->cgroup_names);
         *v = (struct host_view) { .proc_fd = -1, .cgroup_fd = -1 };
 }
 
@@ -347,17 +350,42 @@ static void gather_cmdline(int proc_fd, struct crash_context *c) {
         c->cmdline = escape_cmdline(raw, size);
 }
 
+/* The cgroup's path: from the table of cgroups seen before when the pidfd's cgroup id is there (no
+ * file of the task's is read, no system call made), else from /proc/<pid>/cgroup, walking the tree
+ * for the delegation boundary, and kept for the next crash from it once the path is seen to lead to
+ * the pidfd's id. Then the unit, slice and container name from the path. */
 static void gather_cgroup(int proc_fd, struct crash_context *c) {
+        const struct host_view *host = c->host;
         const char *tag = c->tag;
+        _cleanup_(cgroup_name_done) struct cgroup_name known = { .delegated_to = -1 };
         _cleanup_free_ char *text = NULL;
+        int r;
 
-        int r = read_file_at(proc_fd, "cgroup", SMALL_FILE_MAX, &text, NULL, NULL);
-        if (r >= 0)
-                r = parse_proc_cgroup(text, &c->cgroup);
+        r = cgroup_names_get(host->cgroup_names, c->cgroup_id, &known);
+        if (r > 0) {
+                c->cgroup = TAKE_PTR(known.path);
+                c->cgroup_cached = true;
+        } else {
+                r = read_file_at(proc_fd, "cgroup", SMALL_FILE_MAX, &text, NULL, NULL);
+                if (r >= 0)
+                        r = parse_proc_cgroup(text, &c->cgroup);
+                if (r >= 0) {
+                        known.trusted_len = cgroup_delegation_boundary(host->cgroup_fd, c->cgroup, &known.delegated_to);
+                        uint64_t id;
+                        known.path = c->cgroup;
+                        /* A task moved meanwhile, or no cgroup2: nothing is kept. */
+                        if (c->cgroup_id && cgroup_id_of_path(host->cgroup_fd, c->cgroup, &id) >= 0 &&
+                            id == c->cgroup_id && cgroup_names_put(host->cgroup_names, id, &known) < 0)
+                                log_crash(tag, LOG_DEBUG, "Out of memory keeping the cgroup's name.");
+                        known.path = NULL;
+                }
+        }
         if (r >= 0)
                 r = cgroup_path_to_units(c->cgroup, &c->unit, &c->user_unit, &c->slice);
         if (r < 0)
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot determine cgroup: %m");
+        else
+                container_info_name_known(c->cgroup, known.trusted_len, known.delegated_to, tag, &c->container);
 }
 
 static void gather_rlimit(int proc_fd, struct crash_context *c) {
@@ -449,6 +477,7 @@ int context_open(const struct peer *peer, const struct host_view *host, struct p
                 .egid = info->egid,
                 .signal = (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0,
                 .dumpable = (info->mask & PIDFD_INFO_COREDUMP) && (info->coredump_mask & PIDFD_COREDUMP_USER),
+                .cgroup_id = (info->mask & PIDFD_INFO_CGROUPID) ? info->cgroupid : 0,
                 .si_code_known = info->mask & PIDFD_INFO_COREDUMP_CODE,
                 .si_code = (info->mask & PIDFD_INFO_COREDUMP_CODE) ? (int) info->coredump_code : 0,
                 .null_page_end = host->null_page_end,
@@ -494,10 +523,8 @@ void context_read(struct crash_context *c, unsigned parts) {
                 gather_comm(fd, c);
         if (parts & CONTEXT_EXE)
                 gather_exe(fd, c);
-        if (parts & CONTEXT_CGROUP) {
+        if (parts & CONTEXT_CGROUP)
                 gather_cgroup(fd, c);
-                container_info_name(c->cgroup, c->host->cgroup_fd, c->tag, &c->container);
-        }
         if (parts & CONTEXT_RLIMIT)
                 gather_rlimit(fd, c);
         if (parts & CONTEXT_AT_SECURE)

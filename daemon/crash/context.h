@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "crash/authenticate.h"
+#include "crash/cgroup-names.h"
 #include "crash/container.h"
 #include "selfdump/probe.h"
 #include "parser/wire.h"
@@ -65,6 +66,8 @@ struct crash_context {
         char *comm;             /* /proc/pid/comm */
         char *exe;              /* /proc/pid/exe link target, maybe with " (deleted)" */
         char *cmdline;          /* /proc/pid/cmdline, already escaped (escape_cmdline) */
+        uint64_t cgroup_id;     /* PIDFD_INFO_CGROUPID; 0: not given */
+        bool cgroup_cached;     /* the path came from the table of cgroups seen before (no /proc read) */
         char *cgroup;           /* cgroup v2 path */
         char *unit;             /* systemd unit from the cgroup path, or NULL */
         char *user_unit;        /* unit inside user@.service, or NULL */
@@ -108,6 +111,8 @@ struct host_view {
         int proc_fd;                    /* the /proc root; -1: refused says why */
         int cgroup_fd;                  /* the cgroup2 root (/sys/fs/cgroup, or its unified/ on a
                                          * hybrid host); -1: none, so no container is named */
+        struct cgroup_names *cgroup_names; /* the cgroups seen before, by id (crash/cgroup-names.h;
+                                         * the one part that changes, under its own lock); NULL: none */
         char refused[160];
         struct host_namespaces ns;
         uint64_t null_page_end;         /* max(4096, vm.mmap_min_addr) */
