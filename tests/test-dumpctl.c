@@ -776,6 +776,38 @@ TEST(not_the_kernels_handler_is_said) {
         test_env_done(&e);
 }
 
+/* A collector's journal, as systemd-journal-remote writes it: e->dir/remote/remote-NAME.journal,
+ * made by journal_remote_finish() from the export-format records written to the returned file
+ * (NAME.export in e->dir). *ret_now: the time now, in µs, for the records' timestamps. */
+struct remote_journal {
+        char *dir, *export, *journal;
+        FILE *f;
+};
+
+static long long remote_journal_start(struct test_env *e, const char *name, struct remote_journal *ret) {
+        struct timespec rt;
+        *ret = (struct remote_journal) {};
+        CHECK(asprintf(&ret->dir, "%s/remote", e->dir) > 0 && mkdir(ret->dir, 0755) == 0);
+        CHECK(asprintf(&ret->export, "%s/%s.export", e->dir, name) > 0);
+        CHECK(asprintf(&ret->journal, "%s/remote-%s.journal", ret->dir, name) > 0);
+        ret->f = fopen(ret->export, "we");
+        CHECK(ret->f);
+        clock_gettime(CLOCK_REALTIME, &rt);
+        return (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+}
+
+static void remote_journal_finish(struct remote_journal *r) {
+        CHECK(fclose(r->f) == 0);
+        r->f = NULL;
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", r->journal, r->export), ==, 0);
+}
+
+static void remote_journal_done(struct remote_journal *r) {
+        free(r->dir);
+        free(r->export);
+        free(r->journal);
+}
+
 /* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
 /* On a collector (journals from systemd-journal-remote): one crash site on two machines is one
  * group with two hosts; another site is another group; the newest record's host is named. */
@@ -784,14 +816,10 @@ TEST(groups_span_machines) {
                 exit(77);
         struct test_env e;
         test_env_init(&e, NULL, NULL);
-        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *json = NULL, *table = NULL;
-        CHECK(asprintf(&jdir, "%s/remote", e.dir) > 0 && mkdir(jdir, 0755) == 0);
-        CHECK(asprintf(&export, "%s/fleet.export", e.dir) > 0 && asprintf(&journal, "%s/remote-fleet.journal", jdir) > 0);
-        FILE *f = fopen(export, "we");
-        CHECK(f);
-        struct timespec rt;
-        clock_gettime(CLOCK_REALTIME, &rt);
-        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        _cleanup_free_ char *json = NULL, *table = NULL;
+        struct remote_journal rj;
+        long long now = remote_journal_start(&e, "fleet", &rj);
+        const char *jdir = rj.dir;
         static const struct { const char *machine, *host, *sig; int pid; } recs[] = {
                 { "11111111111111111111111111111111", "alpha", "aaaaaaaaaaaaaaaa", 1001 },
                 { "22222222222222222222222222222222", "beta", "aaaaaaaaaaaaaaaa", 1002 },
@@ -799,14 +827,13 @@ TEST(groups_span_machines) {
                 { "22222222222222222222222222222222", "beta", "aaaaaaaaaaaaaaaa", 1004 },
         };
         for (size_t i = 0; i < ELEMENTSOF(recs); i++)
-                fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n_BOOT_ID=00112233445566778899aabbccddee%02zu\n"
+                fprintf(rj.f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n_BOOT_ID=00112233445566778899aabbccddee%02zu\n"
                            "_MACHINE_ID=%s\n_HOSTNAME=%s\n_UID=0\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\n"
                            "COREDUMPD_ACTION=reject\nCOREDUMP_PID=%d\nCOREDUMP_UID=0\nCOREDUMP_COMM=svc\n"
                            "COREDUMP_HOSTNAME=%s\nCOREDUMPD_SIGNATURE=%s\nCOREDUMP_FILENAME=/etc/shadow\n\n",
                         now + (long long) i, i + 1, i, recs[i].machine, recs[i].host, recs[i].pid, recs[i].host,
                         recs[i].sig);
-        fclose(f);
-        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+        remote_journal_finish(&rj);
 
         CHECK_INT(run(&json, "%s -D %s --store=%s groups --json", dumpctl(), jdir, e.store_dir), ==, 0);
         CHECK_INT(count_lines(json), ==, 2);
@@ -828,6 +855,7 @@ TEST(groups_span_machines) {
         CHECK_INT(run(&err, "%s -D %s --store=%s -o %s dump 1001 2>&1", dumpctl(), jdir, e.store_dir, o), !=, 0);
         struct stat st;
         CHECK(stat(o, &st) < 0);
+        remote_journal_done(&rj);
         test_env_done(&e);
 }
 
@@ -845,28 +873,23 @@ TEST(each_crash_once_however_often_received) {
                 exit(77);
         struct test_env e;
         test_env_init(&e, NULL, NULL);
-        _cleanup_free_ char *jdir = NULL, *export = NULL, *journal = NULL, *json = NULL, *groups = NULL;
-        CHECK(asprintf(&jdir, "%s/remote", e.dir) > 0 && mkdir(jdir, 0755) == 0);
-        CHECK(asprintf(&export, "%s/resent.export", e.dir) > 0 && asprintf(&journal, "%s/remote-a.journal", jdir) > 0);
-        FILE *f = fopen(export, "we");
-        CHECK(f);
-        struct timespec rt;
-        clock_gettime(CLOCK_REALTIME, &rt);
-        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        _cleanup_free_ char *json = NULL, *groups = NULL;
+        struct remote_journal rj;
+        long long now = remote_journal_start(&e, "resent", &rj);
+        const char *jdir = rj.dir, *journal = rj.journal;
         enum { CRASHES = 3000 };
         size_t records = 0;
         for (int c = 0; c < CRASHES; c++)
                 /* Every third crash arrives twice, every seventh three times. */
                 for (int copy = 0; copy < 1 + (c % 3 == 0) + (c % 7 == 0); copy++, records++)
-                        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n"
+                        fprintf(rj.f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=%zu\n"
                                    "_BOOT_ID=00112233445566778899aabbccddeeff\n_MACHINE_ID=11111111111111111111111111111111\n"
                                    "_HOSTNAME=alpha\n_UID=0\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\n"
                                    "COREDUMPD_ACTION=reject\nCOREDUMP_PID=%d\nCOREDUMP_UID=0\nCOREDUMP_COMM=svc\n"
                                    "COREDUMPD_CRASH_ID=%016x\nCOREDUMPD_SIGNATURE=%s\n\n",
                                 now + (long long) records, records + 1, 10000 + c, 0xc0de0000u + (unsigned) c,
                                 c % 2 ? "aaaaaaaaaaaaaaaa" : "bbbbbbbbbbbbbbbb");
-        fclose(f);
-        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+        remote_journal_finish(&rj);
 
         CHECK_INT(run(&json, "%s -D %s --store=%s list --json=short", dumpctl(), jdir, e.store_dir), ==, 0);
         CHECK_INT(count_of(json, "\"pid\":"), ==, CRASHES);
@@ -884,6 +907,7 @@ TEST(each_crash_once_however_often_received) {
         CHECK_INT(run(&groups, "%s -D %s --store=%s groups --json", dumpctl(), jdir, e.store_dir), ==, 0);
         CHECK(strstr(groups, "{\"signature\":\"aaaaaaaaaaaaaaaa\",\"count\":1500,\"hosts\":1,"));
         CHECK(strstr(groups, "{\"signature\":\"bbbbbbbbbbbbbbbb\",\"count\":1500,\"hosts\":1,"));
+        remote_journal_done(&rj);
         test_env_done(&e);
 }
 
