@@ -409,6 +409,16 @@ fleet_policy() {
 	P
 }
 
+# fleet_machine_up — what every fleet machine's case starts with: the daemon, the uploader in the
+# image, the network to the collector, the fleet's rule, and a journal mark for its records.
+fleet_machine_up() {
+	need_daemon
+	[ -x /lib/systemd/systemd-journal-upload ] || die "no systemd-journal-upload in the image"
+	fleet_net_up
+	fleet_policy
+	journal_mark
+}
+
 # fleet_crash SITE PROGRAM [ARGS...] — crash $BIN/PROGRAM, wait for its record (stored, signed, with
 # its compact core) and report it to the host.
 fleet_crash() {

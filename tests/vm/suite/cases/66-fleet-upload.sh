@@ -6,11 +6,7 @@
 # checks what arrived: each crash once, the groups, the compact cores.
 # case-timeout: 300
 . /usr/lib/coredumpd-tests/lib.sh
-need_daemon
-[ -x /lib/systemd/systemd-journal-upload ] || die "no systemd-journal-upload in the image"
-fleet_net_up
-fleet_policy
-journal_mark
+fleet_machine_up
 fleet_crash shared crasher
 fleet_crash stripped fleetcrash
 grep -q '^COREDUMPD_FRAME=0 [0-9a-f]\{40\}+0x[0-9a-f]* -+' "$WORK/entry.$PID" ||

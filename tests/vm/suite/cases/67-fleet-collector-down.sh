@@ -4,11 +4,7 @@
 # saves no cursor. The host starts the collector when it reads this case's result line.
 # case-timeout: 300
 . /usr/lib/coredumpd-tests/lib.sh
-need_daemon
-[ -x /lib/systemd/systemd-journal-upload ] || die "no systemd-journal-upload in the image"
-fleet_net_up
-fleet_policy
-journal_mark
+fleet_machine_up
 fleet_crash shared crasher
 rm -f "$FLEET_STATE"
 fleet_upload && die "the upload succeeded while the collector is down: $(cat "$WORK/upload.out")"

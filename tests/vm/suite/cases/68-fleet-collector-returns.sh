@@ -5,10 +5,7 @@
 # resumes at the saved cursor. The host checks that every crash arrived exactly once.
 # case-timeout: 420
 . /usr/lib/coredumpd-tests/lib.sh
-need_daemon
-fleet_net_up
-fleet_policy
-journal_mark
+fleet_machine_up
 tries=1 end=$((SECONDS + 240))
 until fleet_upload; do
 	[ $SECONDS -lt $end ] || die "the collector did not come back within 240 s: $(tail -n 3 "$WORK/upload.out")"
