@@ -1,6 +1,6 @@
 /* procwatch — the peak resident memory (VmHWM) of the processes of some cgroups, sampled.
  *
- *   procwatch [-i MS] CGROUP_DIR...
+ *   procwatch [-i MS] [-c] CGROUP_DIR...
  *
  * Every MS milliseconds (default 20) it lists the processes in each CGROUP_DIR (a directory
  * under /sys/fs/cgroup; missing ones are skipped, sub-cgroups are included) and reads each one's
@@ -9,6 +9,9 @@
  *   hwm_kib=N pid=P comm=NAME processes=SEEN
  * Short-lived processes (systemd-coredump@.service instances) are caught as long as they live
  * longer than one interval; the figure of a process is its high-water mark up to its last sample.
+ * With -c it first prints one line per process name (comm), the largest VmHWM of one process of
+ * that name and how many of them it saw, before the line above:
+ *   comm name=NAME hwm_kib=N processes=SEEN
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -24,6 +27,31 @@ static void on_signal(int sig) { (void)sig; stop = 1; }
 static long best_kib, seen;
 static int best_pid, last_pids[4096], nlast;
 static char best_comm[64];
+
+/* -c: the same per process name */
+#define MAX_COMMS 64
+static struct { char name[64]; long kib, seen; } comms[MAX_COMMS];
+static int ncomms, per_comm;
+
+static void comm_note(const char *name, long kib, int new_pid)
+{
+	int i;
+
+	for (i = 0; i < ncomms; i++)
+		if (!strcmp(comms[i].name, name))
+			break;
+	if (i == ncomms) {
+		if (ncomms == MAX_COMMS)
+			return;
+		snprintf(comms[ncomms].name, sizeof(comms[ncomms].name), "%s", name);
+		comms[ncomms].kib = -1;
+		ncomms++;
+	}
+	if (kib > comms[i].kib)
+		comms[i].kib = kib;
+	if (new_pid)
+		comms[i].seen++;
+}
 
 static void look_pid(int pid)
 {
@@ -58,6 +86,8 @@ static void look_pid(int pid)
 		if (nlast < (int)(sizeof(last_pids) / sizeof(last_pids[0])))
 			last_pids[nlast++] = pid;
 	}
+	if (per_comm)
+		comm_note(comm, kib, !known);
 }
 
 static void walk(const char *dir, int depth)
@@ -89,9 +119,10 @@ int main(int argc, char **argv)
 {
 	int opt, ms = 20;
 
-	while ((opt = getopt(argc, argv, "i:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:c")) != -1) {
 		switch (opt) {
 		case 'i': ms = atoi(optarg); break;
+		case 'c': per_comm = 1; break;
 		default: goto usage;
 		}
 	}
@@ -106,9 +137,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		walk(argv[i], 0);
+	for (int i = 0; i < ncomms; i++)
+		printf("comm name=%s hwm_kib=%ld processes=%ld\n", comms[i].name, comms[i].kib, comms[i].seen);
 	printf("hwm_kib=%ld pid=%d comm=%s processes=%ld\n", best_kib, best_pid, best_comm[0] ? best_comm : "-", seen);
 	return 0;
 usage:
-	fprintf(stderr, "usage: procwatch [-i MS] CGROUP_DIR...\n");
+	fprintf(stderr, "usage: procwatch [-i MS] [-c] CGROUP_DIR...\n");
 	return 64;
 }

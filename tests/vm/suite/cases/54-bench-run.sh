@@ -14,5 +14,12 @@ b=/usr/lib/coredumpd-tests/bench/run
 opts=/run/coredumpd-tests/options
 [ -f "$opts" ] || opts=/proc/cmdline
 arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9,][0-9,]*\).*/\1/p" "$opts"; }
+# bench/run --growth on the host: crashers at once and the crash loop, in place of the rows
+# (coredumpd.bench.growth=1 with .crashers, .sizes, .loop, .loop_par, .loop_mib).
+if [ "$(arg growth)" = 1 ]; then
+	exec "$b" --growth --sizes "$(arg sizes | grep . || echo 512)" --crashers "$(arg crashers | grep . || echo 1,4,16)" \
+		--loop "$(arg loop | grep . || echo 1000)" --loop-par "$(arg loop_par | grep . || echo 1)" \
+		--loop-mib "$(arg loop_mib | grep . || echo 0)"
+fi
 exec "$b" --sizes "$(arg sizes | grep . || echo 8)" --reps "$(arg reps | grep . || echo 1)" \
 	--reject "$(arg reject | grep . || echo 10)" --burst "$(arg burst | grep . || echo 10)"
