@@ -808,7 +808,6 @@ static void remote_journal_done(struct remote_journal *r) {
         free(r->journal);
 }
 
-/* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
 /* On a collector (journals from systemd-journal-remote): one crash site on two machines is one
  * group with two hosts; another site is another group; the newest record's host is named. */
 TEST(groups_span_machines) {
@@ -911,6 +910,7 @@ TEST(each_crash_once_however_often_received) {
         test_env_done(&e);
 }
 
+/* Crashes grouped by signature, and --signature= as a filter (from the store's attributes). */
 TEST(groups_and_signature_filter) {
         struct test_env e;
         test_env_init(&e, NULL, "Compress=none\n");
