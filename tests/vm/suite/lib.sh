@@ -372,6 +372,15 @@ installed() {
 	[ "$(dpkg-query -W -f '${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
 
+# bench_arg NAME DEFAULT — the word coredumpd.bench.NAME= that bench/run put on the kernel command
+# line (the disk image: in /run/coredumpd-tests/options, from its control disk), or DEFAULT.
+bench_arg() {
+	local opts=/run/coredumpd-tests/options v
+	[ -f "$opts" ] || opts=/proc/cmdline
+	v=$(sed -n "s/.*coredumpd\.bench\.$1=\([0-9A-Za-z,-][0-9A-Za-z,-]*\).*/\1/p" "$opts")
+	echo "${v:-$2}"
+}
+
 # ---- the fleet cases (fleet-*: tests/run-all's fleet step boots two machines with
 # tests/vm/run --collector PORT; 10.0.2.100:19532 is QEMU's forward to a systemd-journal-remote
 # the runner runs on the host). Each crash is handed to the host in a line

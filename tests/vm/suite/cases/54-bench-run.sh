@@ -10,16 +10,11 @@
 . /usr/lib/coredumpd-tests/lib.sh
 b=/usr/lib/coredumpd-tests/bench/run
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
-# (the disk image: /run/coredumpd-tests/options, the kernel command line and the control disk)
-opts=/run/coredumpd-tests/options
-[ -f "$opts" ] || opts=/proc/cmdline
-arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9,][0-9,]*\).*/\1/p" "$opts"; }
 # bench/run --growth on the host: crashers at once and the crash loop, in place of the rows
 # (coredumpd.bench.growth=1 with .crashers, .sizes, .loop, .loop_par, .loop_mib).
-if [ "$(arg growth)" = 1 ]; then
-	exec "$b" --growth --sizes "$(arg sizes | grep . || echo 512)" --crashers "$(arg crashers | grep . || echo 1,4,16)" \
-		--loop "$(arg loop | grep . || echo 1000)" --loop-par "$(arg loop_par | grep . || echo 1)" \
-		--loop-mib "$(arg loop_mib | grep . || echo 0)"
+if [ "$(bench_arg growth 0)" = 1 ]; then
+	exec "$b" --growth --sizes "$(bench_arg sizes 512)" --crashers "$(bench_arg crashers 1,4,16)" \
+		--loop "$(bench_arg loop 1000)" --loop-par "$(bench_arg loop_par 1)" --loop-mib "$(bench_arg loop_mib 0)"
 fi
-exec "$b" --sizes "$(arg sizes | grep . || echo 8)" --reps "$(arg reps | grep . || echo 1)" \
-	--reject "$(arg reject | grep . || echo 10)" --burst "$(arg burst | grep . || echo 10)"
+exec "$b" --sizes "$(bench_arg sizes 8)" --reps "$(bench_arg reps 1)" --reject "$(bench_arg reject 10)" \
+	--burst "$(bench_arg burst 10)"

@@ -9,10 +9,7 @@
 . /usr/lib/coredumpd-tests/lib.sh
 b=/usr/lib/coredumpd-tests/bench/fleet
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
-opts=/run/coredumpd-tests/options
-[ -f "$opts" ] || opts=/proc/cmdline
-arg() { sed -n "s/.*coredumpd\.bench\.$1=\([0-9A-Za-z]*\).*/\1/p" "$opts"; }
 base=()
-[ "$(arg baseline)" != 0 ] || base=(--no-baseline)
-exec "$b" --burst "$(arg burst | grep . || echo 50)" --wave "$(arg wave | grep . || echo 25)" \
-	--rate-limit-burst "$(arg ratelimit | grep . || echo 5)" "${base[@]}" --nonce "$(arg nonce | grep . || echo -)"
+[ "$(bench_arg baseline 1)" != 0 ] || base=(--no-baseline)
+exec "$b" --burst "$(bench_arg burst 50)" --wave "$(bench_arg wave 25)" \
+	--rate-limit-burst "$(bench_arg ratelimit 5)" "${base[@]}" --nonce "$(bench_arg nonce -)"
