@@ -893,9 +893,26 @@ TEST(repeats_rejected_before_the_dump) {
         }
         check_field(&e, 1, "COREDUMPD_RESULT", "stored");
         check_field(&e, 2, "COREDUMPD_RESULT", "rejected");
+        /* The first two were unwound and taught the table their site; the repeats were known by
+         * it, and no parser was started for them (nothing unwound, no backtrace). */
+        _cleanup_free_ char *site0 = record_capture_field(&e.records, 0, "COREDUMPD_SITE");
+        CHECK(site0 && strlen(site0) == 16);
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *site = record_capture_field(&e.records, i, "COREDUMPD_SITE");
+                _cleanup_free_ char *from = record_capture_field(&e.records, i, "COREDUMPD_SIGNATURE_FROM");
+                _cleanup_free_ char *usec = record_capture_field(&e.records, i, "COREDUMPD_UNWIND_USEC");
+                _cleanup_free_ char *frames = record_capture_field(&e.records, i, "COREDUMPD_BACKTRACE");
+                CHECK_STR(site, site0);
+                if (i < 2) {
+                        CHECK(!from && usec && frames);
+                } else {
+                        CHECK_STR(from, "site");
+                        CHECK(!usec && !frames);
+                }
+        }
         _cleanup_free_ char *message = record_capture_field(&e.records, 3, "MESSAGE");
         _cleanup_free_ char *needle = NULL;
-        CHECK(asprintf(&needle, "(repeat 4 of signature %s)", sig0) > 0);
+        CHECK(asprintf(&needle, "(repeat 4 of signature %s, known by its site, not unwound)", sig0) > 0);
         CHECK(message && strstr(message, needle));
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 2);
 
@@ -905,7 +922,12 @@ TEST(repeats_rejected_before_the_dump) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         uint64_t now_usec = (uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000;
-        CHECK_INT(repeats_count(e.env.repeats, (uint32_t) getuid(), sig0, 3600ULL * 1000000, now_usec), ==, 5);
+        char sig[17];
+        unsigned n = 0;
+        CHECK(repeats_count_by_site(e.env.repeats, (uint32_t) getuid(), site0, 2, 3600ULL * 1000000, now_usec, sig, &n));
+        CHECK_STR(sig, sig0);
+        CHECK_INT(n, ==, 5);
+        CHECK_INT(repeats_count(e.env.repeats, (uint32_t) getuid(), sig0, NULL, 3600ULL * 1000000, now_usec), ==, 6);
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
 }

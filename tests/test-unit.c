@@ -30,6 +30,8 @@
 #include "crash/decide.h"
 #include "crash/protocol.h"
 #include "crash/record.h"
+#include "crash/repeats.h"
+#include "crash/site.h"
 #include "fixtures.h"
 #include "parser/client.h"
 #include "parser/sandbox.h"
@@ -1232,6 +1234,213 @@ TEST(cgroup_path_to_container_name) {
         check_container("/machine.slice/machine-.scope", NULL, NULL);
         check_container("/machine.slice/libpod-.scope", NULL, NULL);
         check_container("/machine.slice/machine-bad\\x00.scope", "machine", "bad\\x00"); /* no NUL made */
+}
+
+/* ---- a crash's site key (crash/site.c) and the repeats known by it (crash/repeats.c) ---- */
+
+/* A task's mappings, loaded at base (its executable) and base + 0x1000000 (its libc), the way
+ * ASLR moves them between runs. */
+static void site_maps(struct proc_mapping m[static 4], uint64_t base) {
+        m[0] = (struct proc_mapping) { .start = base, .end = base + 0x1000, .read = true, .inode = 10, .dev_major = 8,
+                                       .path = (char *) "/usr/bin/crasher" };
+        m[1] = (struct proc_mapping) { .start = base + 0x1000, .end = base + 0x3000, .offset = 0x1000, .read = true,
+                                       .exec = true, .inode = 10, .dev_major = 8, .path = (char *) "/usr/bin/crasher" };
+        m[2] = (struct proc_mapping) { .start = base + 0x1000000, .end = base + 0x1100000, .offset = 0x28000,
+                                       .read = true, .exec = true, .inode = 20, .dev_major = 8,
+                                       .path = (char *) "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+        m[3] = (struct proc_mapping) { .start = base + 0x7000000, .end = base + 0x7021000, .read = true, .write = true,
+                                       .path = (char *) "[stack]" };
+}
+
+/* The same crash in two runs (other load addresses) has one key; another caller, another signal or
+ * another executable makes another; a pc in no file's code has none; only the first
+ * SITE_CODE_WORDS code addresses of the stack count, and words that are no code address not at all. */
+TEST(site_key_of_a_crash) {
+        struct proc_mapping a[4], b[4];
+        uint64_t base_a = 0x555555554000, base_b = 0x563412340000;
+        site_maps(a, base_a);
+        site_maps(b, base_b);
+        struct proc_maps maps_a = { a, 4 }, maps_b = { b, 4 };
+        /* abort() in libc, called from the executable at +0x1234, from main at +0x1500. */
+        uint64_t words_a[] = { 42, base_a + 0x7020f00, base_a + 0x1000000 + 0x4567, base_a + 0x1234, 0, base_a + 0x1500 };
+        uint64_t words_b[] = { 7, base_b + 0x7020e00, base_b + 0x1000000 + 0x4567, base_b + 0x1234, 9, base_b + 0x1500 };
+        char ka[SITE_KEY_SIZE], kb[SITE_KEY_SIZE], kc[SITE_KEY_SIZE];
+
+        CHECK(site_key_compute(&maps_a, 0x800, 10, 6, base_a + 0x1000000 + 0x100, words_a, 6, ka));
+        CHECK(site_key_compute(&maps_b, 0x800, 10, 6, base_b + 0x1000000 + 0x100, words_b, 6, kb));
+        CHECK_INT(strlen(ka), ==, 16);
+        CHECK_STR(ka, kb);
+
+        /* abort() called from elsewhere in the executable. */
+        words_b[3] = base_b + 0x1240;
+        CHECK(site_key_compute(&maps_b, 0x800, 10, 6, base_b + 0x1000000 + 0x100, words_b, 6, kc));
+        CHECK(strcmp(ka, kc) != 0);
+        words_b[3] = base_b + 0x1234;
+        /* Another signal; another executable. */
+        CHECK(site_key_compute(&maps_b, 0x800, 10, 11, base_b + 0x1000000 + 0x100, words_b, 6, kc));
+        CHECK(strcmp(ka, kc) != 0);
+        CHECK(site_key_compute(&maps_b, 0x800, 11, 6, base_b + 0x1000000 + 0x100, words_b, 6, kc));
+        CHECK(strcmp(ka, kc) != 0);
+        /* A pc in the stack, in a mapping that is not code, or in none: no key. */
+        CHECK(!site_key_compute(&maps_b, 0x800, 10, 11, base_b + 0x7020000, words_b, 6, kc));
+        CHECK_STR(kc, "");
+        CHECK(!site_key_compute(&maps_b, 0x800, 10, 11, base_b + 0x10, words_b, 6, kc));
+        CHECK(!site_key_compute(&maps_b, 0x800, 10, 11, 0x1000, words_b, 6, kc));
+
+        /* Past SITE_CODE_WORDS code addresses the stack no longer counts. */
+        uint64_t deep_a[SITE_CODE_WORDS + 2], deep_b[SITE_CODE_WORDS + 2];
+        for (size_t i = 0; i < SITE_CODE_WORDS + 2; i++) {
+                deep_a[i] = base_a + 0x1100 + 8 * i;
+                deep_b[i] = base_b + 0x1100 + 8 * i;
+        }
+        deep_b[SITE_CODE_WORDS] = base_b + 0x2000;
+        CHECK(site_key_compute(&maps_a, 0x800, 10, 6, base_a + 0x1200, deep_a, SITE_CODE_WORDS + 2, ka));
+        CHECK(site_key_compute(&maps_b, 0x800, 10, 6, base_b + 0x1200, deep_b, SITE_CODE_WORDS + 2, kb));
+        CHECK_STR(ka, kb);
+        deep_b[SITE_CODE_WORDS - 1] = base_b + 0x2000;
+        CHECK(site_key_compute(&maps_b, 0x800, 10, 6, base_b + 0x1200, deep_b, SITE_CODE_WORDS + 2, kb));
+        CHECK(strcmp(ka, kb) != 0);
+}
+
+/* A context for crash_site_take() on a live process of ours, as context_open() would leave it. */
+static void site_context(struct crash_context *ctx, pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        *ctx = (struct crash_context) { .pid = pid, .signal = SIGSEGV, .tag = "site" };
+        ctx->proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(ctx->proc_fd >= 0);
+        CHECK(read_link_at(ctx->proc_fd, "exe", &ctx->exe) >= 0);
+}
+
+/* Waits until pid runs exe and sits in system call nr (/proc/<pid>/syscall). */
+static void wait_in_syscall(pid_t pid, const char *exe, int nr) {
+        char path[64], text[256], target[256];
+        for (int i = 0; i < 1000; i++) {
+                snprintf(path, sizeof path, "/proc/%d/exe", (int) pid);
+                ssize_t n = readlink(path, target, sizeof target - 1);
+                target[n > 0 ? n : 0] = 0;
+                snprintf(path, sizeof path, "/proc/%d/syscall", (int) pid);
+                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+                if (got > 0 && (!exe || strcmp(target, exe) == 0)) {
+                        text[got] = 0;
+                        if (atoi(text) == nr)
+                                return;
+                }
+                usleep(2000);
+        }
+        test_fail(__FILE__, __LINE__, "the process never sat in its system call");
+}
+
+/* One program blocked at one place in two runs (ASLR: other load addresses): one site key, read
+ * from the real /proc of each (maps, the sp and pc of /proc/<pid>/syscall, the top of the stack). */
+TEST(site_key_of_two_runs) {
+        struct crash_context a, b;
+        pid_t pa = sleeper_exec("site-a", "exec sleep 1000"), pb = sleeper_exec("site-b", "exec sleep 1000");
+        wait_in_syscall(pa, "/usr/bin/sleep", SYS_clock_nanosleep);
+        wait_in_syscall(pb, "/usr/bin/sleep", SYS_clock_nanosleep);
+        site_context(&a, pa);
+        site_context(&b, pb);
+        CHECK(crash_site_take(&a));
+        CHECK(crash_site_take(&b));
+        CHECK_INT(strlen(a.site), ==, 16);
+        CHECK_STR(a.site, b.site);
+        /* It means something only where the two were loaded apart. */
+        _cleanup_(proc_maps_done) struct proc_maps ma = {}, mb = {};
+        CHECK(proc_maps_read(a.proc_fd, &ma) >= 0 && proc_maps_read(b.proc_fd, &mb) >= 0);
+        if (ma.n > 0 && mb.n > 0 && ma.mappings[0].start == mb.mappings[0].start)
+                fprintf(stderr, "# note: both runs were loaded at the same address (ASLR off?)\n");
+        context_done(&a);
+        context_done(&b);
+        sleeper_stop(pa);
+        sleeper_stop(pb);
+}
+
+/* A process that parks its stack pointer at page first + 4096 of fresh memory (touched first, or
+ * not) and sits in pause() there, never touching it: what a crasher does to make a reader of its
+ * stack wait (the page a userfaultfd or a FUSE file would serve). */
+static pid_t park_stack_on(char *mem, bool touch) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (touch)
+                        memset(mem + 4096, 0, 4096);
+                uint64_t sp = (uint64_t) (uintptr_t) (mem + 4096);
+                __asm__ volatile("mov %0, %%rsp\n"
+                                 "1: mov %1, %%eax\n"
+                                 "syscall\n"
+                                 "jmp 1b\n" : : "r"(sp), "i"(SYS_pause) : "rax", "rcx", "r11", "memory");
+                __builtin_unreachable();
+        }
+        return pid;
+}
+
+/* Attack: a stack whose top is not in memory is not read (reading it could wait on the crasher's
+ * terms, in the root daemon): no site key, the crash is unwound by the parser as any other. The
+ * same stack in memory has one. */
+TEST(site_key_never_waits_on_a_stack_not_in_memory) {
+        char *mem = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(mem != MAP_FAILED);
+        for (int touch = 0; touch < 2; touch++) {
+                struct crash_context ctx;
+                pid_t pid = park_stack_on(mem, touch);
+                wait_in_syscall(pid, NULL, SYS_pause);
+                site_context(&ctx, pid);
+                CHECK_INT(crash_site_take(&ctx), ==, touch);
+                CHECK_INT(strlen(ctx.site), ==, touch ? 16 : 0);
+                context_done(&ctx);
+                CHECK(kill(pid, SIGKILL) == 0);
+                CHECK(waitpid(pid, NULL, 0) == pid);
+        }
+        munmap(mem, 3 * 4096);
+}
+
+/* A site key is believed only past the burst of its signature, for its own owner, and for the
+ * signature it was last unwound to; it survives a restart (the store's .signatures). */
+TEST(repeats_known_by_site) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const uint64_t hour = 3600ULL * 1000000, t = 1000 * hour;
+        const char *site = "0123456789abcdef", *sig1 = "1111111111111111", *sig2 = "2222222222222222";
+        char sig[17];
+        unsigned n = 0;
+
+        CHECK(dir_fd >= 0);
+        struct repeats *r = repeats_new(dir_fd);
+        CHECK(r);
+        /* Unknown site: to be unwound. */
+        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t, sig, &n));
+        CHECK_INT(repeats_count(r, 1000, sig1, site, hour, t), ==, 1);
+        /* Within the burst: unwound again, nothing counted by the site. */
+        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + 1, sig, &n));
+        CHECK_INT(repeats_count(r, 1000, sig1, site, hour, t + 1), ==, 2);
+        /* Past it: a repeat, counted. */
+        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 2, sig, &n));
+        CHECK_STR(sig, sig1);
+        CHECK_INT(n, ==, 3);
+        /* Another owner's crash at the same site is theirs to unwind. */
+        CHECK(!repeats_count_by_site(r, 1001, site, 2, hour, t + 3, sig, &n));
+        /* A new interval starts with unwinding. */
+        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + hour + 3, sig, &n));
+        /* After a restart, as before. */
+        r = repeats_free(r);
+        r = repeats_new(dir_fd);
+        CHECK(r);
+        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 4, sig, &n));
+        CHECK_STR(sig, sig1);
+        CHECK_INT(n, ==, 4);
+        /* Unwound once to another signature, the site leads there, and no longer to the first. */
+        CHECK_INT(repeats_count(r, 1000, sig2, site, hour, t + 5), ==, 1);
+        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + 6, sig, &n));
+        CHECK_INT(repeats_count(r, 1000, sig2, site, hour, t + 6), ==, 2);
+        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 7, sig, &n));
+        CHECK_STR(sig, sig2);
+        CHECK_INT(n, ==, 3);
+        CHECK_INT(repeats_count(r, 1000, sig1, NULL, hour, t + 8), ==, 5);
+        r = repeats_free(r);
+        close(dir_fd);
+        tmpdir_remove(dir);
 }
 
 /* A cgroup delegated to a user (systemd chowns user@UID.service's to them) names no container
@@ -2600,6 +2809,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(cgroup_path_to_container_name),
         TEST_ENTRY(cgroup_delegation_boundary_stops_names),
         TEST_ENTRY(cgroup_names_by_id),
+        TEST_ENTRY(site_key_of_a_crash),
+        TEST_ENTRY(site_key_of_two_runs),
+        TEST_ENTRY(site_key_never_waits_on_a_stack_not_in_memory),
+        TEST_ENTRY(repeats_known_by_site),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),

@@ -14,17 +14,9 @@
 #include "selfdump/core-notes.h"
 #include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
+#include "shared/hash.h"
 #include "shared/log.h"
 #include "shared/timestamp.h"
-
-/* FNV-1a, 64 bits: a stable, dependency-free hash of a short text. */
-static uint64_t fnv1a(uint64_t h, const char *s) {
-        for (; *s; s++) {
-                h ^= (unsigned char) *s;
-                h *= UINT64_C(0x100000001b3);
-        }
-        return h;
-}
 
 static const char *base_name(const char *path) {
         const char *slash = path ? strrchr(path, '/') : NULL;
@@ -40,13 +32,13 @@ bool signature_partial(const struct unwind_result *u) {
 
 void signature_compute(const struct unwind_result *u, int signo, char out[static 17]) {
         char item[128];
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        uint64_t h = FNV1A_64_INIT;
 
         out[0] = 0;
         if (u->n_threads == 0 || u->threads[0].n_frames == 0)
                 return;
         snprintf(item, sizeof item, "coredumpd-signature-1 signal=%d exe=%s\n", signo, u->exe_build_id);
-        h = fnv1a(h, item);
+        h = fnv1a_64(h, item);
         const struct unwind_thread *t = &u->threads[0];
         for (size_t k = 0; k < t->n_frames && k < SIGNATURE_FRAMES; k++) {
                 const struct unwind_frame *f = &t->frames[k];
@@ -57,13 +49,13 @@ void signature_compute(const struct unwind_result *u, int signo, char out[static
                         snprintf(item, sizeof item, "%s+%" PRIx64 "\n", base_name(f->module), f->module_offset);
                 else
                         snprintf(item, sizeof item, "?\n");
-                h = fnv1a(h, item);
+                h = fnv1a_64(h, item);
         }
         /* Fewer frames than the signature takes, and not because the stack ended there: what is
          * missing is unknown, so this is no signature of the crash site. It is kept apart from
          * every complete one (never equal to one by accident of the frames it lacks). */
         if (signature_partial(u))
-                h = fnv1a(h, "partial\n");
+                h = fnv1a_64(h, "partial\n");
         snprintf(out, 17, "%016" PRIx64, h);
 }
 

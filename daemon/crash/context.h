@@ -17,6 +17,7 @@
 #include "crash/authenticate.h"
 #include "crash/cgroup-names.h"
 #include "crash/container.h"
+#include "crash/site.h"
 #include "selfdump/probe.h"
 #include "parser/wire.h"
 #include "shared/crash-id.h"
@@ -102,6 +103,11 @@ struct crash_context {
         struct unwind_result unwind;
         bool unwind_full_regs;  /* the crashing thread was unwound from the probe's registers */
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
+        /* Where it crashed without unwinding (crash/site.c), before the ack: "" if unknown. */
+        char site[SITE_KEY_SIZE];
+        /* The signature is the one its site was last unwound to (crash/repeats.c): a repeat past
+         * its RateLimitBurst=, recognized without unwinding; have_unwind is false. */
+        bool signature_by_site;
 };
 
 /* What the context reads of the host once instead of per crash: the /proc root, checked with

@@ -126,6 +126,10 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
                 k = k ?: fields_set_number(f, FIELD_AT_SECURE, ctx->at_secure);
         if (ctx->signature[0])
                 k = k ?: fields_set_text(f, FIELD_SIGNATURE, ctx->signature);
+        if (ctx->site[0])
+                k = k ?: fields_set_text(f, FIELD_SITE, ctx->site);
+        if (ctx->signature_by_site)
+                k = k ?: fields_set_text(f, FIELD_SIGNATURE_FROM, "site");
         return k ?: record_add_container(&ctx->container, f);
 }
 
@@ -272,9 +276,10 @@ static int record_build_for(const struct crash *c, bool journal_core, struct fie
         k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
         _cleanup_free_ char *stacks = c->have_context ? backtrace_message(&c->context) : NULL;
-        char repeat[96] = "";
+        char repeat[128] = "";
         if (c->have_decision && c->decision.repeat > c->decision.rate_limit_burst && c->decision.rate_limit_burst > 0)
-                snprintf(repeat, sizeof repeat, " (repeat %u of signature %s)", c->decision.repeat, c->context.signature);
+                snprintf(repeat, sizeof repeat, " (repeat %u of signature %s%s)", c->decision.repeat, c->context.signature,
+                         c->context.signature_by_site ? ", known by its site, not unwound" : "");
         k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu%s%s %s%s.%s%s", pid,
                             comm ? comm : "n/a", uid, container ? " in container " : "", container ? container : "",
                             crash_outcome_text(c, outcome, sizeof outcome), repeat,

@@ -21,6 +21,8 @@ struct repeat {
         uint64_t window_start;          /* usec */
         unsigned count;                 /* crashes in the window */
         uint64_t last;                  /* usec */
+        /* The site keys (crash/site.h) last unwound to this signature, the newest first. */
+        char sites[REPEAT_SITES][SITE_KEY_SIZE];
 };
 
 struct repeats {
@@ -40,11 +42,22 @@ static void repeats_load(struct repeats *r) {
         char line[256];
         while (fgets(line, sizeof line, f) && r->n < REPEATS_MAX) {
                 struct repeat x = {};
+                int end = 0;
                 /* Lines of before the counters were per owner (four fields): a fresh start. */
-                if (sscanf(line, "%" SCNu32 " %16s %" SCNu64 " %u %" SCNu64, &x.owner, x.signature, &x.window_start,
-                           &x.count, &x.last) != 5 ||
+                if (sscanf(line, "%" SCNu32 " %16s %" SCNu64 " %u %" SCNu64 "%n", &x.owner, x.signature, &x.window_start,
+                           &x.count, &x.last, &end) != 5 ||
                     strlen(x.signature) != 16)
                         continue;
+                /* Then its site keys, if any (lines of before them have none). */
+                const char *p = line + end;
+                for (size_t k = 0; k < REPEAT_SITES; k++) {
+                        char site[SITE_KEY_SIZE];
+                        int used = 0;
+                        if (sscanf(p, " %16[0-9a-f]%n", site, &used) != 1 || strlen(site) != 16)
+                                break;
+                        memcpy(x.sites[k], site, sizeof site);
+                        p += used;
+                }
                 r->items[r->n++] = x;
         }
         fclose(f);
@@ -59,9 +72,13 @@ static void repeats_save(struct repeats *r) {
         FILE *f = fdopen(TAKE_FD(fd), "we");
         if (!f)
                 return;
-        for (size_t i = 0; i < r->n; i++)
-                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64 "\n", r->items[i].owner, r->items[i].signature,
+        for (size_t i = 0; i < r->n; i++) {
+                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64, r->items[i].owner, r->items[i].signature,
                         r->items[i].window_start, r->items[i].count, r->items[i].last);
+                for (size_t k = 0; k < REPEAT_SITES && r->items[i].sites[k][0]; k++)
+                        fprintf(f, " %s", r->items[i].sites[k]);
+                fputc('\n', f);
+        }
         if (fclose(f) != 0 || renameat(r->dir_fd, STATE_FILE_NEW, r->dir_fd, STATE_FILE) < 0)
                 log_debug_errno(errno, "Cannot save the signature counts: %m");
 }
@@ -90,8 +107,63 @@ struct repeats *repeats_free(struct repeats *r) {
         return NULL;
 }
 
-unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, uint64_t interval_usec,
-                       uint64_t now_usec) {
+static bool repeat_has_site(const struct repeat *x, const char *site) {
+        for (size_t k = 0; k < REPEAT_SITES && x->sites[k][0]; k++)
+                if (strcmp(x->sites[k], site) == 0)
+                        return true;
+        return false;
+}
+
+static void repeat_drop_site(struct repeat *x, const char *site) {
+        for (size_t k = 0; k < REPEAT_SITES && x->sites[k][0]; k++)
+                if (strcmp(x->sites[k], site) == 0) {
+                        memmove(x->sites[k], x->sites[k + 1], (REPEAT_SITES - 1 - k) * sizeof x->sites[0]);
+                        x->sites[REPEAT_SITES - 1][0] = 0;
+                        return;
+                }
+}
+
+/* site was unwound to x's signature: it leads there now, and nowhere else of the owner's (a site
+ * seen with two signatures is believed for the latest only). */
+static void repeats_learn_site(struct repeats *r, struct repeat *x, const char *site) {
+        for (size_t i = 0; i < r->n; i++)
+                if (r->items[i].owner == x->owner)
+                        repeat_drop_site(&r->items[i], site);
+        memmove(x->sites[1], x->sites[0], (REPEAT_SITES - 1) * sizeof x->sites[0]);
+        snprintf(x->sites[0], sizeof x->sites[0], "%s", site);
+}
+
+static bool window_current(const struct repeat *x, uint64_t interval_usec, uint64_t now_usec) {
+        return now_usec >= x->window_start && now_usec - x->window_start < interval_usec;
+}
+
+bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, unsigned burst, uint64_t interval_usec,
+                           uint64_t now_usec, char signature[static 17], unsigned *ret_count) {
+        bool found = false;
+
+        if (!site || strlen(site) != 16)
+                return false;
+        pthread_mutex_lock(&r->lock);
+        for (size_t i = 0; i < r->n && !found; i++) {
+                struct repeat *x = &r->items[i];
+                if (x->owner != owner || !repeat_has_site(x, site))
+                        continue;
+                /* Only a repeat: a crash within the burst is unwound, and its site learnt again. */
+                if (!window_current(x, interval_usec, now_usec) || x->count < burst)
+                        break;
+                *ret_count = ++x->count;
+                x->last = now_usec;
+                memcpy(signature, x->signature, sizeof x->signature);
+                found = true;
+        }
+        if (found)
+                repeats_save(r);
+        pthread_mutex_unlock(&r->lock);
+        return found;
+}
+
+unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, const char *site,
+                       uint64_t interval_usec, uint64_t now_usec) {
         struct repeat *x = NULL;
         unsigned n;
 
@@ -123,12 +195,14 @@ unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature,
                 *x = (struct repeat) { .owner = owner, .window_start = now_usec };
                 snprintf(x->signature, sizeof x->signature, "%s", signature);
         }
-        if (now_usec < x->window_start || now_usec - x->window_start >= interval_usec) {
+        if (!window_current(x, interval_usec, now_usec)) {
                 x->window_start = now_usec;
                 x->count = 0;
         }
         n = ++x->count;
         x->last = now_usec;
+        if (site && strlen(site) == 16)
+                repeats_learn_site(r, x, site);
         repeats_save(r);
         pthread_mutex_unlock(&r->lock);
         return n;

@@ -11,12 +11,19 @@
  * makes only their own crashes repeats, never root's. At most REPEATS_MAX counters, at most
  * REPEATS_PER_OWNER of one owner: an owner over it forgets their own least recently seen
  * signature, so that nobody can flood out another owner's counters.
+ *
+ * With each signature the site keys (crash/site.h) of its last unwound crashes: a crash past the
+ * burst whose site key is among them is a repeat without a coredumpd-parser being started for it.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "crash/site.h"
 
 #define REPEATS_MAX 4096
 #define REPEATS_PER_OWNER 256
+#define REPEAT_SITES 4          /* site keys kept per signature */
 
 struct repeats;
 
@@ -26,6 +33,16 @@ struct repeats *repeats_new(int dir_fd);
 struct repeats *repeats_free(struct repeats *r);
 
 /* Counts one crash of owner's with signature at now (CLOCK_REALTIME, usec) in intervals of
- * interval_usec, and saves the state. Returns this crash's number in its interval: 1 for the first. */
-unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, uint64_t interval_usec,
-                       uint64_t now_usec);
+ * interval_usec, and saves the state. site (NULL or "": none) is the crash's site key, unwound to
+ * this signature: later crashes of the same site are known by it (repeats_count_by_site()); a site
+ * key the owner had under another signature moves here. Returns this crash's number in its
+ * interval: 1 for the first. */
+unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, const char *site,
+                       uint64_t interval_usec, uint64_t now_usec);
+
+/* A repeat known without unwinding: when owner's site key was last unwound to a signature that
+ * already had burst or more crashes in its current interval, this crash is counted as one more of
+ * it (saved), and true returns that signature and the crash's number. False otherwise, nothing
+ * counted: the crash is to be unwound (and counted with repeats_count()). */
+bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, unsigned burst, uint64_t interval_usec,
+                           uint64_t now_usec, char signature[static 17], unsigned *ret_count);

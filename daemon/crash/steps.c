@@ -8,6 +8,7 @@
 
 #include "crash/backtrace.h"
 #include "crash/protocol.h"
+#include "crash/site.h"
 #include "crash/steps.h"
 #include "crash/userspace.h"
 #include "parser/client.h"
@@ -52,20 +53,46 @@ int step_request(int fd, struct crash *c) {
         return 0;
 }
 
+static bool rate_limited(const struct crash_env *env, const struct crash *c) {
+        return env->repeats && c->decision.action != ACTION_REJECT && c->decision.rate_limit_burst > 0;
+}
+
+/* A repeat past its burst whose site key (crash/site.c) was unwound to its signature before: counted
+ * by it, and not unwound — no coredumpd-parser is started for a crash loop's repeats. */
+static bool repeat_by_site(const struct crash_env *env, struct crash *c) {
+        struct crash_context *ctx = &c->context;
+        unsigned n;
+
+        if (c->unwind_tried || !crash_site_take(ctx) ||
+            !repeats_count_by_site(env->repeats, (uint32_t) c->peer.owner, ctx->site, c->decision.rate_limit_burst,
+                                   c->decision.rate_limit_interval_usec, now_usec(), ctx->signature, &n))
+                return false;
+        ctx->signature_by_site = true;
+        c->unwind_tried = true;
+        c->decision.repeat = n;
+        return true;
+}
+
 /* A crash whose signature came more than RateLimitBurst= times in the interval is a repeat: it gets
  * OnRepeat= (a stacks self-dump, or nothing) instead of the rule's action, decided before the
- * kernel writes a byte. */
+ * kernel writes a byte. An unwound crash is counted here, with its site key learnt for the next. */
 static void decide_repeat(const struct crash_env *env, struct crash *c) {
         struct decision *d = &c->decision;
+        struct crash_context *ctx = &c->context;
 
-        if (!env->repeats || !c->context.signature[0] || d->action == ACTION_REJECT || d->rate_limit_burst == 0)
+        if (!rate_limited(env, c) || !ctx->signature[0])
                 return;
-        d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, c->context.signature,
-                                  d->rate_limit_interval_usec, now_usec());
+        if (!ctx->signature_by_site) {
+                if (!ctx->site[0])
+                        (void) crash_site_take(ctx);
+                d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, ctx->signature, ctx->site,
+                                          d->rate_limit_interval_usec, now_usec());
+        }
         if (d->repeat <= d->rate_limit_burst)
                 return;
-        log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u): %s.", d->repeat,
-                  c->context.signature, d->rate_limit_burst, action_to_string(d->on_repeat));
+        log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u%s): %s.", d->repeat,
+                  ctx->signature, d->rate_limit_burst, ctx->signature_by_site ? "; known by its site, not unwound" : "",
+                  action_to_string(d->on_repeat));
         d->action = d->on_repeat;
         /* A stacks core of our own needs the task held; a rejected one must not wait for nothing. */
         d->wait = d->action == ACTION_USERSPACE;
@@ -185,7 +212,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
 
         context_read(&c->context, CONTEXT_ALL);
         crash_update_tag(c);
-        if (!c->unwind_tried) {
+        if (!(rate_limited(env, c) && repeat_by_site(env, c)) && !c->unwind_tried) {
                 backtrace_take(&c->settings, env->unwind_slots, c);
                 c->unwind_tried = true;
         }

@@ -89,6 +89,10 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_BACKTRACE_CUT]     = { "COREDUMPD_BACKTRACE_CUT",    NULL,                        FIELD_RAW },
         /* 1: the signature is over a trace cut within its frames (crash/backtrace.h) */
         [FIELD_SIGNATURE_PARTIAL] = { "COREDUMPD_SIGNATURE_PARTIAL", NULL,                       FIELD_DECIMAL },
+        /* where it crashed without unwinding (crash/site.h): what a repeat is known by */
+        [FIELD_SITE]              = { "COREDUMPD_SITE",             NULL,                        FIELD_RAW },
+        /* "site": a repeat not unwound, its signature the one its site was last unwound to */
+        [FIELD_SIGNATURE_FROM]    = { "COREDUMPD_SIGNATURE_FROM",   NULL,                        FIELD_RAW },
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
         /* checked line by line on the way in (shared/saved-files.c) */
         [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },

@@ -95,6 +95,8 @@ enum field {
         FIELD_UNWIND_REGISTERS,
         FIELD_BACKTRACE_CUT,
         FIELD_SIGNATURE_PARTIAL,
+        FIELD_SITE,
+        FIELD_SIGNATURE_FROM,
         FIELD_REPEAT,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
         FIELD_SAVED_FILE,

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * A crash's site key: where it crashed, told apart without unwinding, so that a repeat of a
+ * signature already counted past its RateLimitBurst= is recognized without starting a
+ * coredumpd-parser (crash/repeats.c keeps which site keys were unwound to which signature).
+ *
+ * The key is a hash of the signal, the executable (device and inode of its mapping), and the code
+ * addresses of the crashing thread as module-relative places (device, inode, file offset): the
+ * program counter, then the first SITE_CODE_WORDS words of the top SITE_STACK_BYTES of its stack
+ * that point into an executable mapping of a file — return addresses, for the most part. Module
+ * relative, so the same crash in another run (other load addresses) has the same key; made of the
+ * callers' addresses too, so that abort() reached from two places are two keys.
+ *
+ * Nothing of it is parsed. The maps are the kernel's text (only its numbers are used); the stack
+ * is read as SITE_STACK_BYTES of opaque words, each only compared with the mappings' ranges, never
+ * followed, and only where /proc/<pid>/pagemap says every page of it is in memory: the read waits
+ * for no file system and no userfaultfd. A stack that is not an anonymous mapping, or a program
+ * counter outside any file's code, has no key: the crash is unwound as any other.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "selfdump/proc-maps.h"
+
+#define SITE_STACK_BYTES 2048
+#define SITE_CODE_WORDS 8
+#define SITE_KEY_SIZE 17        /* 16 hex digits and NUL */
+
+struct crash_context;
+
+/* The key of a crash with signal signo whose thread was at pc with the stack words words[n] (from
+ * its sp up), in the task whose mappings are maps and whose executable is mapped from exe_dev,
+ * exe_ino (0, 0: unknown). False, and out "", when pc is in no executable mapping of a file. */
+bool site_key_compute(const struct proc_maps *maps, uint64_t exe_dev, uint64_t exe_ino, int signo, uint64_t pc,
+                      const uint64_t *words, size_t n, char out[static SITE_KEY_SIZE]);
+
+/* Reads what the key needs of the held task (its maps; its crashing thread's pc and sp from the
+ * probe, else /proc; the top of its stack) and computes ctx->site. False, with ctx->site "", when
+ * it has none; why is logged at debug level: the crash is then unwound, nothing is lost. */
+bool crash_site_take(struct crash_context *ctx);
