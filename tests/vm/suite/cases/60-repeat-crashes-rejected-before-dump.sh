@@ -1,7 +1,9 @@
 # The same crash site 50 times: with RateLimitBurst=3 and OnRepeat=reject, the first three
 # crashes are stored, the repeats are answered REJECT before the kernel writes a byte (WCOREDUMP
-# clear), and every one is recorded with the same signature and its repeat number. Another crash
-# site in the same binary (abort() instead of a bad write) has another signature.
+# clear), and every one is recorded with the same signature and its repeat number. Every run (its
+# own load addresses) has the same site key; the repeats are known by it, not unwound (no parser:
+# no COREDUMPD_UNWIND_USEC=, COREDUMPD_SIGNATURE_FROM=site). Another crash site in the same binary
+# (abort() instead of a bad write) has another signature and another site key.
 # case-timeout: 400
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -14,7 +16,7 @@ RateLimitBurst=3
 OnRepeat=reject
 P
 journal_mark
-sig=
+sig= site=
 for i in $(seq 50); do
 	crash uscrash -n repeater -c wild
 	e=$(wait_entry "$PID" 60) || die "crash $i (pid $PID) not recorded"
@@ -24,6 +26,17 @@ for i in $(seq 50); do
 	[ -n "$s" ] || die "crash $i has no signature"
 	[ -z "$sig" ] || [ "$s" = "$sig" ] || die "crash $i: signature $s, not $sig"
 	sig=$s
+	k=$(field COREDUMPD_SITE "$e")
+	[ -n "$k" ] || die "crash $i has no site key"
+	[ -z "$site" ] || [ "$k" = "$site" ] || die "crash $i: site key $k, not $site (the same code, another run)"
+	site=$k
+	from=$(field COREDUMPD_SIGNATURE_FROM "$e")
+	usec=$(field COREDUMPD_UNWIND_USEC "$e")
+	if [ "$i" -le 3 ]; then
+		[ -z "$from" ] && [ -n "$usec" ] || die "crash $i within the burst was not unwound (from '$from')"
+	else
+		[ "$from" = site ] && [ -z "$usec" ] || die "repeat $i was unwound (from '$from', $usec us), not known by its site"
+	fi
 	[ "$n" = "$i" ] || die "crash $i recorded as repeat '$n'"
 	if [ "$i" -le 3 ]; then
 		[ "$r" = stored ] && [ "$CORE" = 1 ] || die "crash $i: result $r, WCOREDUMP $CORE; want a stored core"
@@ -39,5 +52,6 @@ crash uscrash -n repeater -c abort
 e=$(wait_entry "$PID" 60) || die "the other crash site was not recorded"
 other=$(field COREDUMPD_SIGNATURE "$e")
 [ -n "$other" ] && [ "$other" != "$sig" ] || die "another crash site has signature '$other' (the first was $sig)"
-say "12 crashes of signature $sig: 3 stored, 9 rejected before the dump; the other site is $other"
+[ "$(field COREDUMPD_SITE "$e")" != "$site" ] || die "another crash site has the same site key $site"
+say "50 crashes of signature $sig (site $site): 3 stored and unwound, 47 rejected before the dump, known by their site; the other site is $other"
 say "$(field COREDUMPD_BACKTRACE "$e" | head -n 4)"
