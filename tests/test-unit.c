@@ -1443,12 +1443,12 @@ TEST(repeats_known_by_site) {
         tmpdir_remove(dir);
 }
 
-/* A cgroup delegated to a user (systemd chowns user@UID.service's to them) names no container
- * below it: "machine-prod.scope" inside a user's own subtree is their claim, not the host's. */
 /* A cgroup seen before is named from the table by its id alone. That rests on two facts of the
  * kernel, checked here: a cgroup's id is its cgroup2 directory's (name_to_handle_at() finds it from
  * the path), and cgroup2 refuses to rename a directory, so an id keeps its path while it exists.
- * An entry pushed out (least recently used first) is a miss. */
+ * An entry pushed out (least recently used first) is a miss. Attack: one owner crashing in more
+ * cgroups than their share (CGROUP_NAMES_PER_OWNER) replaces only their own entries, never
+ * another owner's. */
 TEST(cgroup_names_by_id) {
         struct host_view hv;
         host_view_open(NULL, &hv);
@@ -1477,25 +1477,27 @@ TEST(cgroup_names_by_id) {
         struct cgroup_name got = { .delegated_to = -1 };
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 0);
         CHECK_INT(cgroup_names_get(NULL, id, &got), ==, 0);
-        CHECK_OK(cgroup_names_put(t, id, &(struct cgroup_name) { .path = pa, .trusted_len = 3, .delegated_to = 1000 }));
+        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .trusted_len = 3, .delegated_to = 1000 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         CHECK_STR(got.path, pa);
         CHECK_INT(got.trusted_len, ==, 3);
         CHECK_INT(got.delegated_to, ==, 1000);
         cgroup_name_done(&got);
         /* Put again (a new boundary): replaced, not added. */
-        CHECK_OK(cgroup_names_put(t, id, &(struct cgroup_name) { .path = pa, .trusted_len = 5, .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .trusted_len = 5, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         CHECK_INT(got.trusted_len, ==, 5);
         cgroup_name_done(&got);
 
         /* The least recently used goes first: id, used last of all, stays; the root, not, goes. */
-        CHECK_OK(cgroup_names_put(t, root_id, &(struct cgroup_name) { .path = (char *) "/", .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, root_id, 1000, &(struct cgroup_name) { .path = (char *) "/", .delegated_to = -1 }));
+        /* Owners 1..: each within their share, until the table is full. */
         for (uint64_t k = 1; k <= CGROUP_NAMES_MAX - 2; k++)
-                CHECK_OK(cgroup_names_put(t, id + 2000000 + k, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+                CHECK_OK(cgroup_names_put(t, id + 2000000 + k, (uint32_t) (1 + k % 4),
+                                          &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1); /* the table is full now */
         cgroup_name_done(&got);
-        CHECK_OK(cgroup_names_put(t, id + 3000000, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, id + 3000000, 5, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, root_id, &got), ==, 0);
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         cgroup_name_done(&got);
@@ -1504,11 +1506,32 @@ TEST(cgroup_names_by_id) {
         CHECK_INT(hits, ==, 4);
         CHECK_INT(misses, ==, 2);
 
+        /* Owner 666 crashes in 1000 cgroups of their own: their share fills, then their own
+         * oldest entries go; owner 1000's entry stays, used or not. */
+        cgroup_names_free(t);
+        t = cgroup_names_new();
+        CHECK(t);
+        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        for (uint64_t k = 1; k <= 1000; k++)
+                CHECK_OK(cgroup_names_put(t, id + 4000000 + k, 666, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
+        cgroup_name_done(&got);
+        size_t held = 0;
+        for (uint64_t k = 1; k <= 1000; k++)
+                if (cgroup_names_get(t, id + 4000000 + k, &got) == 1) {
+                        held++;
+                        CHECK(k > 1000 - CGROUP_NAMES_PER_OWNER); /* their newest */
+                        cgroup_name_done(&got);
+                }
+        CHECK_INT(held, ==, CGROUP_NAMES_PER_OWNER);
+
         cgroup_names_free(t);
         CHECK(unlinkat(hv.cgroup_fd, a, AT_REMOVEDIR) == 0);
         host_view_close(&hv);
 }
 
+/* A cgroup delegated to a user (systemd chowns user@UID.service's to them) names no container
+ * below it: "machine-prod.scope" inside a user's own subtree is their claim, not the host's. */
 TEST(cgroup_delegation_boundary_stops_names) {
         if (geteuid() != 0) {
                 printf("SKIP: needs root to chown\n");

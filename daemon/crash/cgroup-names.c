@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 struct cgroup_names_entry {
         uint64_t id;            /* 0: free */
         uint64_t used;          /* the tick of its last use */
+        uint32_t owner;         /* whose crash made it */
         struct cgroup_name name;
 };
 
@@ -90,7 +92,34 @@ int cgroup_names_get(struct cgroup_names *t, uint64_t id, struct cgroup_name *re
         return r;
 }
 
-int cgroup_names_put(struct cgroup_names *t, uint64_t id, const struct cgroup_name *name) {
+/* Where a new entry of owner's goes: the entry of id (its path changed); else, once owner holds
+ * their share, their own least recently used; else a free one; else the least recently used. */
+static size_t cgroup_names_slot(const struct cgroup_names *t, uint64_t id, uint32_t owner) {
+        size_t own = 0, own_oldest = SIZE_MAX, free_slot = SIZE_MAX, oldest = 0;
+
+        for (size_t i = 0; i < CGROUP_NAMES_MAX; i++) {
+                const struct cgroup_names_entry *e = &t->e[i];
+                if (e->id == id)
+                        return i;
+                if (e->id == 0) {
+                        if (free_slot == SIZE_MAX)
+                                free_slot = i;
+                        continue;
+                }
+                if (e->owner == owner) {
+                        own++;
+                        if (own_oldest == SIZE_MAX || e->used < t->e[own_oldest].used)
+                                own_oldest = i;
+                }
+                if (t->e[oldest].id == 0 || e->used < t->e[oldest].used)
+                        oldest = i;
+        }
+        if (own >= CGROUP_NAMES_PER_OWNER)
+                return own_oldest;
+        return free_slot != SIZE_MAX ? free_slot : oldest;
+}
+
+int cgroup_names_put(struct cgroup_names *t, uint64_t id, uint32_t owner, const struct cgroup_name *name) {
         struct cgroup_name copy;
 
         if (!t || id == 0 || !name->path)
@@ -98,18 +127,9 @@ int cgroup_names_put(struct cgroup_names *t, uint64_t id, const struct cgroup_na
         if (cgroup_name_copy(name, &copy) < 0)
                 return -ENOMEM;
         pthread_mutex_lock(&t->lock);
-        /* The entry of id (its path changed), else a free one, else the least recently used. */
-        size_t slot = 0;
-        for (size_t i = 0; i < CGROUP_NAMES_MAX; i++) {
-                if (t->e[i].id == id) {
-                        slot = i;
-                        break;
-                }
-                if (t->e[i].id == 0 ? t->e[slot].id != 0 : t->e[slot].id != 0 && t->e[i].used < t->e[slot].used)
-                        slot = i;
-        }
+        size_t slot = cgroup_names_slot(t, id, owner);
         cgroup_name_done(&t->e[slot].name);
-        t->e[slot] = (struct cgroup_names_entry) { .id = id, .used = ++t->tick, .name = copy };
+        t->e[slot] = (struct cgroup_names_entry) { .id = id, .used = ++t->tick, .owner = owner, .name = copy };
         pthread_mutex_unlock(&t->lock);
         return 0;
 }
