@@ -47,6 +47,7 @@
 #include "shared/saved-files.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
+#include "shared/log.h"
 #include "shared/names.h"
 #include "shared/parse.h"
 #include "shared/strv.h"
@@ -1336,6 +1337,7 @@ static void wait_in_syscall(pid_t pid, const char *exe, int nr) {
  * from the real /proc of each (maps, the sp and pc of /proc/<pid>/syscall, the top of the stack). */
 TEST(site_key_of_two_runs) {
         struct crash_context a, b;
+        log_set_max_priority(LOG_DEBUG); /* why a site key is missing, if it is */
         pid_t pa = sleeper_exec("site-a", "exec sleep 1000"), pb = sleeper_exec("site-b", "exec sleep 1000");
         wait_in_syscall(pa, "/usr/bin/sleep", SYS_clock_nanosleep);
         wait_in_syscall(pb, "/usr/bin/sleep", SYS_clock_nanosleep);

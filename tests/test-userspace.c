@@ -587,12 +587,13 @@ TEST(proc_parsers) {
         struct proc_stat st;
         /* A comm with ") " in it; fields through kstkeip (30). */
         CHECK_OK(proc_stat_parse("42 (a) b) S 1 42 42 0 -1 4194560 10 0 0 0 7 3 0 0 20 0 9 0 1234 1000 50 "
-                                 "18446744073709551615 1 1 0 140000 140001 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n", &st));
+                                 "18446744073709551615 1 1 139000 140000 140001 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n", &st));
         CHECK_INT(st.state, ==, 'S');
         CHECK_INT(st.ppid, ==, 1);
         CHECK_INT(st.utime, ==, 7);
         CHECK_INT(st.stime, ==, 3);
         CHECK_INT(st.start_time, ==, 1234);
+        CHECK_INT(st.start_stack, ==, 139000);
         CHECK_INT(st.kstkesp, ==, 140000);
         CHECK_INT(st.kstkeip, ==, 140001);
         CHECK_INT(proc_stat_parse("garbage", &st), ==, -EINVAL);

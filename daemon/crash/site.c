@@ -12,7 +12,6 @@
 #include "selfdump/core-notes.h"
 #include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
-#include "shared/fileio.h"
 #include "shared/hash.h"
 #include "shared/log.h"
 
@@ -53,45 +52,42 @@ bool site_key_compute(const struct proc_maps *maps, uint64_t exe_dev, uint64_t e
 }
 
 /* The crashing thread's pc and sp: the probe's registers, else /proc's (stat shows them for a
- * dumping thread; syscall for any thread that is held). */
-static bool crash_pc_sp(const struct crash_context *ctx, uint64_t *pc, uint64_t *sp) {
+ * dumping thread, syscall for any thread that is held); and where its frames end: the main thread's
+ * first stack pointer (above it the kernel put argc, argv, the environment and the auxiliary vector,
+ * below a random gap of up to 8 KiB: words that differ from run to run, on pages maybe never
+ * touched), 0 for another thread (its stack mapping's end). */
+static bool crash_pc_sp(const struct crash_context *ctx, uint64_t *pc, uint64_t *sp, uint64_t *frames_end) {
         pid_t tid = ctx->have_probe && ctx->probe.tid > 0 ? ctx->probe.tid : ctx->pid;
+        struct proc_threads threads = {};
 
+        *pc = *sp = *frames_end = 0;
+        if (proc_threads_read(ctx->proc_fd, &threads) < 0)
+                return false;
+        for (size_t i = 0; i < threads.n; i++)
+                if (threads.threads[i].tid == tid) {
+                        *pc = threads.threads[i].pc;
+                        *sp = threads.threads[i].sp;
+                        if (tid == ctx->pid)
+                                *frames_end = threads.threads[i].stat.start_stack;
+                }
+        proc_threads_done(&threads);
         if (ctx->have_probe && ctx->probe.have_regs) {
                 *pc = ctx->probe.regs[CORE_REG_RIP];
                 *sp = ctx->probe.regs[CORE_REG_RSP];
-                return *pc != 0 && *sp != 0;
         }
-        struct proc_threads threads = {};
-        *pc = *sp = 0;
-        if (proc_threads_read(ctx->proc_fd, &threads) >= 0)
-                for (size_t i = 0; i < threads.n; i++)
-                        if (threads.threads[i].tid == tid) {
-                                *pc = threads.threads[i].pc;
-                                *sp = threads.threads[i].sp;
-                        }
-        proc_threads_done(&threads);
-        if (*pc != 0 && *sp != 0)
-                return true;
-
-        char name[64];
-        _cleanup_free_ char *text = NULL;
-        long long nr;
-        snprintf(name, sizeof name, "task/%d/syscall", (int) tid);
-        if (read_file_at(ctx->proc_fd, name, 512, &text, NULL, NULL) < 0 || sscanf(text, "%lld", &nr) != 1)
-                return false;
-        /* "-1 sp pc" outside a system call, "nr a1 a2 a3 a4 a5 a6 sp pc" inside one. */
-        int n = nr < 0 ? sscanf(text, "%*d %" SCNx64 " %" SCNx64, sp, pc)
-                       : sscanf(text, "%*d %*x %*x %*x %*x %*x %*x %" SCNx64 " %" SCNx64, sp, pc);
-        return n == 2 && *pc != 0 && *sp != 0;
+        return *pc != 0 && *sp != 0;
 }
 
 /* The top of the stack as words, where every page of it is in memory. The number of words read. */
-static size_t read_stack_top(int proc_fd, const struct proc_mapping *stack, uint64_t sp,
+static size_t read_stack_top(int proc_fd, const struct proc_mapping *stack, uint64_t sp, uint64_t frames_end,
                              uint64_t words[static SITE_STACK_BYTES / 8]) {
         long page_size = sysconf(_SC_PAGESIZE);
         uint64_t from = sp & ~UINT64_C(7);
-        uint64_t to = stack->end - from > SITE_STACK_BYTES ? from + SITE_STACK_BYTES : stack->end;
+        uint64_t end = frames_end > from && frames_end <= stack->end ? frames_end : stack->end;
+        uint64_t to = end - from > SITE_STACK_BYTES ? from + SITE_STACK_BYTES : end;
+
+        if (to <= from)
+                return 0;
         uint64_t first_page = from / (uint64_t) page_size, last_page = (to - 1) / (uint64_t) page_size;
         bool in[SITE_STACK_BYTES / 4096 + 2];
 
@@ -114,13 +110,13 @@ static size_t read_stack_top(int proc_fd, const struct proc_mapping *stack, uint
 bool crash_site_take(struct crash_context *ctx) {
         _cleanup_(proc_maps_done) struct proc_maps maps = {};
         uint64_t words[SITE_STACK_BYTES / 8];
-        uint64_t pc, sp, exe_dev = 0, exe_ino = 0;
+        uint64_t pc, sp, frames_end, exe_dev = 0, exe_ino = 0;
         const char *why;
 
         ctx->site[0] = 0;
         if (ctx->proc_fd < 0)
                 return false;
-        if (!crash_pc_sp(ctx, &pc, &sp)) {
+        if (!crash_pc_sp(ctx, &pc, &sp, &frames_end)) {
                 why = "its pc and sp are unknown";
                 goto none;
         }
@@ -141,7 +137,7 @@ bool crash_site_take(struct crash_context *ctx) {
                         exe_ino = maps.mappings[i].inode;
                         break;
                 }
-        size_t n = read_stack_top(ctx->proc_fd, stack, sp, words);
+        size_t n = read_stack_top(ctx->proc_fd, stack, sp, frames_end, words);
         if (n == 0) {
                 /* The pc alone would make every abort() of a program one site. */
                 why = "the top of its stack is not all in memory";

@@ -9,7 +9,9 @@
  * The key is a hash of the signal, the executable (device and inode of its mapping), and the code
  * addresses of the crashing thread as module-relative places (device, inode, file offset): the
  * program counter, then the first SITE_CODE_WORDS words of the top SITE_STACK_BYTES of its stack
- * that point into an executable mapping of a file — return addresses, for the most part. Module
+ * that point into an executable mapping of a file — return addresses, for the most part; the main
+ * thread's stack only up to its first stack pointer (what lies above, argv, environment, auxiliary
+ * vector and a random gap, differs from run to run). Module
  * relative, so the same crash in another run (other load addresses) has the same key; made of the
  * callers' addresses too, so that abort() reached from two places are two keys.
  *

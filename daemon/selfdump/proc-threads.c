@@ -25,9 +25,9 @@ int proc_stat_parse(const char *text, struct proc_stat *ret) {
          * utime stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss rsslim
          * startcode endcode startstack kstkesp kstkeip. */
         int n = sscanf(p + 1, " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %lld %*d %*d "
-                              "%llu %*u %*d %*u %*u %*u %*u %llu %llu",
-                       &state, &ppid, &pgrp, &session, &v[0], &v[1], &v[2], &v[3], &nice, &v[4], &v[5], &v[6]);
-        if (n != 12)
+                              "%llu %*u %*d %*u %*u %*u %llu %llu %llu",
+                       &state, &ppid, &pgrp, &session, &v[0], &v[1], &v[2], &v[3], &nice, &v[4], &v[7], &v[5], &v[6]);
+        if (n != 13)
                 return -EINVAL;
         *ret = (struct proc_stat) {
                 .state = state,
@@ -40,6 +40,7 @@ int proc_stat_parse(const char *text, struct proc_stat *ret) {
                 .cstime = v[3],
                 .nice = nice,
                 .start_time = v[4],
+                .start_stack = v[7],
                 .kstkesp = v[5],
                 .kstkeip = v[6],
         };

@@ -19,6 +19,8 @@ struct proc_stat {
         uint64_t utime, stime, cutime, cstime;  /* clock ticks */
         int64_t nice;
         uint64_t start_time;                    /* clock ticks after boot */
+        uint64_t start_stack;                   /* the main thread's first stack pointer (argc's
+                                                 * address); 0 if not shown */
         uint64_t kstkesp, kstkeip;              /* 0 unless exiting or dumping */
 };
 
