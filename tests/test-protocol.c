@@ -656,6 +656,56 @@ TEST(vacuum_max_age) {
         test_env_done(&e);
 }
 
+/* The store is listed only when a limit may break: after a pass, a new core that keeps the store
+ * within MaxUse=, KeepFree= and its user's share, with nothing past its MaxAge= yet, is counted on
+ * the last pass's tally (a crash loop does not list, stat and read every core it left, per crash);
+ * one that takes the store over, the first expiry, or another MaxAge= makes a pass, which removes
+ * what it must as before. */
+TEST(vacuum_lists_the_store_only_when_needed) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nMaxAge=1d\nMaxUse=64K\nKeepFree=0\n");
+        plant_core(&e, 1000, 0, 8192, DAY - 2);                 /* past MaxAge= in 2 s */
+        plant_core(&e, 1000, 1, 8192, 60);
+        const char *k1 = "core.planted.1000.0123456789abcdef0123456789abcdef.1001.1";
+        CHECK_INT(store_vacuum(e.store, k1, "test"), ==, 0);
+        CHECK_INT(e.store->vacuum_passes, ==, 1);
+        /* Within every limit: no pass. */
+        plant_core(&e, 1000, 2, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1002.2", "test"), ==, 0);
+        CHECK_INT(e.store->vacuum_passes, ==, 1);
+        /* A new user: a pass (the tally has no share of theirs). */
+        plant_core(&e, 1001, 3, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1001.0123456789abcdef0123456789abcdef.1003.3", "test"), ==, 0);
+        CHECK_INT(e.store->vacuum_passes, ==, 2);
+        /* Over MaxUse=: a pass, user 1000's oldest goes. */
+        plant_core(&e, 1000, 4, 40960, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1004.4", "test"), ==, 1);
+        CHECK_INT(e.store->vacuum_passes, ==, 3);
+        CHECK(!planted_exists(&e, 1000, 0) && planted_exists(&e, 1000, 1) && planted_exists(&e, 1000, 4));
+        test_env_done(&e);
+
+        /* The first expiry: core 0 is past MaxAge= in 2 s. Before, a new core makes no pass; after,
+         * the next one's does, and core 0 goes. Another MaxAge= (a reload) makes a pass at once. */
+        test_env_init(&e, NULL, "Compress=none\nMaxAge=1d\nKeepFree=0\n");
+        plant_core(&e, 1000, 0, 8192, DAY - 2);
+        plant_core(&e, 1000, 1, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1001.1", "test"), ==, 0);
+        plant_core(&e, 1000, 2, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1002.2", "test"), ==, 0);
+        CHECK_INT(e.store->vacuum_passes, ==, 1);
+        sleep(3);
+        plant_core(&e, 1000, 3, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1003.3", "test"), ==, 1);
+        CHECK_INT(e.store->vacuum_passes, ==, 2);
+        CHECK(!planted_exists(&e, 1000, 0) && planted_exists(&e, 1000, 1));
+        e.config.max_age_usec = 3600ULL * 1000000;
+        store_set_limits(e.store, &e.config);
+        plant_core(&e, 1000, 4, 8192, 0);
+        CHECK_INT(store_vacuum(e.store, "core.planted.1000.0123456789abcdef0123456789abcdef.1004.4", "test"), ==, 0);
+        CHECK_INT(e.store->vacuum_passes, ==, 3);
+        test_env_done(&e);
+}
+
 /* A rule's MaxAge= goes with its crash: in the record and on the stored core, where the vacuum
  * finds it; a rule without one leaves both alone (the configuration's MaxAge= applies then). */
 TEST(rule_max_age_kept_on_the_core) {
@@ -1771,6 +1821,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
         TEST_ENTRY(vacuum_max_age),
+        TEST_ENTRY(vacuum_lists_the_store_only_when_needed),
         TEST_ENTRY(rule_max_age_kept_on_the_core),
         TEST_ENTRY(unwinders_busy_crash_goes_on_without_backtrace),
         TEST_ENTRY(compression_waits_for_the_task_exit),

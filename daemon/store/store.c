@@ -76,6 +76,7 @@ struct store *store_free(struct store *s) {
         safe_close(s->dir_fd);
         pthread_mutex_destroy(&s->limits_lock);
         pthread_mutex_destroy(&s->vacuum_lock);
+        free(s->tally.users);
         pthread_mutex_destroy(&s->reserve_lock);
         sem_destroy(&s->compress_slots);
         free(s->path);

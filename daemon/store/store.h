@@ -27,6 +27,19 @@ struct store_limits {
         int compress_level;
 };
 
+struct user_usage;
+
+/* What the last full vacuum left in the store (store/vacuum.c), under vacuum_lock: a core that
+ * breaks no limit is then vacuumed without listing the store again. */
+struct store_tally {
+        bool valid;
+        uint64_t usage;                 /* bytes on disk of every core and what is kept with it */
+        struct user_usage *users;       /* each user's part of it */
+        size_t n_users;
+        uint64_t next_expiry;           /* CLOCK_REALTIME usec when the first outlives its MaxAge= */
+        uint64_t max_age_usec;          /* the store's MaxAge= that was computed with */
+};
+
 struct store {
         int dir_fd;
         char *path;
@@ -35,6 +48,8 @@ struct store {
         pthread_mutex_t limits_lock;
         struct store_limits limits;
         pthread_mutex_t vacuum_lock;
+        struct store_tally tally;       /* under vacuum_lock */
+        uint64_t vacuum_passes;         /* vacuums that listed the store (under vacuum_lock; tests) */
         pthread_mutex_t reserve_lock;
         uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
         sem_t compress_slots;           /* background compressions at once */

@@ -293,13 +293,82 @@ static int remove_stored(struct store *s, struct stored_files *files, struct use
         return removed;
 }
 
-/* Whether f is older than its MaxAge= (its rule's, else the store's) at now (CLOCK_REALTIME). */
-static bool too_old(const struct store_limits *l, const struct stored_file *f, uint64_t now) {
+/* When f outlives its MaxAge= (its rule's, else the store's), CLOCK_REALTIME usec; UINT64_MAX:
+ * never. */
+static uint64_t expiry_of(const struct store_limits *l, const struct stored_file *f) {
         uint64_t limit = f->max_age_usec ?: l->max_age_usec;
         if (limit == 0 || limit == USEC_INFINITY || f->mtime.tv_sec < 0)
-                return false;
+                return UINT64_MAX;
         uint64_t mtime = (uint64_t) f->mtime.tv_sec * USEC_PER_SEC + (uint64_t) f->mtime.tv_nsec / 1000;
-        return now > mtime && now - mtime > limit;
+        return mtime > UINT64_MAX - limit ? UINT64_MAX : mtime + limit;
+}
+
+/* Whether f is older than its MaxAge= at now (CLOCK_REALTIME). */
+static bool too_old(const struct store_limits *l, const struct stored_file *f, uint64_t now) {
+        return now > expiry_of(l, f);
+}
+
+/* What the full pass left, kept for the next crash's store_vacuum(): the usage, each user's, the
+ * first expiry. */
+static void tally_keep(struct store *s, const struct store_limits *l, const struct stored_files *files,
+                       struct user_usage *users, size_t n_users) {
+        struct store_tally *t = &s->tally;
+        struct user_usage *copy = n_users > 0 ? calloc(n_users, sizeof *copy) : NULL;
+
+        free(t->users);
+        *t = (struct store_tally) { .next_expiry = UINT64_MAX, .max_age_usec = l->max_age_usec };
+        if (n_users > 0 && !copy)
+                return; /* not valid: the next crash lists the store again */
+        if (n_users > 0)
+                memcpy(copy, users, n_users * sizeof *copy);
+        for (size_t i = 0; i < files->n; i++)
+                if (!files->files[i].removed && !files->files[i].attached)
+                        t->next_expiry = MIN(t->next_expiry, expiry_of(l, &files->files[i]));
+        t->usage = files->usage;
+        t->users = copy;
+        t->n_users = n_users;
+        t->valid = true;
+}
+
+/* The new core keep as the full pass would count it: its size with the files kept with it, its
+ * owner, its expiry. False if it cannot be looked at. */
+static bool new_core_look(int dir_fd, const char *keep, struct stored_file *f) {
+        struct stat st;
+
+        if (fstatat(dir_fd, keep, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                return false;
+        *f = (struct stored_file) { .name = (char *) keep, .mtime = st.st_mtim, .disk_size = (uint64_t) st.st_blocks * 512 };
+        file_attributes(dir_fd, f);
+        for (unsigned k = 0;; k++) {
+                _cleanup_free_ char *name = store_attachment_name(keep, k);
+                if (!name || fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        break;
+                f->disk_size += (uint64_t) st.st_blocks * 512;
+        }
+        return true;
+}
+
+/* The last pass's tally with the new core keep in it, when that breaks no limit and nothing has
+ * outlived its MaxAge= since: then there is nothing to remove, and the store need not be listed
+ * (a crash loop would list, stat and read the attributes of every core it left, per crash). Files
+ * removed by others meanwhile only make the tally high: a pass comes sooner than needed, never
+ * later. */
+static bool tally_holds(struct store *s, const struct store_limits *l, const char *keep, uint64_t now,
+                        uint64_t max_use, uint64_t max_use_per_user, uint64_t free_space, uint64_t keep_free) {
+        struct store_tally *t = &s->tally;
+        struct stored_file f;
+
+        if (!t->valid || !keep || t->max_age_usec != l->max_age_usec || !new_core_look(s->dir_fd, keep, &f))
+                return false;
+        struct user_usage *u = user_of(t->users, t->n_users, f.uid);
+        uint64_t usage = t->usage + f.disk_size, user = (u ? u->usage : 0) + f.disk_size;
+        uint64_t expiry = MIN(t->next_expiry, expiry_of(l, &f));
+        if (usage > max_use || free_space < keep_free || user > max_use_per_user || now > expiry || !u)
+                return false;
+        t->usage = usage;
+        u->usage = user;
+        t->next_expiry = expiry;
+        return true;
 }
 
 int store_vacuum(struct store *s, const char *keep, const char *tag) {
@@ -322,7 +391,15 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
         uint64_t max_use = store_limit(l.max_use, fs_size, STORE_MAX_USE_PERCENT);
         uint64_t max_use_per_user = l.max_use_per_user != SIZE_AUTO ? l.max_use_per_user : max_use;
         uint64_t keep_free = store_limit(l.keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 
+        if (tally_holds(s, &l, keep, now, max_use, max_use_per_user, free_space, keep_free)) {
+                r = 0;
+                goto finish;
+        }
+        s->tally.valid = false;
+        s->vacuum_passes++;
         r = list_stored_files(s->dir_fd, &files);
         if (r < 0) {
                 log_crash_errno(tag, LOG_WARNING, r, "Cannot vacuum %s, listing failed: %m", s->path);
@@ -334,8 +411,6 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
                 goto finish;
 
         /* First what outlived its MaxAge=, whatever room there is (systemd-coredump's tmpfiles age). */
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t now = (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
         for (size_t i = 0; i < files.n; i++) {
                 struct stored_file *f = &files.files[i];
                 if (f->removed || f->attached || (keep && strcmp(f->name, keep) == 0) || !too_old(&l, f, now))
@@ -352,6 +427,7 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
                 removed += remove_stored(s, &files, users, n_users, f, why, &free_space, tag);
         }
         r = removed;
+        tally_keep(s, &l, &files, users, n_users);
 
 finish:
         pthread_mutex_unlock(&s->vacuum_lock);
