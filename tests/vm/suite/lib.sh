@@ -291,9 +291,9 @@ SH
 }
 
 # add_user NAME — a fresh unprivileged user (removed at exit); sets NEW_UID.
-add_user() {
+add_user() {	# NAME [UID] — UID: one no other case's user had in this boot (useradd reuses the lowest free)
 	userdel -r "$1" >/dev/null 2>&1 || true
-	useradd -m "$1" || die "useradd $1 failed"
+	useradd -m ${2:+-u "$2"} "$1" || die "useradd $1 failed"
 	on_exit "userdel -r $1 >/dev/null 2>&1"
 	NEW_UID=$(id -u "$1")
 }

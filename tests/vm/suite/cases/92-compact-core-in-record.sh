@@ -2,8 +2,9 @@
 # limit, the suite's global one being off) carries COREDUMP= of at most JournalSizeMax= (default
 # 1M) and COREDUMPD_JOURNAL_CORE_SIZE=; its repeat carries none. With the stored core gone, as on
 # a collector, dumpctl info says the journal holds one, dumpctl dump writes it and dumpctl debug's
-# gdb unwinds it to the crashing function. The crasher is a user of its own, so that the count of
-# its signature starts here (counts are per owner).
+# gdb unwinds it to the crashing function. The crasher is a user of its own, with a uid no other
+# case's user had (useradd hands out the lowest free uid again: case 78's user crashed at this site
+# as uid 1000), so that the count of its signature starts here (counts are per owner).
 # case-timeout: 240
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -15,7 +16,7 @@ MatchComm=compacter
 Action=kernel
 RateLimitBurst=5
 P
-add_user cdtcompact
+add_user cdtcompact 59092
 chmod 0755 "$WORK"   # the crasher runs as cdtcompact with $WORK as its working directory
 
 crash_as_user() {
