@@ -38,7 +38,7 @@ void config_init_defaults(struct config *c) {
                 .unwind_max_frames = 64,
                 .rate_limit_interval_usec = 3600 * USEC_PER_SEC,
                 .rate_limit_burst = 5,
-                .on_repeat = ACTION_USERSPACE,
+                .on_repeat = ACTION_REJECT,
                 .min_rate = UINT64_C(1) << 20,
                 /* systemd-coredump's RuntimeMaxSec=5min: no task is held longer, by anyone. */
                 .max_duration_usec = 300 * USEC_PER_SEC,

@@ -24,7 +24,7 @@
  *   UnwindMaxFrames=64            frames per thread
  *   RateLimitIntervalSec=1h       per crash signature: the first RateLimitBurst= crashes in an
  *   RateLimitBurst=5              interval get the rule's action, later ones OnRepeat= (policy
- *   OnRepeat=userspace            rules may say otherwise); 0 turns the rate limit off
+ *   OnRepeat=reject               rules may say otherwise); 0 turns the rate limit off
  *   MaxAge=3d                     cores older than this are removed (0 or infinity: kept until
  *                                 MaxUse=/KeepFree= need the room); a policy rule may say otherwise
  *   IdleExit=30s                  exit when idle this long (0: never)

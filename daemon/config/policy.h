@@ -37,7 +37,7 @@
  *   Compress=zstd|none            (default: Compress= of coredumpd.conf)
  *   RateLimitIntervalSec=1h       per signature: the first RateLimitBurst= crashes in this interval
  *   RateLimitBurst=5              get the rule's action; later ones, repeats, get OnRepeat=
- *   OnRepeat=userspace|reject     (a stacks self-dump, or nothing); defaults from coredumpd.conf
+ *   OnRepeat=reject|userspace     (nothing, or a stacks self-dump); defaults from coredumpd.conf
  *   MaxAge=30d                    this crash's core is removed when older (default: MaxAge= of
  *                                 coredumpd.conf; 0 or infinity: no age limit)
  *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
