@@ -1303,14 +1303,26 @@ TEST(site_key_of_a_crash) {
         CHECK(strcmp(ka, kb) != 0);
 }
 
-/* A context for crash_site_take() on a live process of ours, as context_open() would leave it. */
-static void site_context(struct crash_context *ctx, pid_t pid) {
+/* What site_key_take() is given of a live process of ours, as a crash's context would give it. */
+struct site_of {
+        struct site_task task;
+        char *exe;
+        char key[SITE_KEY_SIZE];
+};
+
+static void site_of_open(struct site_of *s, pid_t pid) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d", (int) pid);
-        *ctx = (struct crash_context) { .pid = pid, .signal = SIGSEGV, .tag = "site" };
-        ctx->proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        CHECK(ctx->proc_fd >= 0);
-        CHECK(read_link_at(ctx->proc_fd, "exe", &ctx->exe) >= 0);
+        *s = (struct site_of) { .task = { .pid = pid, .signal = SIGSEGV, .tag = "site" } };
+        s->task.proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(s->task.proc_fd >= 0);
+        CHECK(read_link_at(s->task.proc_fd, "exe", &s->exe) >= 0);
+        s->task.exe = s->exe;
+}
+
+static void site_of_close(struct site_of *s) {
+        safe_close(s->task.proc_fd);
+        free(s->exe);
 }
 
 /* Waits until pid runs exe and sits in system call nr (/proc/<pid>/syscall). */
@@ -1336,24 +1348,24 @@ static void wait_in_syscall(pid_t pid, const char *exe, int nr) {
 /* One program blocked at one place in two runs (ASLR: other load addresses): one site key, read
  * from the real /proc of each (maps, the sp and pc of /proc/<pid>/syscall, the top of the stack). */
 TEST(site_key_of_two_runs) {
-        struct crash_context a, b;
+        struct site_of a, b;
         log_set_max_priority(LOG_DEBUG); /* why a site key is missing, if it is */
         pid_t pa = sleeper_exec("site-a", "exec sleep 1000"), pb = sleeper_exec("site-b", "exec sleep 1000");
         wait_in_syscall(pa, "/usr/bin/sleep", SYS_clock_nanosleep);
         wait_in_syscall(pb, "/usr/bin/sleep", SYS_clock_nanosleep);
-        site_context(&a, pa);
-        site_context(&b, pb);
-        CHECK(crash_site_take(&a));
-        CHECK(crash_site_take(&b));
-        CHECK_INT(strlen(a.site), ==, 16);
-        CHECK_STR(a.site, b.site);
+        site_of_open(&a, pa);
+        site_of_open(&b, pb);
+        CHECK(site_key_take(&a.task, a.key));
+        CHECK(site_key_take(&b.task, b.key));
+        CHECK_INT(strlen(a.key), ==, 16);
+        CHECK_STR(a.key, b.key);
         /* It means something only where the two were loaded apart. */
         _cleanup_(proc_maps_done) struct proc_maps ma = {}, mb = {};
-        CHECK(proc_maps_read(a.proc_fd, &ma) >= 0 && proc_maps_read(b.proc_fd, &mb) >= 0);
+        CHECK(proc_maps_read(a.task.proc_fd, &ma) >= 0 && proc_maps_read(b.task.proc_fd, &mb) >= 0);
         if (ma.n > 0 && mb.n > 0 && ma.mappings[0].start == mb.mappings[0].start)
                 fprintf(stderr, "# note: both runs were loaded at the same address (ASLR off?)\n");
-        context_done(&a);
-        context_done(&b);
+        site_of_close(&a);
+        site_of_close(&b);
         sleeper_stop(pa);
         sleeper_stop(pb);
 }
@@ -1385,13 +1397,13 @@ TEST(site_key_never_waits_on_a_stack_not_in_memory) {
         char *mem = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         CHECK(mem != MAP_FAILED);
         for (int touch = 0; touch < 2; touch++) {
-                struct crash_context ctx;
+                struct site_of s;
                 pid_t pid = park_stack_on(mem, touch);
                 wait_in_syscall(pid, NULL, SYS_pause);
-                site_context(&ctx, pid);
-                CHECK_INT(crash_site_take(&ctx), ==, touch);
-                CHECK_INT(strlen(ctx.site), ==, touch ? 16 : 0);
-                context_done(&ctx);
+                site_of_open(&s, pid);
+                CHECK_INT(site_key_take(&s.task, s.key), ==, touch);
+                CHECK_INT(strlen(s.key), ==, touch ? 16 : 0);
+                site_of_close(&s);
                 CHECK(kill(pid, SIGKILL) == 0);
                 CHECK(waitpid(pid, NULL, 0) == pid);
         }

@@ -7,7 +7,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "crash/context.h"
 #include "crash/site.h"
 #include "selfdump/core-notes.h"
 #include "selfdump/proc-threads.h"
@@ -56,24 +55,24 @@ bool site_key_compute(const struct proc_maps *maps, uint64_t exe_dev, uint64_t e
  * first stack pointer (above it the kernel put argc, argv, the environment and the auxiliary vector,
  * below a random gap of up to 8 KiB: words that differ from run to run, on pages maybe never
  * touched), 0 for another thread (its stack mapping's end). */
-static bool crash_pc_sp(const struct crash_context *ctx, uint64_t *pc, uint64_t *sp, uint64_t *frames_end) {
-        pid_t tid = ctx->have_probe && ctx->probe.tid > 0 ? ctx->probe.tid : ctx->pid;
+static bool crash_pc_sp(const struct site_task *t, uint64_t *pc, uint64_t *sp, uint64_t *frames_end) {
+        pid_t tid = t->probe && t->probe->tid > 0 ? t->probe->tid : t->pid;
         struct proc_threads threads = {};
 
         *pc = *sp = *frames_end = 0;
-        if (proc_threads_read(ctx->proc_fd, &threads) < 0)
+        if (proc_threads_read(t->proc_fd, &threads) < 0)
                 return false;
         for (size_t i = 0; i < threads.n; i++)
                 if (threads.threads[i].tid == tid) {
                         *pc = threads.threads[i].pc;
                         *sp = threads.threads[i].sp;
-                        if (tid == ctx->pid)
+                        if (tid == t->pid)
                                 *frames_end = threads.threads[i].stat.start_stack;
                 }
         proc_threads_done(&threads);
-        if (ctx->have_probe && ctx->probe.have_regs) {
-                *pc = ctx->probe.regs[CORE_REG_RIP];
-                *sp = ctx->probe.regs[CORE_REG_RSP];
+        if (t->probe && t->probe->have_regs) {
+                *pc = t->probe->regs[CORE_REG_RIP];
+                *sp = t->probe->regs[CORE_REG_RSP];
         }
         return *pc != 0 && *sp != 0;
 }
@@ -107,20 +106,20 @@ static size_t read_stack_top(int proc_fd, const struct proc_mapping *stack, uint
         return got > 0 ? (size_t) got / 8 : 0;
 }
 
-bool crash_site_take(struct crash_context *ctx) {
+bool site_key_take(const struct site_task *t, char out[static SITE_KEY_SIZE]) {
         _cleanup_(proc_maps_done) struct proc_maps maps = {};
         uint64_t words[SITE_STACK_BYTES / 8];
         uint64_t pc, sp, frames_end, exe_dev = 0, exe_ino = 0;
         const char *why;
 
-        ctx->site[0] = 0;
-        if (ctx->proc_fd < 0)
+        out[0] = 0;
+        if (t->proc_fd < 0)
                 return false;
-        if (!crash_pc_sp(ctx, &pc, &sp, &frames_end)) {
+        if (!crash_pc_sp(t, &pc, &sp, &frames_end)) {
                 why = "its pc and sp are unknown";
                 goto none;
         }
-        if (proc_maps_read(ctx->proc_fd, &maps) < 0) {
+        if (proc_maps_read(t->proc_fd, &maps) < 0) {
                 why = "its maps cannot be read";
                 goto none;
         }
@@ -131,24 +130,24 @@ bool crash_site_take(struct crash_context *ctx) {
         }
         /* The executable by the mapping of the same name as /proc/<pid>/exe (both are the kernel's
          * names of one file); stat() of the link itself could wait for the file's file system. */
-        for (size_t i = 0; ctx->exe && i < maps.n; i++)
-                if (maps.mappings[i].path && strcmp(maps.mappings[i].path, ctx->exe) == 0) {
+        for (size_t i = 0; t->exe && i < maps.n; i++)
+                if (maps.mappings[i].path && strcmp(maps.mappings[i].path, t->exe) == 0) {
                         exe_dev = makedev(maps.mappings[i].dev_major, maps.mappings[i].dev_minor);
                         exe_ino = maps.mappings[i].inode;
                         break;
                 }
-        size_t n = read_stack_top(ctx->proc_fd, stack, sp, frames_end, words);
+        size_t n = read_stack_top(t->proc_fd, stack, sp, frames_end, words);
         if (n == 0) {
                 /* The pc alone would make every abort() of a program one site. */
                 why = "the top of its stack is not all in memory";
                 goto none;
         }
-        if (!site_key_compute(&maps, exe_dev, exe_ino, ctx->signal, pc, words, n, ctx->site)) {
+        if (!site_key_compute(&maps, exe_dev, exe_ino, t->signal, pc, words, n, out)) {
                 why = "its pc is in no file's code";
                 goto none;
         }
         return true;
 none:
-        log_crash(ctx->tag, LOG_DEBUG, "No site key: %s; the crash is unwound to tell a repeat.", why);
+        log_crash(t->tag, LOG_DEBUG, "No site key: %s; the crash is unwound to tell a repeat.", why);
         return false;
 }

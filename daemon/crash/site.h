@@ -26,13 +26,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
+#include "selfdump/probe.h"
 #include "selfdump/proc-maps.h"
 
 #define SITE_STACK_BYTES 2048
 #define SITE_CODE_WORDS 8
 #define SITE_KEY_SIZE 17        /* 16 hex digits and NUL */
 
-struct crash_context;
+/* The held task, as the crash's context knows it. */
+struct site_task {
+        int proc_fd;                    /* its /proc/<pid>, proven to be the peer's */
+        pid_t pid;
+        const char *exe;                /* /proc/<pid>/exe's target, or NULL */
+        int signal;
+        const struct probe_crash *probe;/* the crash-context probe's record, or NULL */
+        const char *tag;                /* for the log */
+};
 
 /* The key of a crash with signal signo whose thread was at pc with the stack words words[n] (from
  * its sp up), in the task whose mappings are maps and whose executable is mapped from exe_dev,
@@ -41,6 +52,6 @@ bool site_key_compute(const struct proc_maps *maps, uint64_t exe_dev, uint64_t e
                       const uint64_t *words, size_t n, char out[static SITE_KEY_SIZE]);
 
 /* Reads what the key needs of the held task (its maps; its crashing thread's pc and sp from the
- * probe, else /proc; the top of its stack) and computes ctx->site. False, with ctx->site "", when
- * it has none; why is logged at debug level: the crash is then unwound, nothing is lost. */
-bool crash_site_take(struct crash_context *ctx);
+ * probe, else /proc; the top of its stack) and computes it into out. False, with out "", when it
+ * has none; why is logged at debug level: the crash is then unwound, nothing is lost. */
+bool site_key_take(const struct site_task *t, char out[static SITE_KEY_SIZE]);

@@ -53,6 +53,19 @@ int step_request(int fd, struct crash *c) {
         return 0;
 }
 
+/* The crash's site key into its context (crash/site.c). */
+static bool site_take(struct crash_context *ctx) {
+        const struct site_task t = {
+                .proc_fd = ctx->proc_fd,
+                .pid = ctx->pid,
+                .exe = ctx->exe,
+                .signal = ctx->signal,
+                .probe = ctx->have_probe ? &ctx->probe : NULL,
+                .tag = ctx->tag,
+        };
+        return site_key_take(&t, ctx->site);
+}
+
 static bool rate_limited(const struct crash_env *env, const struct crash *c) {
         return env->repeats && c->decision.action != ACTION_REJECT && c->decision.rate_limit_burst > 0;
 }
@@ -63,7 +76,7 @@ static bool repeat_by_site(const struct crash_env *env, struct crash *c) {
         struct crash_context *ctx = &c->context;
         unsigned n;
 
-        if (c->unwind_tried || !crash_site_take(ctx) ||
+        if (c->unwind_tried || !site_take(ctx) ||
             !repeats_count_by_site(env->repeats, (uint32_t) c->peer.owner, ctx->site, c->decision.rate_limit_burst,
                                    c->decision.rate_limit_interval_usec, now_usec(), ctx->signature, &n))
                 return false;
@@ -84,7 +97,7 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
                 return;
         if (!ctx->signature_by_site) {
                 if (!ctx->site[0])
-                        (void) crash_site_take(ctx);
+                        (void) site_take(ctx);
                 d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, ctx->signature, ctx->site,
                                           d->rate_limit_interval_usec, now_usec());
         }
