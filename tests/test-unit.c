@@ -358,6 +358,9 @@ TEST(config_parsing) {
         CHECK_STR(c.storage, "/var/lib/coredumpd");
         CHECK_INT(c.deadline_usec, ==, 60 * USEC_PER_SEC);
         CHECK_INT(c.compress, ==, COMPRESSION_ZSTD);
+        /* A repeat past the burst keeps its record only (issue 26: a crash loop's stacks cores). */
+        CHECK_INT(c.rate_limit_burst, ==, 5);
+        CHECK_INT(c.on_repeat, ==, ACTION_REJECT);
 
         CHECK_OK(load_config_text("# comment\n[Coredump]\nStorage=/srv/cores\nMaxUse=10G\nKeepFree=auto\n"
                                   "MaxSize=2G\nCompress=none\nCompressLevel=9\nMaxConcurrent=4\n"

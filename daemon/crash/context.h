@@ -105,6 +105,7 @@ struct crash_context {
         bool unwind_full_regs;  /* the crashing thread was unwound from the probe's registers */
         char signature[17];     /* hex; "" when the crashing thread could not be unwound */
         /* Where it crashed without unwinding (crash/site.c), before the ack: "" if unknown. */
+        bool site_tried;
         char site[SITE_KEY_SIZE];
         /* The signature is the one its site was last unwound to (crash/repeats.c): a repeat past
          * its RateLimitBurst=, recognized without unwinding; have_unwind is false. */

@@ -57,19 +57,16 @@ bool site_key_compute(const struct proc_maps *maps, uint64_t exe_dev, uint64_t e
  * touched), 0 for another thread (its stack mapping's end). */
 static bool crash_pc_sp(const struct site_task *t, uint64_t *pc, uint64_t *sp, uint64_t *frames_end) {
         pid_t tid = t->probe && t->probe->tid > 0 ? t->probe->tid : t->pid;
-        struct proc_threads threads = {};
+        struct proc_thread thread;
 
+        /* That thread alone: the crash path reads no other thread's files for it. */
         *pc = *sp = *frames_end = 0;
-        if (proc_threads_read(t->proc_fd, &threads) < 0)
+        if (proc_thread_read(t->proc_fd, tid, &thread) < 0)
                 return false;
-        for (size_t i = 0; i < threads.n; i++)
-                if (threads.threads[i].tid == tid) {
-                        *pc = threads.threads[i].pc;
-                        *sp = threads.threads[i].sp;
-                        if (tid == t->pid)
-                                *frames_end = threads.threads[i].stat.start_stack;
-                }
-        proc_threads_done(&threads);
+        *pc = thread.pc;
+        *sp = thread.sp;
+        if (tid == t->pid)
+                *frames_end = thread.stat.start_stack;
         if (t->probe && t->probe->have_regs) {
                 *pc = t->probe->regs[CORE_REG_RIP];
                 *sp = t->probe->regs[CORE_REG_RSP];

@@ -53,8 +53,11 @@ int step_request(int fd, struct crash *c) {
         return 0;
 }
 
-/* The crash's site key into its context (crash/site.c). */
+/* The crash's site key into its context (crash/site.c), read once. */
 static bool site_take(struct crash_context *ctx) {
+        if (ctx->site_tried)
+                return ctx->site[0] != 0;
+        ctx->site_tried = true;
         const struct site_task t = {
                 .proc_fd = ctx->proc_fd,
                 .pid = ctx->pid,
@@ -96,8 +99,7 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
         if (!rate_limited(env, c) || !ctx->signature[0])
                 return;
         if (!ctx->signature_by_site) {
-                if (!ctx->site[0])
-                        (void) site_take(ctx);
+                (void) site_take(ctx);
                 d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, ctx->signature, ctx->site,
                                           d->rate_limit_interval_usec, now_usec());
         }

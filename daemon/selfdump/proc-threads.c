@@ -69,7 +69,7 @@ int proc_stat_read(int proc_fd, struct proc_stat *ret) {
         return r < 0 ? r : proc_stat_parse(text, ret);
 }
 
-static int read_thread(int proc_fd, pid_t tid, struct proc_thread *ret) {
+int proc_thread_read(int proc_fd, pid_t tid, struct proc_thread *ret) {
         _cleanup_free_ char *stat = NULL, *syscall = NULL;
         char path[64];
 
@@ -120,7 +120,7 @@ int proc_threads_read(int proc_fd, struct proc_threads *ret) {
                 }
                 t.threads = grown;
                 /* A thread that is already gone is simply not part of the dump. */
-                if (read_thread(proc_fd, (pid_t) tid, &t.threads[t.n]) >= 0)
+                if (proc_thread_read(proc_fd, (pid_t) tid, &t.threads[t.n]) >= 0)
                         t.n++;
         }
         if (r < 0 || t.n == 0) {

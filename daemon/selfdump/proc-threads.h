@@ -42,6 +42,8 @@ int proc_syscall_parse(const char *text, uint64_t *ret_sp, uint64_t *ret_pc);
 
 /* Reads <proc_fd>/stat. */
 int proc_stat_read(int proc_fd, struct proc_stat *ret);
+/* Reads one thread, <proc_fd>/task/<tid>/stat (and syscall where stat shows no sp and pc). */
+int proc_thread_read(int proc_fd, pid_t tid, struct proc_thread *ret);
 /* Lists <proc_fd>/task and reads every thread, sorted by tid. */
 int proc_threads_read(int proc_fd, struct proc_threads *ret);
 void proc_threads_done(struct proc_threads *t);
