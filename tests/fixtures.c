@@ -63,8 +63,8 @@ static void log_capture_sink(int priority, const char *message, void *userdata) 
         char **grown = realloc(c->lines, (c->n + 1) * sizeof *grown);
         if (grown) {
                 c->lines = grown;
-                c->lines[c->n] = strdup(message);
-                if (c->lines[c->n])
+                /* With its priority, as stderr carries it to journald: "<6> message". */
+                if (asprintf(&c->lines[c->n], "<%d> %s", priority, message) > 0)
                         c->n++;
         }
         pthread_mutex_unlock(&c->lock);
@@ -93,6 +93,16 @@ bool log_capture_contains(struct log_capture *c, const char *needle) {
                 found = strstr(c->lines[i], needle) != NULL;
         pthread_mutex_unlock(&c->lock);
         return found;
+}
+
+int log_capture_priority(struct log_capture *c, const char *needle) {
+        int priority = -1;
+        pthread_mutex_lock(&c->lock);
+        for (size_t i = 0; i < c->n && priority < 0; i++)
+                if (strstr(c->lines[i], needle) && sscanf(c->lines[i], "<%d>", &priority) != 1)
+                        priority = -1;
+        pthread_mutex_unlock(&c->lock);
+        return priority;
 }
 
 /* ---- record capture -------------------------------------------------------------------------- */

@@ -35,6 +35,8 @@ struct log_capture {
 void log_capture_start(struct log_capture *c);
 void log_capture_stop(struct log_capture *c);
 bool log_capture_contains(struct log_capture *c, const char *needle);
+/* The priority of the first line containing needle (LOG_INFO, ...), -1 if no line does. */
+int log_capture_priority(struct log_capture *c, const char *needle);
 
 /* ---- record capture ---- */
 struct record_capture {

@@ -58,6 +58,7 @@ static void server_start_waiting(struct running_server *rs, struct test_env *e, 
                 .authenticate_userdata = &e->peer,
                 .record_sink = record_capture_sink,
                 .record_userdata = &e->records,
+                .repeats = e->env.repeats,
                 .exit_wait_usec = exit_wait_usec,
         };
         CHECK_OK(server_new(&o, &rs->server));
@@ -703,6 +704,56 @@ TEST(concurrent_crashes_all_stored) {
         test_env_done(&e);
 }
 
+/* The count .signatures in the store holds for its one signature, -1 without one. */
+static long saved_repeat_count(struct test_env *e) {
+        _cleanup_close_ int fd = openat(e->store->dir_fd, ".signatures", O_RDONLY | O_CLOEXEC);
+        char buf[512] = "";
+        unsigned count;
+        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || sscanf(buf, "%*u %*s %*u %u", &count) != 1)
+                return -1;
+        return count;
+}
+
+/* The signature counts are saved by the loop, off the crashes' way to their acks: the repeats of a
+ * crash loop are in .signatures within a second or so of the last, the daemon still running (its
+ * timer, not its stop, wrote them). */
+TEST(signature_counts_saved_by_the_loop) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=1\nOnRepeat=reject\n", "IdleExit=0\n");
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        server_start(&rs, &e);
+
+        for (int i = 0; i < 6; i++) {
+                _cleanup_close_ int fd = crash_connect(&rs);
+                CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+                if (i == 0) {
+                        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+                        crash_finish(fd);
+                        continue;
+                }
+                CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+                fk_send_mark(fd, COREDUMP_MARK_REQACK);
+                CHECK(shutdown(fd, SHUT_WR) == 0);
+                CHECK(fk_wait_eof(fd, 10000) >= 0);
+        }
+        CHECK(wait_records(&e, 6, 10000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, 5);
+        long saved = -1;
+        for (int i = 0; i < 500 && saved != 6; i++) {
+                saved = saved_repeat_count(&e);
+                if (saved != 6)
+                        usleep(10000);
+        }
+        CHECK_INT(saved, ==, 6);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
 TEST(idle_exit) {
         struct test_env e;
         struct running_server rs = {};
@@ -821,6 +872,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(deadline_caps_a_moving_core),
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),
+        TEST_ENTRY(signature_counts_saved_by_the_loop),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
         TEST_ENTRY(reload_reads_the_configuration),

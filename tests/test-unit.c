@@ -1460,6 +1460,66 @@ TEST(repeats_known_by_site) {
         tmpdir_remove(dir);
 }
 
+/* A crash loop writes the counts once a second, not once a crash: counting only marks them changed;
+ * repeats_save_due() writes them when the last save is a second old and otherwise says when it will
+ * be; repeats_free() (the daemon stopping) writes what is left, and a restart reads it all. */
+static long long signatures_mtime_ns(int dir_fd) {
+        struct stat st;
+        if (fstatat(dir_fd, ".signatures", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -1;
+        return (long long) st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+/* The count .signatures holds for the one signature in it (its fourth field), -1 without one. */
+static long signatures_saved_count(int dir_fd) {
+        _cleanup_close_ int fd = openat(dir_fd, ".signatures", O_RDONLY | O_CLOEXEC);
+        char buf[512] = "";
+        unsigned count;
+        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || sscanf(buf, "%*u %*s %*u %u", &count) != 1)
+                return -1;
+        return count;
+}
+
+TEST(repeats_saved_once_a_second) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const uint64_t hour = 3600ULL * 1000000, t = 1000 * hour, mono = 5000000;
+        const char *sig = "1111111111111111";
+
+        CHECK(dir_fd >= 0);
+        struct repeats *r = repeats_new(dir_fd);
+        CHECK(r);
+        CHECK_INT(repeats_save_due(r, mono), ==, 0);            /* nothing counted, nothing to save */
+        CHECK_INT(signatures_mtime_ns(dir_fd), ==, -1);
+        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t), ==, 1);
+        CHECK_INT(signatures_mtime_ns(dir_fd), ==, -1);         /* counting did not write */
+        CHECK_INT(repeats_save_due(r, mono), ==, 0);            /* never saved: at once */
+        long long first = signatures_mtime_ns(dir_fd);
+        CHECK(first >= 0);
+        /* 500 crashes within the second: not one write; the save is due a second after the last. */
+        for (unsigned i = 2; i <= 500; i++)
+                CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + i), ==, i);
+        usleep(20000);
+        CHECK_INT(repeats_save_due(r, mono + 400000), ==, mono + REPEATS_SAVE_USEC);
+        CHECK_INT(signatures_mtime_ns(dir_fd), ==, first);
+        CHECK_INT(signatures_saved_count(dir_fd), ==, 1);       /* a restart now would read one crash */
+        /* Due: written, and nothing pending after. */
+        CHECK_INT(repeats_save_due(r, mono + REPEATS_SAVE_USEC), ==, 0);
+        CHECK(signatures_mtime_ns(dir_fd) > first);
+        CHECK_INT(signatures_saved_count(dir_fd), ==, 500);
+        CHECK_INT(repeats_save_due(r, mono + 3 * REPEATS_SAVE_USEC), ==, 0);
+        /* Counted after the last save, then stopped: repeats_free() writes it, a restart reads it. */
+        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + 501), ==, 501);
+        r = repeats_free(r);
+        CHECK_INT(signatures_saved_count(dir_fd), ==, 501);
+        r = repeats_new(dir_fd);
+        CHECK(r);
+        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + 502), ==, 502);
+        r = repeats_free(r);
+        close(dir_fd);
+        tmpdir_remove(dir);
+}
+
 /* A cgroup seen before is named from the table by its id alone. That rests on two facts of the
  * kernel, checked here: a cgroup's id is its cgroup2 directory's (name_to_handle_at() finds it from
  * the path), and cgroup2 refuses to rename a directory, so an id keeps its path while it exists.
@@ -2853,6 +2913,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(site_key_of_two_runs),
         TEST_ENTRY(site_key_never_waits_on_a_stack_not_in_memory),
         TEST_ENTRY(repeats_known_by_site),
+        TEST_ENTRY(repeats_saved_once_a_second),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),

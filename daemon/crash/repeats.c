@@ -30,6 +30,8 @@ struct repeats {
         pthread_mutex_t lock;
         struct repeat *items;
         size_t n;
+        bool dirty;                     /* counted since the last save */
+        uint64_t saved_mono;            /* CLOCK_MONOTONIC usec of the last save (0: never) */
 };
 
 static void repeats_load(struct repeats *r) {
@@ -63,9 +65,10 @@ static void repeats_load(struct repeats *r) {
         fclose(f);
 }
 
-/* Writes the state to a new file and renames it over the old one. Best effort: a failure only
- * costs the counts across a restart. */
+/* Writes the state to a new file and renames it over the old one, with r->lock held. Best effort: a
+ * failure only costs the counts across a restart. */
 static void repeats_save(struct repeats *r) {
+        r->dirty = false;
         _cleanup_close_ int fd = openat(r->dir_fd, STATE_FILE_NEW, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
                 return;
@@ -98,9 +101,32 @@ struct repeats *repeats_new(int dir_fd) {
         return r;
 }
 
+uint64_t repeats_save_due(struct repeats *r, uint64_t now_mono) {
+        uint64_t next = 0;
+
+        pthread_mutex_lock(&r->lock);
+        if (r->dirty) {
+                if (r->saved_mono == 0 || now_mono >= r->saved_mono + REPEATS_SAVE_USEC) {
+                        repeats_save(r);
+                        r->saved_mono = now_mono;
+                } else
+                        next = r->saved_mono + REPEATS_SAVE_USEC;
+        }
+        pthread_mutex_unlock(&r->lock);
+        return next;
+}
+
+void repeats_sync(struct repeats *r) {
+        pthread_mutex_lock(&r->lock);
+        if (r->dirty)
+                repeats_save(r);
+        pthread_mutex_unlock(&r->lock);
+}
+
 struct repeats *repeats_free(struct repeats *r) {
         if (!r)
                 return NULL;
+        repeats_sync(r);
         pthread_mutex_destroy(&r->lock);
         free(r->items);
         free(r);
@@ -157,7 +183,7 @@ bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, 
                 found = true;
         }
         if (found)
-                repeats_save(r);
+                r->dirty = true;
         pthread_mutex_unlock(&r->lock);
         return found;
 }
@@ -203,7 +229,7 @@ unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature,
         x->last = now_usec;
         if (site && strlen(site) == 16)
                 repeats_learn_site(r, x, site);
-        repeats_save(r);
+        r->dirty = true;
         pthread_mutex_unlock(&r->lock);
         return n;
 }

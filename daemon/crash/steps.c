@@ -58,6 +58,7 @@ static bool site_take(struct crash_context *ctx) {
         if (ctx->site_tried)
                 return ctx->site[0] != 0;
         ctx->site_tried = true;
+        context_read(ctx, CONTEXT_PROBE); /* the crashing thread and its registers, if probed */
         const struct site_task t = {
                 .proc_fd = ctx->proc_fd,
                 .pid = ctx->pid,
@@ -67,6 +68,15 @@ static bool site_take(struct crash_context *ctx) {
                 .tag = ctx->tag,
         };
         return site_key_take(&t, ctx->site);
+}
+
+/* A crash past its signature's RateLimitBurst= in the interval; a later one: past the first such. */
+static bool repeat(const struct crash *c) {
+        return c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
+}
+
+static bool later_repeat(const struct crash *c) {
+        return repeat(c) && c->decision.repeat > c->decision.rate_limit_burst + 1;
 }
 
 static bool rate_limited(const struct crash_env *env, const struct crash *c) {
@@ -105,9 +115,14 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
         }
         if (d->repeat <= d->rate_limit_burst)
                 return;
-        log_crash(c->tag, LOG_INFO, "Repeat %u of signature %s in its interval (RateLimitBurst=%u%s): %s.", d->repeat,
-                  ctx->signature, d->rate_limit_burst, ctx->signature_by_site ? "; known by its site, not unwound" : "",
-                  action_to_string(d->on_repeat));
+        /* The first repeat of an interval is told; the next are in their records (COREDUMPD_REPEAT=),
+         * not three journal lines each: a crash loop's journal entries cost journald what they cost
+         * us. */
+        log_crash(c->tag, later_repeat(c) ? LOG_DEBUG : LOG_INFO,
+                  "Repeat %u of signature %s in its interval (RateLimitBurst=%u%s): %s%s.", d->repeat, ctx->signature,
+                  d->rate_limit_burst, ctx->signature_by_site ? "; known by its site, not unwound" : "",
+                  action_to_string(d->on_repeat),
+                  later_repeat(c) ? "" : "; the next repeats are in their records, not logged");
         d->action = d->on_repeat;
         /* A stacks core of our own needs the task held; a rejected one must not wait for nothing. */
         d->wait = d->action == ACTION_USERSPACE;
@@ -225,18 +240,25 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
         if (!c->have_decision || c->decision.action == ACTION_REJECT)
                 return;
 
-        context_read(&c->context, CONTEXT_ALL);
+        /* A crash loop's repeat, known by its site, is decided before the rest of its context is
+         * read: rejected (OnRepeat=reject), it reads no more than any rejected crash. */
+        context_read(&c->context, CONTEXT_IDENTITY);
         crash_update_tag(c);
         if (!(rate_limited(env, c) && repeat_by_site(env, c)) && !c->unwind_tried) {
+                context_read(&c->context, CONTEXT_ALL);
+                crash_update_tag(c);
                 backtrace_take(&c->settings, env->unwind_slots, c);
                 c->unwind_tried = true;
         }
         decide_repeat(env, c);
+        if (c->decision.action == ACTION_REJECT)
+                return;
+        context_read(&c->context, CONTEXT_ALL);
+        crash_update_tag(c);
         reserve_room(env, c);
         /* A container's files, for the debugger: opened while the task is held, kept later; not
          * again for a repeat, whose first crash has them. */
-        bool repeat = c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
-        if (c->decision.action != ACTION_REJECT && !repeat)
+        if (!repeat(c))
                 kept_files_open(&c->context, &c->kept, c->tag);
 }
 
@@ -428,8 +450,9 @@ static void step_unreserve(const struct crash_env *env, struct crash *c) {
 }
 
 void step_record(const struct crash_env *env, struct crash *c) {
+        int level = c->result == CRASH_RESULT_OVERLOAD ? LOG_WARNING : later_repeat(c) ? LOG_DEBUG : LOG_INFO;
         if (c->result != CRASH_RESULT_FAILED) /* a failure was logged where it happened */
-                log_crash(c->tag, c->result == CRASH_RESULT_OVERLOAD ? LOG_WARNING : LOG_INFO,
+                log_crash(c->tag, level,
                           "Crash handled: %s; action %s, rule %s.", crash_result_to_string(c->result),
                           c->have_decision ? action_to_string(c->decision.action) : "-",
                           c->have_decision ? c->decision.rule : "-");

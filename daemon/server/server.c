@@ -146,9 +146,29 @@ static void server_update_idle(struct server *s) {
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_ONESHOT);
 }
 
-/* A worker was reaped: maybe idle now, maybe done stopping. */
+/* The signature counts, saved here off every crash's way to its ack: at once when the last save is
+ * a second old, else when it is (a crash loop writes them once a second, not once a crash). */
+static void server_save_repeats(struct server *s) {
+        uint64_t now, next;
+
+        if (!s->env.repeats || sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        next = repeats_save_due(s->env.repeats, now);
+        if (next == 0)
+                return;
+        (void) sd_event_source_set_time(s->repeats_timer, next);
+        (void) sd_event_source_set_enabled(s->repeats_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_repeats_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        server_save_repeats(userdata);
+        return 0;
+}
+
+/* A worker was reaped: maybe counts to save, maybe idle now, maybe done stopping. */
 static void on_workers_changed(void *userdata) {
         struct server *s = userdata;
+        server_save_repeats(s);
         server_update_idle(s);
         server_maybe_finish(s);
 }
@@ -286,6 +306,10 @@ static int server_add_sources(struct server *s, bool handle_signals) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add the idle timer: %m");
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
+        r = sd_event_add_time(s->event, &s->repeats_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_repeats_timer, s);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the timer of the signature counts: %m");
+        (void) sd_event_source_set_enabled(s->repeats_timer, SD_EVENT_OFF);
 
         if (handle_signals) {
                 r = sd_event_add_signal(s->event, NULL, SIGTERM, on_signal, s);
@@ -377,6 +401,7 @@ struct server *server_free(struct server *s) {
         sd_event_source_disable_unref(s->resume_timer);
         sd_event_source_disable_unref(s->wake_source);
         sd_event_source_disable_unref(s->idle_timer);
+        sd_event_source_disable_unref(s->repeats_timer);
         sd_event_unref(s->event);
         safe_close(s->listen_fd);
         safe_close(s->wake_fd);
@@ -396,6 +421,8 @@ int server_run(struct server *s) {
         log_debug("Listening for crashes (MaxConcurrent=%u).", s->config->max_concurrent);
 
         int r = sd_event_loop(s->event);
+        if (s->env.repeats)
+                repeats_sync(s->env.repeats); /* what the last second counted */
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
         return 0;
