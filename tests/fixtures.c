@@ -569,6 +569,15 @@ void test_env_done(struct test_env *e) {
         log_capture_stop(&e->logs);
 }
 
+long signatures_saved_count(int store_dir_fd) {
+        _cleanup_close_ int fd = openat(store_dir_fd, ".signatures", O_RDONLY | O_CLOEXEC);
+        char buf[512] = "";
+        unsigned count;
+        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || sscanf(buf, "%*u %*s %*u %u", &count) != 1)
+                return -1;
+        return count;
+}
+
 size_t test_env_count_cores(struct test_env *e, char ***ret_names) {
         DIR *d = opendir(e->store_dir);
         CHECK(d);

@@ -111,6 +111,9 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
 void test_env_done(struct test_env *e);
 /* Number of core.* files in the store, and their total size if not NULL. */
 size_t test_env_count_cores(struct test_env *e, char ***ret_names);
+/* The count a store's .signatures (crash/repeats.c) holds for the one signature in it (its fourth
+ * field); -1 without one. */
+long signatures_saved_count(int store_dir_fd);
 
 /* ---- running a connection handler on a socketpair ---- */
 struct connection_run {

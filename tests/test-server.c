@@ -704,16 +704,6 @@ TEST(concurrent_crashes_all_stored) {
         test_env_done(&e);
 }
 
-/* The count .signatures in the store holds for its one signature, -1 without one. */
-static long saved_repeat_count(struct test_env *e) {
-        _cleanup_close_ int fd = openat(e->store->dir_fd, ".signatures", O_RDONLY | O_CLOEXEC);
-        char buf[512] = "";
-        unsigned count;
-        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || sscanf(buf, "%*u %*s %*u %u", &count) != 1)
-                return -1;
-        return count;
-}
-
 /* The signature counts are saved by the loop, off the crashes' way to their acks: the repeats of a
  * crash loop are in .signatures within a second or so of the last, the daemon still running (its
  * timer, not its stop, wrote them). */
@@ -743,7 +733,7 @@ TEST(signature_counts_saved_by_the_loop) {
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, 5);
         long saved = -1;
         for (int i = 0; i < 500 && saved != 6; i++) {
-                saved = saved_repeat_count(&e);
+                saved = signatures_saved_count(e.store->dir_fd);
                 if (saved != 6)
                         usleep(10000);
         }

@@ -1470,16 +1470,6 @@ static long long signatures_mtime_ns(int dir_fd) {
         return (long long) st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 }
 
-/* The count .signatures holds for the one signature in it (its fourth field), -1 without one. */
-static long signatures_saved_count(int dir_fd) {
-        _cleanup_close_ int fd = openat(dir_fd, ".signatures", O_RDONLY | O_CLOEXEC);
-        char buf[512] = "";
-        unsigned count;
-        if (fd < 0 || read(fd, buf, sizeof buf - 1) <= 0 || sscanf(buf, "%*u %*s %*u %u", &count) != 1)
-                return -1;
-        return count;
-}
-
 TEST(repeats_saved_once_a_second) {
         _cleanup_free_ char *dir = tmpdir_new();
         int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
