@@ -1462,7 +1462,8 @@ TEST(repeats_known_by_site) {
 
 /* A crash loop writes the counts once a second, not once a crash: counting only marks them changed;
  * repeats_save_due() writes them when the last save is a second old and otherwise says when it will
- * be; repeats_free() (the daemon stopping) writes what is left, and a restart reads it all. */
+ * be; repeats_free() (the daemon stopping) writes what is left, and a restart reads it all; a
+ * failed write keeps them pending. */
 static long long signatures_mtime_ns(int dir_fd) {
         struct stat st;
         if (fstatat(dir_fd, ".signatures", &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -1505,6 +1506,14 @@ TEST(repeats_saved_once_a_second) {
         r = repeats_new(dir_fd);
         CHECK(r);
         CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + 502), ==, 502);
+        /* A write that fails (here: the new file's name taken by a directory) keeps the counts
+         * pending, and the save is due again a second later. */
+        CHECK(mkdirat(dir_fd, ".signatures.new", 0700) == 0);
+        CHECK_INT(repeats_save_due(r, 10 * mono), ==, 10 * mono + REPEATS_SAVE_USEC);
+        CHECK_INT(signatures_saved_count(dir_fd), ==, 501);
+        CHECK(unlinkat(dir_fd, ".signatures.new", AT_REMOVEDIR) == 0);
+        CHECK_INT(repeats_save_due(r, 10 * mono + REPEATS_SAVE_USEC), ==, 0);
+        CHECK_INT(signatures_saved_count(dir_fd), ==, 502);
         r = repeats_free(r);
         close(dir_fd);
         tmpdir_remove(dir);

@@ -31,6 +31,8 @@ struct repeats {
         struct repeat *items;
         size_t n;
         bool dirty;                     /* counted since the last save */
+        /* The saver's own (the loop's), not under the lock: */
+        struct repeat *snapshot;        /* the counters as they are written */
         uint64_t saved_mono;            /* CLOCK_MONOTONIC usec of the last save (0: never) */
 };
 
@@ -65,25 +67,49 @@ static void repeats_load(struct repeats *r) {
         fclose(f);
 }
 
-/* Writes the state to a new file and renames it over the old one, with r->lock held. Best effort: a
- * failure only costs the counts across a restart. */
-static void repeats_save(struct repeats *r) {
-        r->dirty = false;
-        _cleanup_close_ int fd = openat(r->dir_fd, STATE_FILE_NEW, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+/* Writes n counters to a new file and renames it over the old one: 0, or -errno. */
+static int repeats_write(int dir_fd, const struct repeat *items, size_t n) {
+        _cleanup_close_ int fd = openat(dir_fd, STATE_FILE_NEW, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
-                return;
+                return -errno;
         FILE *f = fdopen(TAKE_FD(fd), "we");
         if (!f)
-                return;
-        for (size_t i = 0; i < r->n; i++) {
-                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64, r->items[i].owner, r->items[i].signature,
-                        r->items[i].window_start, r->items[i].count, r->items[i].last);
-                for (size_t k = 0; k < REPEAT_SITES && r->items[i].sites[k][0]; k++)
-                        fprintf(f, " %s", r->items[i].sites[k]);
+                return -errno;
+        for (size_t i = 0; i < n; i++) {
+                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64, items[i].owner, items[i].signature,
+                        items[i].window_start, items[i].count, items[i].last);
+                for (size_t k = 0; k < REPEAT_SITES && items[i].sites[k][0]; k++)
+                        fprintf(f, " %s", items[i].sites[k]);
                 fputc('\n', f);
         }
-        if (fclose(f) != 0 || renameat(r->dir_fd, STATE_FILE_NEW, r->dir_fd, STATE_FILE) < 0)
-                log_debug_errno(errno, "Cannot save the signature counts: %m");
+        if (fclose(f) != 0 || renameat(dir_fd, STATE_FILE_NEW, dir_fd, STATE_FILE) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Saves what changed: a copy of the counters taken under the lock, written without it, so that a
+ * crash being counted meanwhile waits for a copy, never for the store. The loop (and the stop) are
+ * the only savers. A failed write leaves the counts pending (ENOSPC: the store may be full just
+ * then). Best effort: a failure only costs the counts across a restart. */
+static int repeats_save(struct repeats *r) {
+        pthread_mutex_lock(&r->lock);
+        if (!r->dirty) {
+                pthread_mutex_unlock(&r->lock);
+                return 0;
+        }
+        size_t n = r->n;
+        memcpy(r->snapshot, r->items, n * sizeof r->items[0]);
+        r->dirty = false;
+        pthread_mutex_unlock(&r->lock);
+
+        int err = repeats_write(r->dir_fd, r->snapshot, n);
+        if (err < 0) {
+                log_debug_errno(-err, "Cannot save the signature counts: %m");
+                pthread_mutex_lock(&r->lock);
+                r->dirty = true;
+                pthread_mutex_unlock(&r->lock);
+        }
+        return err;
 }
 
 struct repeats *repeats_new(int dir_fd) {
@@ -91,7 +117,10 @@ struct repeats *repeats_new(int dir_fd) {
         if (!r)
                 return NULL;
         r->items = calloc(REPEATS_MAX, sizeof r->items[0]);
-        if (!r->items) {
+        r->snapshot = calloc(REPEATS_MAX, sizeof r->snapshot[0]);
+        if (!r->items || !r->snapshot) {
+                free(r->items);
+                free(r->snapshot);
                 free(r);
                 return NULL;
         }
@@ -102,25 +131,19 @@ struct repeats *repeats_new(int dir_fd) {
 }
 
 uint64_t repeats_save_due(struct repeats *r, uint64_t now_mono) {
-        uint64_t next = 0;
-
         pthread_mutex_lock(&r->lock);
-        if (r->dirty) {
-                if (r->saved_mono == 0 || now_mono >= r->saved_mono + REPEATS_SAVE_USEC) {
-                        repeats_save(r);
-                        r->saved_mono = now_mono;
-                } else
-                        next = r->saved_mono + REPEATS_SAVE_USEC;
-        }
+        bool dirty = r->dirty;
         pthread_mutex_unlock(&r->lock);
-        return next;
+        if (!dirty)
+                return 0;
+        if (r->saved_mono != 0 && now_mono < r->saved_mono + REPEATS_SAVE_USEC)
+                return r->saved_mono + REPEATS_SAVE_USEC;
+        r->saved_mono = now_mono;
+        return repeats_save(r) < 0 ? now_mono + REPEATS_SAVE_USEC : 0;
 }
 
 void repeats_sync(struct repeats *r) {
-        pthread_mutex_lock(&r->lock);
-        if (r->dirty)
-                repeats_save(r);
-        pthread_mutex_unlock(&r->lock);
+        (void) repeats_save(r);
 }
 
 struct repeats *repeats_free(struct repeats *r) {
@@ -129,6 +152,7 @@ struct repeats *repeats_free(struct repeats *r) {
         repeats_sync(r);
         pthread_mutex_destroy(&r->lock);
         free(r->items);
+        free(r->snapshot);
         free(r);
         return NULL;
 }

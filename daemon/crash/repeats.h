@@ -14,8 +14,9 @@
  *
  * The counts are written to .signatures at most once every REPEATS_SAVE_USEC, never on a crash's
  * way to its ack: counting marks the table changed, the server's loop saves it when due
- * (repeats_save_due()) and when the daemon stops (repeats_sync(), repeats_free()). A daemon that is
- * killed (SIGKILL) forgets at most the last second's counts.
+ * (repeats_save_due()) and when the daemon stops (repeats_sync(), repeats_free()), from a copy
+ * taken under the lock, so that a crash being counted never waits for the store. A daemon that is
+ * killed (SIGKILL) forgets at most the last second's counts; a failed write keeps them pending.
  *
  * With each signature the site keys (crash/site.h) of its last unwound crashes: a crash past the
  * burst whose site key is among them is a repeat without a coredumpd-parser being started for it.
@@ -40,8 +41,8 @@ struct repeats *repeats_new(int dir_fd);
 struct repeats *repeats_free(struct repeats *r);
 
 /* Saves the counts if they changed and the last save is REPEATS_SAVE_USEC or more before now_mono
- * (CLOCK_MONOTONIC usec). Returns when a save still to be made is due (then call again), 0 if none
- * is pending. */
+ * (CLOCK_MONOTONIC usec). Returns when a save still to be made is due (then call again; also
+ * after a failed write), 0 if none is pending. One caller at a time: the server's loop. */
 uint64_t repeats_save_due(struct repeats *r, uint64_t now_mono);
 /* Saves the counts now if they changed. */
 void repeats_sync(struct repeats *r);

@@ -258,7 +258,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
         reserve_room(env, c);
         /* A container's files, for the debugger: opened while the task is held, kept later; not
          * again for a repeat, whose first crash has them. */
-        if (!repeat(c))
+        if (c->decision.action != ACTION_REJECT && !repeat(c)) /* reserve_room() may reject */
                 kept_files_open(&c->context, &c->kept, c->tag);
 }
 
