@@ -70,7 +70,11 @@ struct workers {
         struct worker *list;            /* threads and loop workers, any order */
         struct worker *queue, **queue_tail;     /* queued, oldest first */
         unsigned n[_WORKER_KIND_MAX];
+        uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
 };
+
+/* The heap's free memory is given back at most this often (worker_reap()). */
+#define TRIM_INTERVAL_USEC (UINT64_C(1000) * 1000)
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
@@ -129,9 +133,17 @@ static void worker_reap(struct workers *ws, struct worker *w) {
                 pthread_join(w->thread, NULL);
         worker_free(w);
         /* What the crashes' threads freed goes back to the system once the last one is done (not
-         * after every rejection answered on the loop). */
-        if (thread && ws->n[WORKER_THREAD] == 0)
-                (void) malloc_trim(0);
+         * after every rejection answered on the loop), at most once a second: a crash loop's
+         * threads each end alone, and a trim after each (an madvise() of every arena's free pages,
+         * which the next crash faults back in) cost each repeat more than it gave back. */
+        if (thread && ws->n[WORKER_THREAD] == 0) {
+                uint64_t now = 0;
+                if (sd_event_now(ws->event, CLOCK_MONOTONIC, &now) < 0 || ws->trimmed_usec == 0 ||
+                    now >= ws->trimmed_usec + TRIM_INTERVAL_USEC) {
+                        (void) malloc_trim(0);
+                        ws->trimmed_usec = now;
+                }
+        }
 }
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
