@@ -146,29 +146,34 @@ static void server_update_idle(struct server *s) {
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_ONESHOT);
 }
 
-/* The signature counts, saved here off every crash's way to its ack: at once when the last save is
- * a second old, else when it is (a crash loop writes them once a second, not once a crash). */
-static void server_save_repeats(struct server *s) {
-        uint64_t now, next;
+/* Housekeeping, off every crash's way to its ack and at most once a second each: the signature
+ * counts saved (crash/repeats.h) and the heap trimmed (workers_trim_due()); at once when the last
+ * time is a second ago, else when it is, by the timer. */
+static void server_housekeeping(struct server *s) {
+        uint64_t now, next = 0, due;
 
-        if (!s->env.repeats || sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
+        if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
-        next = repeats_save_due(s->env.repeats, now);
+        if (s->env.repeats)
+                next = repeats_save_due(s->env.repeats, now);
+        due = workers_trim_due(s->workers, now);
+        if (due != 0 && (next == 0 || due < next))
+                next = due;
         if (next == 0)
                 return;
-        (void) sd_event_source_set_time(s->repeats_timer, next);
-        (void) sd_event_source_set_enabled(s->repeats_timer, SD_EVENT_ONESHOT);
+        (void) sd_event_source_set_time(s->housekeeping_timer, next);
+        (void) sd_event_source_set_enabled(s->housekeeping_timer, SD_EVENT_ONESHOT);
 }
 
-static int on_repeats_timer(sd_event_source *source, uint64_t usec, void *userdata) {
-        server_save_repeats(userdata);
+static int on_housekeeping_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        server_housekeeping(userdata);
         return 0;
 }
 
-/* A worker was reaped: maybe counts to save, maybe idle now, maybe done stopping. */
+/* A worker was reaped: maybe housekeeping due, maybe idle now, maybe done stopping. */
 static void on_workers_changed(void *userdata) {
         struct server *s = userdata;
-        server_save_repeats(s);
+        server_housekeeping(s);
         server_update_idle(s);
         server_maybe_finish(s);
 }
@@ -306,10 +311,10 @@ static int server_add_sources(struct server *s, bool handle_signals) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add the idle timer: %m");
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
-        r = sd_event_add_time(s->event, &s->repeats_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_repeats_timer, s);
+        r = sd_event_add_time(s->event, &s->housekeeping_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_housekeeping_timer, s);
         if (r < 0)
-                return log_error_errno(r, "Cannot add the timer of the signature counts: %m");
-        (void) sd_event_source_set_enabled(s->repeats_timer, SD_EVENT_OFF);
+                return log_error_errno(r, "Cannot add the housekeeping timer: %m");
+        (void) sd_event_source_set_enabled(s->housekeeping_timer, SD_EVENT_OFF);
 
         if (handle_signals) {
                 r = sd_event_add_signal(s->event, NULL, SIGTERM, on_signal, s);
@@ -401,7 +406,7 @@ struct server *server_free(struct server *s) {
         sd_event_source_disable_unref(s->resume_timer);
         sd_event_source_disable_unref(s->wake_source);
         sd_event_source_disable_unref(s->idle_timer);
-        sd_event_source_disable_unref(s->repeats_timer);
+        sd_event_source_disable_unref(s->housekeeping_timer);
         sd_event_unref(s->event);
         safe_close(s->listen_fd);
         safe_close(s->wake_fd);

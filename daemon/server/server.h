@@ -25,7 +25,7 @@ struct server {
         unsigned n_paused;              /* times accept() ran out of fds (EMFILE, ENFILE, ...) */
         sd_event_source *wake_source;   /* server_request_stop() from other threads, through wake_fd */
         sd_event_source *idle_timer;
-        sd_event_source *repeats_timer; /* the signature counts saved when due (crash/repeats.h) */
+        sd_event_source *housekeeping_timer; /* counts saved, heap trimmed, when due (server_housekeeping()) */
         int wake_fd;
         atomic_bool stop_requested;
         bool stopping;

@@ -70,11 +70,10 @@ struct workers {
         struct worker *list;            /* threads and loop workers, any order */
         struct worker *queue, **queue_tail;     /* queued, oldest first */
         unsigned n[_WORKER_KIND_MAX];
+        bool trim_pending;              /* the last crash thread ended since the last trim */
         uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
 };
 
-/* The heap's free memory is given back at most this often (worker_reap()). */
-#define TRIM_INTERVAL_USEC (UINT64_C(1000) * 1000)
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
@@ -132,19 +131,10 @@ static void worker_reap(struct workers *ws, struct worker *w) {
         if (thread)
                 pthread_join(w->thread, NULL);
         worker_free(w);
-        /* What the crashes' threads freed goes back to the system once the last one is done (not
-         * after every rejection answered on the loop), at most once a second: a crash loop's
-         * threads each end alone, and a trim after each (an madvise() of every arena's free pages,
-         * which the next crash faults back in) cost each repeat more than it gave back. */
-        if (thread && ws->n[WORKER_THREAD] == 0) {
-                uint64_t now = 0;
-                if (sd_event_now(ws->event, CLOCK_MONOTONIC, &now) < 0 || ws->trimmed_usec == 0 ||
-                    now >= ws->trimmed_usec + TRIM_INTERVAL_USEC) {
-                        (void) malloc_trim(0);
-                        ws->trimmed_usec = now;
-                }
-        }
-}
+        /* What the crashes' threads freed goes back to the system once the last one is done
+         * (workers_trim_due(), from the server's housekeeping). */
+        if (thread && ws->n[WORKER_THREAD] == 0)
+                ws->trim_pending = true;}
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
@@ -584,6 +574,17 @@ void workers_start(struct workers *ws, int fd) {
         w->uid = w->crash.peer.owner;
         /* The decision on the loop: a REJECT is answered without a thread's start or a slot. */
         loop_start(ws, w, NULL);
+}
+
+uint64_t workers_trim_due(struct workers *ws, uint64_t now_mono) {
+        if (!ws->trim_pending || ws->n[WORKER_THREAD] > 0)
+                return 0; /* nothing freed, or the next thread's end will ask again */
+        if (ws->trimmed_usec != 0 && now_mono < ws->trimmed_usec + TRIM_INTERVAL_USEC)
+                return ws->trimmed_usec + TRIM_INTERVAL_USEC;
+        (void) malloc_trim(0);
+        ws->trimmed_usec = now_mono;
+        ws->trim_pending = false;
+        return 0;
 }
 
 unsigned workers_busy(const struct workers *ws) {

@@ -31,6 +31,13 @@ struct workers *workers_free(struct workers *w);
 /* Takes over fd, a freshly accepted blocking crash connection. */
 void workers_start(struct workers *w, int fd);
 
+/* The heap's free memory given back (malloc_trim()) once no crash thread runs, at most once every
+ * TRIM_INTERVAL_USEC: a crash loop's threads each end alone, and a trim after each (an madvise()
+ * of every arena's free pages, which the next crash faults back in) cost each repeat more than it
+ * gave back. Returns when a trim still to be made is due (CLOCK_MONOTONIC usec), 0 if none. */
+#define TRIM_INTERVAL_USEC (UINT64_C(1000) * 1000)
+uint64_t workers_trim_due(struct workers *w, uint64_t now_mono);
+
 /* Workers started and not yet reaped, of both kinds. */
 unsigned workers_busy(const struct workers *w);
 
