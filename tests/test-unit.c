@@ -2464,6 +2464,49 @@ TEST(store_limits_change_as_one_set) {
         config_done(&f.b);
 }
 
+/* A core the task waited on is linked before it is synced: store_sync() puts it on disk and says so
+ * once; a core that went before it could be synced is not left behind (nor named as kept). */
+static int write_bytes(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
+        (void) userdata, (void) reason, (void) reason_size;
+        *ret_truncated = false;
+        return core_writer_write(w, "core bytes", 10);
+}
+
+TEST(store_sync_after_the_link) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        struct config c;
+        config_init_defaults(&c);
+        struct store *st = NULL;
+        CHECK_OK(store_open(dir, &c, &st));
+        char reason[256] = "";
+        struct store_target t = { .name = "core.later", .reader_uid = STORE_NO_READER, .max_size = 4096,
+                                  .compress = COMPRESSION_NONE, .sync_later = true };
+        struct stored_core sc = {};
+        CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
+        CHECK(sc.sync_pending);
+        CHECK(faccessat(st->dir_fd, "core.later", F_OK, 0) == 0); /* linked already */
+        CHECK_OK(store_sync(st, &sc, reason, sizeof reason));
+        CHECK(!sc.sync_pending);
+        CHECK_OK(store_sync(st, &sc, reason, sizeof reason)); /* nothing left to do */
+        stored_core_done(&sc);
+
+        t.name = "core.now", t.sync_later = false;
+        CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
+        CHECK(!sc.sync_pending); /* synced before its link */
+        stored_core_done(&sc);
+
+        /* A core that cannot be synced (here: gone, a stand-in for an I/O error) is not kept. */
+        t.name = "core.lost", t.sync_later = true;
+        CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
+        CHECK(unlinkat(st->dir_fd, "core.lost", 0) == 0);
+        CHECK(store_sync(st, &sc, reason, sizeof reason) == -ENOENT);
+        CHECK(strstr(reason, "cannot sync the core"));
+        CHECK(faccessat(st->dir_fd, "core.lost", F_OK, 0) < 0 && errno == ENOENT);
+        stored_core_done(&sc);
+        store_free(st);
+        config_done(&c);
+}
+
 /* Room is reserved before a core is taken: free space less KeepFree= less what others hold, and
  * the user's MaxUsePerUser= left; given back, it is there again. */
 TEST(store_reservations_bound_cores_in_flight) {
@@ -2933,6 +2976,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_limits_change_as_one_set),
+        TEST_ENTRY(store_sync_after_the_link),
         TEST_ENTRY(store_reservations_bound_cores_in_flight),
         TEST_ENTRY(store_attachment_names),
 };

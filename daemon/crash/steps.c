@@ -311,6 +311,7 @@ static void act_store(const struct crash_env *env, int fd, struct store_progress
                 (void) crash_fail(c, r, "Cannot name the core: %s", strerror(-r));
                 return;
         }
+        core.target.sync_later = true; /* the task waits for the link, not for the disk */
         r = store_core(env->store, fd, &core.target, progress, &c->stored, reason, sizeof reason);
         if (r < 0) {
                 (void) crash_fail(c, r, "%s", reason);
@@ -436,6 +437,17 @@ void step_keep(const struct crash_env *env, struct crash *c) {
                                         "Keeping the core uncompressed: %s", reason);
                 else
                         log_crash(c->tag, LOG_INFO, "Compressed the core as %s.", c->stored.path);
+        }
+
+        /* On disk before its record says it is there: a core stored while the task waited was linked
+         * unsynced, and is synced now (unless its compressed form replaced it, synced before its link). */
+        char reason[sizeof c->error] = "";
+        int r = env->store ? store_sync(env->store, &c->stored, reason, sizeof reason) : 0;
+        if (r < 0) {
+                (void) crash_fail(c, r, "%s; the core is not kept", reason);
+                stored_core_done(&c->stored);
+                c->have_stored = false;
+                return;
         }
 
         kept_files_save(env->store, c->stored.name, context_user_may_read(&c->context) ? c->context.uid : STORE_NO_READER,

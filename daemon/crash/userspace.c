@@ -91,6 +91,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                 (void) crash_fail(c, r, "Cannot name the core: %s", strerror(-r));
                 return;
         }
+        core.target.sync_later = true; /* the task waits for the link, not for the disk */
         r = store_core_generated(store, &core.target, generate, &g, &c->stored, reason, sizeof reason);
         if (r < 0) {
                 (void) crash_fail(c, r, "%s", reason);

@@ -184,7 +184,7 @@ static int store_finish_file(int fd, const struct store_target *t, bool truncate
         store_set_xattrs(fd, t->metadata, truncated, t->tag);
         (void) store_grant_user_read(fd, t->reader_uid, t->tag);
 
-        if (fdatasync(fd) < 0) {
+        if (!t->sync_later && fdatasync(fd) < 0) {
                 int r = negative_errno();
                 snprintf(reason, reason_size, "cannot sync the core: %s", strerror(-r));
                 return r;
@@ -244,10 +244,26 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                 .size = writer.size,
                 .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
                 .truncated = truncated,
+                .sync_pending = t->sync_later,
                 .linked_usec = now_usec(),
                 .compression = t->compress,
         };
         if (truncated)
                 log_crash(t->tag, LOG_WARNING, "Core truncated at %" PRIu64 " bytes (MaxSize=).", writer.size);
+        return 0;
+}
+
+int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reason_size) {
+        if (!c->sync_pending)
+                return 0;
+        _cleanup_close_ int fd = openat(s->dir_fd, c->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        int r = fd < 0 || fdatasync(fd) < 0 ? negative_errno() : 0;
+        if (r < 0) {
+                snprintf(reason, reason_size, "cannot sync the core: %s", strerror(-r));
+                if (unlinkat(s->dir_fd, c->name, 0) < 0 && errno != ENOENT)
+                        log_error_errno(errno, "Cannot remove %s, which could not be synced: %m", c->path);
+                return r;
+        }
+        c->sync_pending = false;
         return 0;
 }

@@ -70,6 +70,7 @@ struct stored_core {
         uint64_t size;          /* uncompressed bytes kept */
         uint64_t disk_size;     /* bytes allocated on disk */
         bool truncated;         /* the core was cut at the size limit */
+        bool sync_pending;      /* linked, not yet on disk: store_sync() before it is recorded */
         uint64_t linked_usec;   /* CLOCK_REALTIME when it first appeared in the store */
         enum compression compression;
 };
@@ -95,6 +96,9 @@ struct store_target {
         uint64_t max_size;              /* uncompressed bytes kept at most; more is cut (truncated) */
         enum compression compress;
         const char *tag;                /* crash tag for log lines of what does not fail the store */
+        /* The task waits on this core: its fdatasync() is left to store_sync(), after the release
+         * (a plain core that is compressed next is never synced: its compressed form is). */
+        bool sync_later;
 };
 
 /* core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst], comm escaped to a safe file name part. */
@@ -133,6 +137,10 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
  * store_interrupt(). */
 int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
                    size_t reason_size);
+/* Puts a core stored with sync_later on disk (fdatasync()), so that its record never names a core a
+ * power loss could take; nothing to do for any other. Negative: the core is removed (it is not
+ * kept, as if its store had failed) and why is in reason. */
+int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reason_size);
 /* Makes background work (store_compress()) stop early, keeping what it started from. */
 void store_interrupt(struct store *s);
 
