@@ -21,6 +21,11 @@
  * child is reaped.  One line per child:
  *   crash round=R i=I pid=P us=CRASH_TO_REAPED signaled=0|1 signal=S core=0|1 crash_rt_us=T
  * and one per round:  round R count=N wall_us=RELEASE_TO_LAST_REAP
+ * task_cpu_us (in the crash line, after crash_rt_us) is the child's CPU time (user + system) from
+ * its crash to its end, its wait4() rusage less what it had used right before the crash: the
+ * kernel's side of the dump, run by the crashing task itself (walking its memory, writing the
+ * file, or sending the socket's stream), and its exit. The time it slept waiting for a server
+ * (a full socket, COREDUMP_WAIT) is not in it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +45,14 @@
 struct slot {
 	int64_t crash_ns;	/* CLOCK_MONOTONIC, written by the child */
 	int64_t crash_rt_us;	/* CLOCK_REALTIME */
+	int64_t cpu_us;		/* its CPU time (user + system) right before the crash */
 };
+
+static int64_t rusage_us(const struct rusage *ru)
+{
+	return (ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000LL + ru->ru_utime.tv_usec +
+	       ru->ru_stime.tv_usec;
+}
 
 static int64_t mono_ns(void)
 {
@@ -83,6 +95,10 @@ static void fill(size_t mib)
 
 __attribute__((noinline)) static void crash_here(struct slot *s)
 {
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	s->cpu_us = rusage_us(&ru);
 	s->crash_rt_us = rt_us();
 	s->crash_ns = mono_ns();
 	*(volatile int *)NULL = 1;	/* SIGSEGV */
@@ -118,8 +134,9 @@ int main(int argc, char **argv)
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t *pids = calloc(count, sizeof(*pids));
 	int64_t *reaped = calloc(count, sizeof(*reaped));
+	int64_t *cpu = calloc(count, sizeof(*cpu));
 	int *status = calloc(count, sizeof(*status));
-	if (slots == MAP_FAILED || !pids || !reaped || !status) {
+	if (slots == MAP_FAILED || !pids || !reaped || !cpu || !status) {
 		perror("crashbench: memory");
 		return 2;
 	}
@@ -178,7 +195,8 @@ int main(int argc, char **argv)
 		close(go[1]);	/* all go */
 		while (left > 0) {
 			int st;
-			pid_t p = waitpid(-1, &st, 0);
+			struct rusage ru;
+			pid_t p = wait4(-1, &st, 0, &ru);
 			int64_t now = mono_ns();
 			if (p < 0) {
 				if (errno == EINTR && timed_out)
@@ -191,6 +209,7 @@ int main(int argc, char **argv)
 				if (pids[i] == p) {
 					reaped[i] = now;
 					status[i] = st;
+					cpu[i] = rusage_us(&ru);
 					last = now;
 					left--;
 					break;
@@ -206,11 +225,12 @@ int main(int argc, char **argv)
 				continue;
 			}
 			int st = status[i];
-			printf("crash round=%d i=%d pid=%d us=%lld signaled=%d signal=%d core=%d crash_rt_us=%lld\n",
+			printf("crash round=%d i=%d pid=%d us=%lld signaled=%d signal=%d core=%d crash_rt_us=%lld task_cpu_us=%lld\n",
 			       r, i, pids[i],
 			       slots[i].crash_ns ? (long long)((reaped[i] - slots[i].crash_ns) / 1000) : -1LL,
 			       WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : 0,
-			       WIFSIGNALED(st) ? !!WCOREDUMP(st) : 0, (long long)slots[i].crash_rt_us);
+			       WIFSIGNALED(st) ? !!WCOREDUMP(st) : 0, (long long)slots[i].crash_rt_us,
+			       slots[i].crash_ns ? (long long)(cpu[i] - slots[i].cpu_us) : -1LL);
 		}
 		printf("round %d count=%d wall_us=%lld\n", r, count,
 		       last ? (long long)((last - release) / 1000) : -1LL);

@@ -1,7 +1,7 @@
 /* naive-server — the bench's minimal reference server for the kernel's coredump socket
  * (core_pattern "@@PATH"): what anyone would write in an afternoon, with no tricks.
  *
- *   naive-server [--reject] SOCKET DIR
+ *   naive-server [--reject | --splice | --discard] SOCKET DIR
  *
  * Listens on SOCKET and serves one connection at a time: reads the kernel's coredump_req,
  * answers a coredump_ack asking for COREDUMP_KERNEL | COREDUMP_WAIT, reads the kernel's u32
@@ -12,6 +12,11 @@
  *   done pid=PID bytes=N mark=M rt_us=CLOCK_REALTIME-when-the-file-was-closed
  * With --reject it answers COREDUMP_REJECT at once instead (no context, no record: the protocol's
  * own round trip, the floor of any server's REJECT) and prints "rejected pid=PID mark=M".
+ * Two more ways to take the stream, to tell where a socket server's time goes (bench/README.md,
+ * "the last copy"): --splice moves it socket → pipe → DIR/core.PID with splice() (the page
+ * cache copy only, no pass of ours over the bytes: no holes, no MaxSize=, no deadline), and
+ * --discard splices it into /dev/null (nothing stored: the kernel's own side of the stream
+ * and the protocol, the floor of any server that keeps the core). Their "done" line is the same.
  * Runs until killed.  The protocol constants are those of linux/coredump.h (Linux 6.16+).
  */
 #define _GNU_SOURCE
@@ -60,6 +65,42 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 static int reject_mode;
+enum { COPY_READ_WRITE, COPY_SPLICE, COPY_DISCARD } copy_mode = COPY_READ_WRITE;
+
+/* socket → pipe → out with splice(): the stream's pages handed on, never in our memory. */
+static int splice_stream(int fd, int out, unsigned long long *total)
+{
+	int p[2];
+	int rc = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	(void)fcntl(p[1], F_SETPIPE_SZ, 256 * 1024);
+	for (;;) {
+		ssize_t n = splice(fd, NULL, p[1], NULL, 256 * 1024, SPLICE_F_MOVE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -1 : 0;
+			break;
+		}
+		for (ssize_t left = n; left > 0;) {
+			ssize_t m = splice(p[0], NULL, out, NULL, (size_t)left, SPLICE_F_MOVE);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				rc = -1;
+				goto done;
+			}
+			left -= m;
+		}
+		*total += (unsigned long long)n;
+	}
+done:
+	close(p[0]);
+	close(p[1]);
+	return rc;
+}
 
 static void serve(int fd, const char *dir)
 {
@@ -103,9 +144,20 @@ static void serve(int fd, const char *dir)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/core.%d", dir, cr.pid);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (copy_mode == COPY_DISCARD)
+		out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	else
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (out < 0) {
 		printf("error pid=%d what=open errno=%d\n", cr.pid, errno);
+		return;
+	}
+	if (copy_mode != COPY_READ_WRITE) {
+		if (splice_stream(fd, out, &total) < 0)
+			printf("error pid=%d what=splice errno=%d\n", cr.pid, errno);
+		else
+			printf("done pid=%d bytes=%llu mark=%u rt_us=%lld\n", cr.pid, total, mark, rt_us());
+		close(out);
 		return;
 	}
 	for (;;) {
@@ -129,13 +181,18 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int lfd;
 
-	if (argc > 1 && strcmp(argv[1], "--reject") == 0) {
+	if (argc > 1 && strcmp(argv[1], "--reject") == 0)
 		reject_mode = 1;
+	else if (argc > 1 && strcmp(argv[1], "--splice") == 0)
+		copy_mode = COPY_SPLICE;
+	else if (argc > 1 && strcmp(argv[1], "--discard") == 0)
+		copy_mode = COPY_DISCARD;
+	if (reject_mode || copy_mode != COPY_READ_WRITE) {
 		argc--;
 		argv++;
 	}
 	if (argc != 3 || strlen(argv[1]) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "usage: naive-server [--reject] SOCKET DIR\n");
+		fprintf(stderr, "usage: naive-server [--reject | --splice | --discard] SOCKET DIR\n");
 		return 64;
 	}
 	signal(SIGPIPE, SIG_IGN);
