@@ -73,9 +73,10 @@ static void check_field(struct test_env *e, size_t i, const char *field, const c
                 test_fail(__FILE__, __LINE__, "record %zu: %s=%s, expected %s", i, field, v ? v : "(none)", want);
 }
 
-/* fdatasync() as the daemon's code in this binary calls it: passed on to the kernel, and noted (which
- * file, when), so that a test sees whether a core was put on disk while its task waited or after
- * (a definition in the executable comes before libc's). No behaviour is changed. */
+/* fdatasync() and fallocate() as the daemon's code in this binary calls them: passed on to the
+ * kernel, and noted (which file, when), so that a test sees whether a core was put on disk, or its
+ * zero blocks punched, while its task waited or after (a definition in the executable comes before
+ * libc's). No behaviour is changed. */
 struct sync_seen {
         dev_t dev;
         ino_t ino;
@@ -94,6 +95,16 @@ int fdatasync(int fd) {
         return (int) syscall(SYS_fdatasync, fd);
 }
 
+static atomic_uint_fast64_t first_punch_usec;
+
+int fallocate(int fd, int mode, off_t offset, off_t len) {
+        if (mode & FALLOC_FL_PUNCH_HOLE) {
+                uint64_t now = now_usec(), zero = 0;
+                atomic_compare_exchange_strong(&first_punch_usec, &zero, now);
+        }
+        return (int) syscall(SYS_fallocate, fd, mode, offset, len);
+}
+
 /* Streams a whole synthetic core with action kernel and checks the stored file equals it, in the
  * form wanted ("zstd" or "plain"). interrupt: the store is interrupted first (a stopping daemon),
  * so a core is not compressed after the task is released. */
@@ -104,6 +115,7 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         if (interrupt)
                 store_interrupt(e.store);
         atomic_store(&n_syncs_seen, 0);
+        atomic_store(&first_punch_usec, 0);
 
         _cleanup_free_ uint8_t *core = fake_core_new(size, size);
         connection_run_start(&run, &e.env);
@@ -163,8 +175,11 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
                 _cleanup_free_ char *plain = strndup(path, len - 4);
                 CHECK(access(plain, F_OK) < 0 && errno == ENOENT); /* one form in the store */
         }
-        if (expect_holes)
+        if (expect_holes) {
                 CHECK_INT((uint64_t) st.st_blocks * 512, <, size); /* zero pages became holes */
+                /* ... after the task's release: while it waited, the bytes were only spliced */
+                CHECK_INT(atomic_load(&first_punch_usec), >=, strtoull(released, NULL, 10));
+        }
 
         /* The task waited for the core's link, not for the disk: nothing was synced before its release;
          * the core its record names was synced after it (a plain core compressed next never is). */

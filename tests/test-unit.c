@@ -2829,9 +2829,10 @@ TEST(task_file_opened_inside_its_root) {
         tmpdir_remove(t);
 }
 
-/* Spliced plain cores: the pipe's bytes land in the file whole, zero blocks punched out; a file
- * that takes no splice (here O_APPEND: EINVAL) gets them copied, for this chunk and the next. */
-static void splice_through(int fd, const uint8_t *data, size_t size, size_t chunk) {
+/* Spliced plain cores: the pipe's bytes land in the file whole and unseen (zero blocks are data until
+ * core_file_punch_zeros(), after the task's release); a file that takes no splice (here O_APPEND:
+ * EINVAL) gets them copied, for this chunk and the next. */
+static bool splice_through(int fd, const uint8_t *data, size_t size, size_t chunk) {
         struct core_writer w;
         int p[2];
         CHECK(pipe2(p, O_CLOEXEC) == 0);
@@ -2843,9 +2844,11 @@ static void splice_through(int fd, const uint8_t *data, size_t size, size_t chun
         }
         CHECK_OK(core_writer_finish(&w));
         CHECK_INT(w.size, ==, size);
+        bool spliced = w.spliced;
         core_writer_done(&w);
         close(p[0]);
         close(p[1]);
+        return spliced;
 }
 
 TEST(core_writer_splices_or_copies) {
@@ -2861,8 +2864,12 @@ TEST(core_writer_splices_or_copies) {
         CHECK(asprintf(&a, "%s/spliced", t) > 0 && asprintf(&b, "%s/appended", t) > 0);
         int fd = open(a, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         CHECK(fd >= 0);
-        splice_through(fd, data, size, chunk);
+        CHECK(splice_through(fd, data, size, chunk));
         struct stat st;
+        CHECK(fstat(fd, &st) == 0);
+        CHECK_INT(st.st_size, ==, size);
+        CHECK_INT((uint64_t) st.st_blocks * 512, >=, size); /* not looked at while spliced */
+        CHECK_OK(core_file_punch_zeros(fd, size));
         CHECK(fstat(fd, &st) == 0);
         CHECK_INT(st.st_size, ==, size);
         CHECK_INT((uint64_t) st.st_blocks * 512, <=, size - 2 * chunk + 4096); /* the zeros are a hole */
@@ -2873,7 +2880,7 @@ TEST(core_writer_splices_or_copies) {
                 data[i] = (uint8_t) (i * 3 + 2);
         fd = open(b, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         CHECK(fd >= 0);
-        splice_through(fd, data, size, chunk);
+        CHECK(!splice_through(fd, data, size, chunk));
         close(fd);
 
         for (int k = 0; k < 2; k++) {

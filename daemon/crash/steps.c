@@ -439,8 +439,12 @@ void step_keep(const struct crash_env *env, struct crash *c) {
                         log_crash(c->tag, LOG_INFO, "Compressed the core as %s.", c->stored.path);
         }
 
-        /* On disk before its record says it is there: a core stored while the task waited was linked
-         * unsynced, and is synced now (unless its compressed form replaced it, synced before its link). */
+        /* A plain core that stays plain loses its zero blocks now, off its task's wait (spliced, they
+         * were never seen); then it goes on disk before its record says it is there: a core stored
+         * while the task waited was linked unsynced (unless its compressed form replaced it, synced
+         * before its link). */
+        if (env->store && c->stored.compression == COMPRESSION_NONE)
+                store_punch(env->store, &c->stored, c->tag);
         char reason[sizeof c->error] = "";
         int r = env->store ? store_sync(env->store, &c->stored, reason, sizeof reason) : 0;
         if (r < 0) {

@@ -80,47 +80,38 @@ static int plain_write(struct core_writer *w, const uint8_t *p, size_t n) {
         return run_size > 0 ? pwrite_full(w->fd, run, run_size, run_offset) : 0;
 }
 
-/* Spliced data never passed through our memory: look at it in the file's own pages (mapped
- * read-only, no copy) and punch out the runs of whole zero blocks, so that the core stays as
- * sparse as plain_write() leaves it. */
-static int punch_zero_blocks(struct core_writer *w) {
-        uint64_t end = w->size - w->size % CORE_HOLE_BLOCK;
-        if (w->no_punch || end <= w->checked)
-                return 0;
+/* The window of the file mapped at a time: the page tables of at most this much at once. */
+#define PUNCH_WINDOW (64ULL << 20)
 
-        uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE);
-        uint64_t map_start = w->checked - w->checked % page;
-        size_t map_len = (size_t) (end - map_start);
-        uint8_t *m = mmap(NULL, map_len, PROT_READ, MAP_SHARED | MAP_POPULATE, w->fd, (off_t) map_start);
-        if (m == MAP_FAILED)
-                return negative_errno();
-
+int core_file_punch_zeros(int fd, uint64_t size) {
+        uint64_t end = size - size % CORE_HOLE_BLOCK;
         uint64_t hole = 0, hole_len = 0;
-        int r = 0;
-        for (uint64_t off = w->checked; off < end && r >= 0; off += CORE_HOLE_BLOCK) {
-                bool zero = is_all_zero(m + (off - map_start), CORE_HOLE_BLOCK);
-                if (zero) {
-                        if (hole_len == 0)
-                                hole = off;
-                        hole_len += CORE_HOLE_BLOCK;
-                }
-                if (hole_len > 0 && (!zero || off + CORE_HOLE_BLOCK >= end)) {
-                        if (fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) hole,
-                                      (off_t) hole_len) < 0) {
-                                if (errno == EOPNOTSUPP)
-                                        w->no_punch = true; /* the zero blocks stay data */
-                                else
-                                        r = negative_errno();
+
+        for (uint64_t start = 0; start < end; start += PUNCH_WINDOW) {
+                size_t len = (size_t) MIN(PUNCH_WINDOW, end - start);
+                uint8_t *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, (off_t) start);
+                if (m == MAP_FAILED)
+                        return negative_errno();
+                for (uint64_t off = start; off < start + len; off += CORE_HOLE_BLOCK) {
+                        bool zero = is_all_zero(m + (off - start), CORE_HOLE_BLOCK);
+                        if (zero) {
+                                if (hole_len == 0)
+                                        hole = off;
+                                hole_len += CORE_HOLE_BLOCK;
                         }
-                        hole_len = 0;
-                        if (w->no_punch)
-                                break;
+                        if (hole_len > 0 && (!zero || off + CORE_HOLE_BLOCK >= end)) {
+                                if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t) hole,
+                                              (off_t) hole_len) < 0) {
+                                        int r = negative_errno();
+                                        (void) munmap(m, len);
+                                        return r;
+                                }
+                                hole_len = 0;
+                        }
                 }
+                (void) munmap(m, len);
         }
-        (void) munmap(m, map_len);
-        if (r >= 0)
-                w->checked = end;
-        return r;
+        return 0;
 }
 
 /* Where the file takes no splice() (its file system, or O_APPEND): the pipe's bytes pass through
@@ -170,10 +161,10 @@ long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size) {
                 if (n == 0)
                         break;
                 w->size += (uint64_t) n;
+                w->spliced = true;
                 moved += (size_t) n;
         }
-        int r = punch_zero_blocks(w);
-        return r < 0 ? r : (long) moved;
+        return (long) moved;
 }
 
 static int zstd_run(struct core_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective mode) {

@@ -21,19 +21,23 @@ struct core_writer {
         uint8_t *out;
         size_t out_size;
         uint64_t size;                  /* uncompressed bytes taken */
-        uint64_t checked;               /* plain, spliced: blocks before this were checked for zeros */
+        bool spliced;                   /* plain: bytes went in by splice(), unseen: zero blocks stay data */
         bool finished;                  /* nothing is left to flush */
-        bool no_punch;                  /* the file system cannot punch holes */
         bool no_splice;                 /* the file takes no splice(): copy from the pipe (out) */
 };
 
 int core_writer_init(struct core_writer *w, int fd, enum compression compression, int level);
 int core_writer_write(struct core_writer *w, const void *data, size_t size);
 /* Plain only: moves up to SIZE bytes from the pipe PIPE_FD into the file at its end with splice()
- * (no copy through our memory), then punches out the whole zero blocks among them; where the file
- * takes no splice (EINVAL) they are copied through a buffer, now and for the rest of the core.
+ * (no copy through our memory, and no look at them: their zero blocks stay data until
+ * core_file_punch_zeros()); where the file takes no splice (EINVAL) they are copied through a
+ * buffer, now and for the rest of the core, and their zero blocks left out as by a write.
  * Returns the bytes moved (0: the pipe's writer is gone) or -errno. */
 long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size);
+/* Punches out the runs of whole zero blocks of the plain file fd's first size bytes, looking at them
+ * in the file's own pages (mapped read-only, a window at a time: no copy), so that a spliced core
+ * is as sparse as a written one. -EOPNOTSUPP: the file system cannot punch holes. */
+int core_file_punch_zeros(int fd, uint64_t size);
 /* Flushes the compressor, or sets the length of a plain file (a trailing hole). */
 int core_writer_finish(struct core_writer *w);
 void core_writer_done(struct core_writer *w);

@@ -245,6 +245,7 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
                 .disk_size = fstat(fd, &st) >= 0 ? (uint64_t) st.st_blocks * 512 : 0,
                 .truncated = truncated,
                 .sync_pending = t->sync_later,
+                .punch_pending = writer.spliced,
                 .linked_usec = now_usec(),
                 .compression = t->compress,
         };
@@ -266,4 +267,20 @@ int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reas
         }
         c->sync_pending = false;
         return 0;
+}
+
+void store_punch(struct store *s, struct stored_core *c, const char *tag) {
+        if (!c->punch_pending)
+                return;
+        c->punch_pending = false;
+        _cleanup_close_ int fd = openat(s->dir_fd, c->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        int r = fd < 0 ? negative_errno() : core_file_punch_zeros(fd, c->size);
+        if (r < 0) {
+                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_NOTICE, r,
+                                "The zero blocks of %s stay data: cannot punch holes: %m", c->path);
+                return;
+        }
+        struct stat st;
+        if (fstat(fd, &st) >= 0)
+                c->disk_size = (uint64_t) st.st_blocks * 512;
 }

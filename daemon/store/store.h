@@ -71,6 +71,7 @@ struct stored_core {
         uint64_t disk_size;     /* bytes allocated on disk */
         bool truncated;         /* the core was cut at the size limit */
         bool sync_pending;      /* linked, not yet on disk: store_sync() before it is recorded */
+        bool punch_pending;     /* spliced in unseen: its zero blocks are data until store_punch() */
         uint64_t linked_usec;   /* CLOCK_REALTIME when it first appeared in the store */
         enum compression compression;
 };
@@ -137,6 +138,10 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
  * store_interrupt(). */
 int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
                    size_t reason_size);
+/* Makes the zero blocks of a spliced plain core holes (core_file_punch_zeros()), after its task's
+ * release: a core compressed next never needs it. A failure leaves them data (said in the log
+ * with tag, but for a file system that has no holes); the core stays as it is either way. */
+void store_punch(struct store *s, struct stored_core *c, const char *tag);
 /* Puts a core stored with sync_later on disk (fdatasync()), so that its record never names a core a
  * power loss could take; nothing to do for any other. Negative: the core is removed (it is not
  * kept, as if its store had failed) and why is in reason. */
