@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,6 +19,7 @@
 #include "server/listen.h"
 #include "server/server.h"
 #include "shared/cleanup.h"
+#include "shared/timestamp.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 
@@ -744,6 +746,55 @@ TEST(signature_counts_saved_by_the_loop) {
         test_env_done(&e);
 }
 
+/* opendir() as the server's code in this binary calls it, passed on (as open() and fdopendir()), the
+ * listings of /proc/self/fd counted (a definition in the executable comes before libc's). */
+static atomic_uint fd_listings;
+
+DIR *opendir(const char *name) {
+        if (strcmp(name, "/proc/self/fd") == 0)
+                atomic_fetch_add(&fd_listings, 1);
+        int fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        DIR *d = fdopendir(fd);
+        if (!d)
+                close(fd);
+        return d;
+}
+
+/* The fds left are counted before an accept(), not listed for every crash: a loop of crashes costs a
+ * listing of /proc/self/fd every quarter of a second at most while plenty are left. */
+TEST(fds_counted_not_listed_per_crash) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=refuse\nAction=reject\n", "IdleExit=0\n");
+        server_start(&rs, &e);
+
+        const int crashes = 40;
+        uint64_t start = now_monotonic_usec();
+        atomic_store(&fd_listings, 0);
+        for (int i = 0; i < crashes; i++) {
+                _cleanup_close_ int fd = crash_connect(&rs);
+                CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+                CHECK(ack.mask & COREDUMP_REJECT);
+                fk_send_mark(fd, COREDUMP_MARK_REQACK);
+                CHECK(shutdown(fd, SHUT_WR) == 0);
+                CHECK(fk_wait_eof(fd, 10000) >= 0);
+        }
+        CHECK(wait_records(&e, crashes, 10000));
+        uint64_t elapsed = now_monotonic_usec() - start;
+        unsigned listings = atomic_load(&fd_listings);
+        printf("# %d crashes in %" PRIu64 " ms: /proc/self/fd listed %u times\n", crashes, elapsed / 1000, listings);
+        CHECK_INT(listings, >=, 1);
+        CHECK_INT(listings, <=, 2 + elapsed / (250 * 1000));
+        CHECK_INT(listings, <, (unsigned) crashes); /* it was 2 per crash */
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, crashes);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 TEST(idle_exit) {
         struct test_env e;
         struct running_server rs = {};
@@ -863,6 +914,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(late_and_missing_requests_wait_on_the_loop),
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(signature_counts_saved_by_the_loop),
+        TEST_ENTRY(fds_counted_not_listed_per_crash),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
         TEST_ENTRY(reload_reads_the_configuration),

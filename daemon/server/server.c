@@ -17,6 +17,7 @@
 #include "server/workers.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/timestamp.h"
 
 static struct policy *server_policy_acquire(void *userdata) {
         struct server *s = userdata;
@@ -226,35 +227,52 @@ static void pause_listening(struct server *s, int err) {
 #define FD_RESERVE_BASE 16
 #define FD_RESERVE_PER_SLOT 8
 
-/* File descriptors this process may still open (0 if it cannot even look). */
-static unsigned fds_left(void) {
-        struct rlimit rl;
-        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-                return 0;
+/* The counted fds stand, with FD_RESERVE_PER_SLOT more for each crash accepted since, for at most
+ * this long: listing /proc/self/fd before every accept() was a good part of a crash loop's repeat
+ * under emulation (twice per crash), and what the daemon opens itself is in the reserve anyway. */
+#define FDS_COUNT_MAX_AGE_USEC (250 * 1000ULL)
+
+/* The fds this process has open (/proc/self/fd), or -errno. */
+static int fds_count(void) {
         DIR *d = opendir("/proc/self/fd");
         if (!d)
-                return errno == ENOENT ? UINT_MAX : 0; /* no /proc: accept() alone tells */
-        unsigned open_fds = 0;
+                return -errno;
+        int open_fds = 0;
         struct dirent *de;
         while ((de = readdir(d)))
                 if (de->d_name[0] != '.')
                         open_fds++;
         closedir(d); /* its own fd was counted: it is given back */
-        if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > UINT_MAX)
-                return UINT_MAX;
-        return (unsigned) rl.rlim_cur > open_fds - 1 ? (unsigned) rl.rlim_cur - (open_fds - 1) : 0;
+        return open_fds - 1;
 }
 
 /* Fewer fds left than a crash and those running need: accept() would still succeed, with the
- * last fd, and the crash would then be lost without a record (no pidfd). Leave it in the backlog. */
-static bool fds_short(const struct server *s) {
+ * last fd, and the crash would then be lost without a record (no pidfd). Leave it in the backlog.
+ * An estimate from the last count (FDS_COUNT_MAX_AGE_USEC) may only say there are enough: fewer
+ * are counted again before they are believed. */
+static bool fds_short(struct server *s) {
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
                 return false;
-        uint64_t reserve = FD_RESERVE_BASE + (uint64_t) FD_RESERVE_PER_SLOT * s->config->max_concurrent;
-        if (rl.rlim_cur != RLIM_INFINITY)
-                reserve = MIN(reserve, (uint64_t) rl.rlim_cur / 2); /* a low limit still serves crashes */
-        return fds_left() < reserve;
+        if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > UINT_MAX)
+                return false;
+        uint64_t limit = rl.rlim_cur;
+        uint64_t reserve = MIN(FD_RESERVE_BASE + (uint64_t) FD_RESERVE_PER_SLOT * s->config->max_concurrent,
+                               limit / 2); /* a low limit still serves crashes */
+
+        uint64_t now = now_monotonic_usec();
+        if (s->fds_counted_usec > 0 && now - s->fds_counted_usec < FDS_COUNT_MAX_AGE_USEC) {
+                uint64_t estimate = s->fds_counted + (uint64_t) FD_RESERVE_PER_SLOT * s->fds_accepted_since;
+                if (limit > estimate && limit - estimate >= reserve)
+                        return false;
+        }
+        int open_fds = fds_count();
+        if (open_fds < 0)
+                return open_fds != -ENOENT; /* no /proc: accept() alone tells; else it cannot even look */
+        s->fds_counted = (unsigned) open_fds;
+        s->fds_counted_usec = now;
+        s->fds_accepted_since = 0;
+        return limit <= (uint64_t) open_fds || limit - (uint64_t) open_fds < reserve;
 }
 
 static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -279,6 +297,7 @@ static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *us
                         break;
                 }
                 s->n_accepted++;
+                s->fds_accepted_since++;
                 workers_start(s->workers, cfd);
         }
 

@@ -47,6 +47,12 @@ struct server {
 
         struct workers *workers;
         unsigned long long n_accepted;
+
+        /* fds_short(): the open fds as last counted (/proc/self/fd) and the connections accepted
+         * since; counted again when that is FDS_COUNT_MAX_AGE_USEC old or leaves too few. */
+        unsigned fds_counted;
+        uint64_t fds_counted_usec;      /* CLOCK_MONOTONIC; 0: never */
+        unsigned fds_accepted_since;
 };
 
 /* How long compression waits at most for a released task's teardown (crash/steps.c). */
