@@ -2875,6 +2875,29 @@ TEST(core_writer_splices_or_copies) {
         CHECK_INT((uint64_t) st.st_blocks * 512, <=, size - 2 * chunk + 4096); /* the zeros are a hole */
         close(fd);
 
+        /* Zero runs across the punch's windows (4 MiB): 10 MiB of data but 3..9 MiB zero. */
+        _cleanup_free_ char *big = NULL;
+        CHECK(asprintf(&big, "%s/big", t) > 0);
+        fd = open(big, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        const size_t mib = 1 << 20;
+        uint8_t *page = calloc(1, mib);
+        CHECK(page);
+        for (size_t m = 0; m < 10; m++) {
+                memset(page, m >= 3 && m < 9 ? 0 : 0x5a, mib);
+                CHECK(pwrite(fd, page, mib, (off_t) (m * mib)) == (ssize_t) mib);
+        }
+        CHECK_OK(core_file_punch_zeros(fd, 10 * mib));
+        CHECK(fstat(fd, &st) == 0);
+        CHECK_INT((uint64_t) st.st_blocks * 512, <=, 4 * mib + 8192);
+        CHECK_INT((uint64_t) st.st_blocks * 512, >=, 4 * mib);
+        for (size_t m = 0; m < 10; m++) {
+                CHECK(pread(fd, page, mib, (off_t) (m * mib)) == (ssize_t) mib);
+                CHECK(page[0] == (m >= 3 && m < 9 ? 0 : 0x5a) && page[mib - 1] == page[0]);
+        }
+        free(page);
+        close(fd);
+
         /* O_APPEND: every write lands at the end, so the copy's data has no zero block. */
         for (size_t i = chunk; i < 3 * chunk; i++)
                 data[i] = (uint8_t) (i * 3 + 2);

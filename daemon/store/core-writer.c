@@ -80,8 +80,9 @@ static int plain_write(struct core_writer *w, const uint8_t *p, size_t n) {
         return run_size > 0 ? pwrite_full(w->fd, run, run_size, run_offset) : 0;
 }
 
-/* The window of the file mapped at a time: the page tables of at most this much at once. */
-#define PUNCH_WINDOW (64ULL << 20)
+/* The window of the file mapped at a time: at most this much of the core's page cache counts to the
+ * daemon's resident memory at once (a 64 MiB window showed as 64 MiB more VmHWM). */
+#define PUNCH_WINDOW (4ULL << 20)
 
 int core_file_punch_zeros(int fd, uint64_t size) {
         uint64_t end = size - size % CORE_HOLE_BLOCK;

@@ -35,7 +35,7 @@ int core_writer_write(struct core_writer *w, const void *data, size_t size);
  * Returns the bytes moved (0: the pipe's writer is gone) or -errno. */
 long core_writer_splice(struct core_writer *w, int pipe_fd, size_t size);
 /* Punches out the runs of whole zero blocks of the plain file fd's first size bytes, looking at them
- * in the file's own pages (mapped read-only, a window at a time: no copy), so that a spliced core
+ * in the file's own pages (mapped read-only, 4 MiB at a time: no copy), so that a spliced core
  * is as sparse as a written one. -EOPNOTSUPP: the file system cannot punch holes. */
 int core_file_punch_zeros(int fd, uint64_t size);
 /* Flushes the compressor, or sets the length of a plain file (a trailing hole). */
