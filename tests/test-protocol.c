@@ -84,9 +84,14 @@ struct sync_seen {
 };
 static struct sync_seen syncs_seen[64];
 static atomic_uint n_syncs_seen;
+static atomic_bool syncs_fail; /* a disk that fails: every fdatasync() EIO */
 
 int fdatasync(int fd) {
         struct stat st;
+        if (atomic_load(&syncs_fail)) {
+                errno = EIO;
+                return -1;
+        }
         if (fstat(fd, &st) == 0) {
                 unsigned i = atomic_fetch_add(&n_syncs_seen, 1);
                 if (i < ELEMENTSOF(syncs_seen))
@@ -197,6 +202,31 @@ static void store_and_compare(const char *config, size_t size, bool expect_holes
         CHECK(n > 0);
         CHECK_INT(atoi(value), ==, e.sleeper);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
+        test_env_done(&e);
+}
+
+/* A core that cannot be put on disk after its task's release is not kept: the record says why (the
+ * sync is the last step before it), and no file is left in the store. */
+TEST(core_not_synced_not_kept) {
+        struct test_env e;
+        struct connection_run run;
+        test_env_init(&e, NULL, "Compress=none\n");
+        _cleanup_free_ uint8_t *core = fake_core_new(65536, 65536);
+        atomic_store(&syncs_fail, true);
+        connection_run_start(&run, &e.env);
+        struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_stream(run.kernel_fd, core, 65536), ==, 65536);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+        atomic_store(&syncs_fail, false);
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        check_field(&e, 0, "COREDUMPD_RESULT", "failed");
+        check_field(&e, 0, "COREDUMP_FILENAME", NULL);
+        _cleanup_free_ char *error = record_capture_field(&e.records, 0, "COREDUMPD_ERROR");
+        CHECK(error && strstr(error, "cannot sync the core") && strstr(error, "not kept"));
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
         test_env_done(&e);
 }
 
@@ -1865,6 +1895,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(kernel_zstd_roundtrip),
         TEST_ENTRY(kernel_plain_with_holes_roundtrip),
         TEST_ENTRY(kernel_zstd_interrupted_keeps_plain),
+        TEST_ENTRY(core_not_synced_not_kept),
         TEST_ENTRY(userspace_action_left_to_userspace),
         TEST_ENTRY(userspace_action_writes_own_core),
         TEST_ENTRY(reject_action_writes_nothing),

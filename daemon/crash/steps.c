@@ -443,8 +443,8 @@ void step_keep(const struct crash_env *env, struct crash *c) {
          * were never seen); then it goes on disk before its record says it is there: a core stored
          * while the task waited was linked unsynced (unless its compressed form replaced it, synced
          * before its link). */
-        if (env->store && c->stored.compression == COMPRESSION_NONE)
-                store_punch(env->store, &c->stored, c->tag);
+        if (env->store)
+                store_punch(env->store, &c->stored, c->tag); /* only a spliced core still plain is pending */
         char reason[sizeof c->error] = "";
         int r = env->store ? store_sync(env->store, &c->stored, reason, sizeof reason) : 0;
         if (r < 0) {

@@ -74,7 +74,6 @@ struct workers {
         uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
 };
 
-
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
 static struct worker *worker_new(struct workers *ws, int fd) {
@@ -134,7 +133,8 @@ static void worker_reap(struct workers *ws, struct worker *w) {
         /* What the crashes' threads freed goes back to the system once the last one is done
          * (workers_trim_due(), from the server's housekeeping). */
         if (thread && ws->n[WORKER_THREAD] == 0)
-                ws->trim_pending = true;}
+                ws->trim_pending = true;
+}
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
