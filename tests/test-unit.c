@@ -2464,15 +2464,16 @@ TEST(store_limits_change_as_one_set) {
         config_done(&f.b);
 }
 
-/* A core the task waited on is linked before it is synced: store_sync() puts it on disk and says so
- * once; a core that went before it could be synced is not left behind (nor named as kept). */
+/* A core the task waited on is linked before it is synced: store_settle() puts it on disk and says
+ * so once; a spliced core's zero blocks become holes in the same open; a core that went before it
+ * could be synced is not left behind (nor named as kept). */
 static int write_bytes(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
         (void) userdata, (void) reason, (void) reason_size;
         *ret_truncated = false;
         return core_writer_write(w, "core bytes", 10);
 }
 
-TEST(store_sync_after_the_link) {
+TEST(store_settle_after_the_link) {
         _cleanup_free_ char *dir = tmpdir_new();
         struct config c;
         config_init_defaults(&c);
@@ -2485,12 +2486,29 @@ TEST(store_sync_after_the_link) {
         CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
         CHECK(sc.sync_pending);
         CHECK(faccessat(st->dir_fd, "core.later", F_OK, 0) == 0); /* linked already */
-        CHECK_OK(store_sync(st, &sc, reason, sizeof reason));
+        CHECK_OK(store_settle(st, &sc, "test", reason, sizeof reason));
         CHECK(!sc.sync_pending);
-        CHECK_OK(store_sync(st, &sc, reason, sizeof reason)); /* nothing left to do */
+        CHECK_OK(store_settle(st, &sc, "test", reason, sizeof reason)); /* nothing left to do */
         stored_core_done(&sc);
 
-        t.name = "core.now", t.sync_later = false;
+        /* Spliced in unseen (here: zeros written as data, then marked so): holes after it, and synced. */
+        t.name = "core.spliced", t.max_size = 4 << 20;
+        CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
+        {
+                _cleanup_close_ int fd = openat(st->dir_fd, "core.spliced", O_WRONLY | O_CLOEXEC);
+                _cleanup_free_ char *zeros = calloc(1, 2 << 20);
+                CHECK(fd >= 0 && zeros);
+                CHECK(pwrite(fd, zeros, 2 << 20, 1 << 20) == 2 << 20);
+                struct stat before;
+                CHECK(fstat(fd, &before) == 0 && before.st_blocks * 512 >= 2 << 20);
+        }
+        sc.size = 3 << 20, sc.punch_pending = true;
+        CHECK_OK(store_settle(st, &sc, "test", reason, sizeof reason));
+        CHECK(!sc.punch_pending && !sc.sync_pending);
+        CHECK(sc.disk_size < 1 << 20); /* the 2 MiB of zeros are holes (the store is a tmpfs or ext4) */
+        stored_core_done(&sc);
+
+        t.name = "core.now", t.sync_later = false, t.max_size = 4096;
         CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
         CHECK(!sc.sync_pending); /* synced before its link */
         stored_core_done(&sc);
@@ -2499,7 +2517,7 @@ TEST(store_sync_after_the_link) {
         t.name = "core.lost", t.sync_later = true;
         CHECK_OK(store_core_generated(st, &t, write_bytes, NULL, &sc, reason, sizeof reason));
         CHECK(unlinkat(st->dir_fd, "core.lost", 0) == 0);
-        CHECK(store_sync(st, &sc, reason, sizeof reason) == -ENOENT);
+        CHECK(store_settle(st, &sc, "test", reason, sizeof reason) == -ENOENT);
         CHECK(strstr(reason, "cannot sync the core"));
         CHECK(faccessat(st->dir_fd, "core.lost", F_OK, 0) < 0 && errno == ENOENT);
         stored_core_done(&sc);
@@ -3006,7 +3024,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_limits_change_as_one_set),
-        TEST_ENTRY(store_sync_after_the_link),
+        TEST_ENTRY(store_settle_after_the_link),
         TEST_ENTRY(store_reservations_bound_cores_in_flight),
         TEST_ENTRY(store_attachment_names),
 };

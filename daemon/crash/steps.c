@@ -443,10 +443,8 @@ void step_keep(const struct crash_env *env, struct crash *c) {
          * were never seen); then it goes on disk before its record says it is there: a core stored
          * while the task waited was linked unsynced (unless its compressed form replaced it, synced
          * before its link). */
-        if (env->store)
-                store_punch(env->store, &c->stored, c->tag); /* only a spliced core still plain is pending */
         char reason[sizeof c->error] = "";
-        int r = env->store ? store_sync(env->store, &c->stored, reason, sizeof reason) : 0;
+        int r = env->store ? store_settle(env->store, &c->stored, c->tag, reason, sizeof reason) : 0;
         if (r < 0) {
                 (void) crash_fail(c, r, "%s; the core is not kept", reason);
                 stored_core_done(&c->stored);

@@ -254,11 +254,25 @@ int store_core_generated(struct store *s, const struct store_target *t, store_ge
         return 0;
 }
 
-int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reason_size) {
+int store_settle(struct store *s, struct stored_core *c, const char *tag, char *reason, size_t reason_size) {
+        if (!c->punch_pending && !c->sync_pending)
+                return 0;
+        _cleanup_close_ int fd = openat(s->dir_fd, c->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        int r = fd < 0 ? negative_errno() : 0;
+        if (c->punch_pending && (r >= 0 || !c->sync_pending)) { /* else the sync's failure says why */
+                int p = r < 0 ? r : core_file_punch_zeros(fd, c->size);
+                struct stat st;
+                if (p < 0)
+                        log_crash_errno(tag, p == -EOPNOTSUPP ? LOG_DEBUG : LOG_NOTICE, p,
+                                        "The zero blocks of %s stay data: cannot punch holes: %m", c->path);
+                else if (fstat(fd, &st) >= 0)
+                        c->disk_size = (uint64_t) st.st_blocks * 512;
+        }
+        c->punch_pending = false;
         if (!c->sync_pending)
                 return 0;
-        _cleanup_close_ int fd = openat(s->dir_fd, c->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        int r = fd < 0 || fdatasync(fd) < 0 ? negative_errno() : 0;
+        if (r >= 0 && fdatasync(fd) < 0)
+                r = negative_errno();
         if (r < 0) {
                 snprintf(reason, reason_size, "cannot sync the core: %s", strerror(-r));
                 if (unlinkat(s->dir_fd, c->name, 0) < 0 && errno != ENOENT)
@@ -267,20 +281,4 @@ int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reas
         }
         c->sync_pending = false;
         return 0;
-}
-
-void store_punch(struct store *s, struct stored_core *c, const char *tag) {
-        if (!c->punch_pending)
-                return;
-        c->punch_pending = false;
-        _cleanup_close_ int fd = openat(s->dir_fd, c->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-        int r = fd < 0 ? negative_errno() : core_file_punch_zeros(fd, c->size);
-        if (r < 0) {
-                log_crash_errno(tag, r == -EOPNOTSUPP ? LOG_DEBUG : LOG_NOTICE, r,
-                                "The zero blocks of %s stay data: cannot punch holes: %m", c->path);
-                return;
-        }
-        struct stat st;
-        if (fstat(fd, &st) >= 0)
-                c->disk_size = (uint64_t) st.st_blocks * 512;
 }

@@ -70,8 +70,8 @@ struct stored_core {
         uint64_t size;          /* uncompressed bytes kept */
         uint64_t disk_size;     /* bytes allocated on disk */
         bool truncated;         /* the core was cut at the size limit */
-        bool sync_pending;      /* linked, not yet on disk: store_sync() before it is recorded */
-        bool punch_pending;     /* spliced in unseen: its zero blocks are data until store_punch() */
+        bool sync_pending;      /* linked, not yet on disk: store_settle() before it is recorded */
+        bool punch_pending;     /* spliced in unseen: its zero blocks are data until store_settle() */
         uint64_t linked_usec;   /* CLOCK_REALTIME when it first appeared in the store */
         enum compression compression;
 };
@@ -97,7 +97,7 @@ struct store_target {
         uint64_t max_size;              /* uncompressed bytes kept at most; more is cut (truncated) */
         enum compression compress;
         const char *tag;                /* crash tag for log lines of what does not fail the store */
-        /* The task waits on this core: its fdatasync() is left to store_sync(), after the release
+        /* The task waits on this core: its fdatasync() is left to store_settle(), after the release
          * (a plain core that is compressed next is never synced: its compressed form is). */
         bool sync_later;
 };
@@ -138,14 +138,13 @@ int store_generate_killable(struct core_writer *w, store_generate_fn generate, v
  * store_interrupt(). */
 int store_compress(struct store *s, struct stored_core *plain, const struct store_target *t, char *reason,
                    size_t reason_size);
-/* Makes the zero blocks of a spliced plain core holes (core_file_punch_zeros()), after its task's
- * release: a core compressed next never needs it. A failure leaves them data (said in the log
- * with tag, but for a file system that has no holes); the core stays as it is either way. */
-void store_punch(struct store *s, struct stored_core *c, const char *tag);
-/* Puts a core stored with sync_later on disk (fdatasync()), so that its record never names a core a
- * power loss could take; nothing to do for any other. Negative: the core is removed (it is not
- * kept, as if its store had failed) and why is in reason. */
-int store_sync(struct store *s, struct stored_core *c, char *reason, size_t reason_size);
+/* Settles a core after its task's release, opening it once: a spliced plain core's zero blocks
+ * become holes (core_file_punch_zeros(); a failure leaves them data, said in the log with tag but
+ * for a file system that has no holes), then a core stored with sync_later goes on disk
+ * (fdatasync()), so that its record never names a core a power loss could take. A core compressed
+ * next needs neither (its compressed form replaced it, synced before its link). Negative: the core
+ * could not be synced and is removed (not kept, as if its store had failed); why is in reason. */
+int store_settle(struct store *s, struct stored_core *c, const char *tag, char *reason, size_t reason_size);
 /* Makes background work (store_compress()) stop early, keeping what it started from. */
 void store_interrupt(struct store *s);
 
