@@ -624,6 +624,36 @@ TEST(proc_parsers) {
         CHECK_INT(m.mappings[0].dev_minor, ==, 1);
         proc_maps_done(&m);
         CHECK_INT(proc_maps_parse("nonsense\n", &m), ==, -EINVAL);
+        /* Parsed in place: a field missing, out of range or not the kernel's is a malformed line. */
+        CHECK_INT(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("00400000 r-xp 00000000 08:01 1 /a\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("00401000-00400000 r-xp 00000000 08:01 1 /a\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("10000000000000000-10000000000000001 r-xp 0 08:01 1 /a\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("00400000-00401000 r-xp 00000000 100000000:01 1 /a\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("00400000-00401000 r-xp -1 08:01 1 /a\n", &m), ==, -EINVAL);
+        CHECK_INT(proc_maps_parse("00400000-00401000 r-x\n", &m), ==, -EINVAL);
+        /* Lines beyond the first room (16, 32, …), the last without its newline, blanks kept. */
+        {
+                _cleanup_free_ char *text = NULL;
+                size_t size = 0;
+                FILE *f = open_memstream(&text, &size);
+                CHECK(f);
+                for (unsigned i = 0; i < 40; i++)
+                        fprintf(f, "%x000-%x000 r--p %08x fd:0%u %u%s%s", 0x100 + 2 * i, 0x101 + 2 * i, i * 0x1000, i % 8,
+                                1000 + i, i % 2 ? "                    /lib/l ib.so" : "", i < 39 ? "\n" : "");
+                CHECK(fclose(f) == 0);
+                CHECK_OK(proc_maps_parse(text, &m));
+                CHECK_INT(m.n, ==, 40);
+                CHECK_INT(m.mappings[39].start, ==, 0x14e000);
+                CHECK_INT(m.mappings[39].offset, ==, 39 * 0x1000);
+                CHECK_INT(m.mappings[39].dev_major, ==, 0xfd);
+                CHECK_INT(m.mappings[39].dev_minor, ==, 7);
+                CHECK_INT(m.mappings[39].inode, ==, 1039);
+                CHECK_STR(m.mappings[39].path, "/lib/l ib.so");
+                CHECK(!m.mappings[38].path);
+                CHECK(proc_maps_find(&m, 0x120800) == &m.mappings[16]);
+                proc_maps_done(&m);
+        }
 
         /* Files on file systems a server answers for are marked; local files and anonymous memory
          * on the same device numbers are not. */

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <unistd.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,35 +21,76 @@ void proc_maps_done(struct proc_maps *m) {
         *m = (struct proc_maps) {};
 }
 
-/* "start-end perms offset dev inode [path]" */
-static int parse_line(const char *line, size_t len, struct proc_mapping *ret) {
-        _cleanup_free_ char *copy = strndup(line, len);
-        unsigned long long start, end, offset, inode;
-        unsigned major, minor;
-        char perms[8];
-        int path_at = -1;
+/* A number of the kernel's own writing at *p (before end): digits of base 16 or 10, at least one,
+ * without sign or prefix, and no more than fit; *p moves past them. */
+static bool take_number(const char **p, const char *end, unsigned base, unsigned long long *ret) {
+        unsigned long long v = 0;
+        const char *q = *p;
 
-        if (!copy)
-                return -ENOMEM;
-        if (sscanf(copy, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &major, &minor, &inode,
-                   &path_at) < 7 ||
-            strlen(perms) != 4 || end < start)
+        for (; q < end; q++) {
+                unsigned d;
+                if (*q >= '0' && *q <= '9')
+                        d = (unsigned) (*q - '0');
+                else if (base == 16 && *q >= 'a' && *q <= 'f')
+                        d = (unsigned) (*q - 'a' + 10);
+                else if (base == 16 && *q >= 'A' && *q <= 'F')
+                        d = (unsigned) (*q - 'A' + 10);
+                else
+                        break;
+                if (v > (ULLONG_MAX - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        if (q == *p)
+                return false;
+        *p = q;
+        *ret = v;
+        return true;
+}
+
+/* One character c at *p, then (spaces) any more blanks. */
+static bool take_separator(const char **p, const char *end, char c, bool spaces) {
+        if (*p >= end || **p != c)
+                return false;
+        (*p)++;
+        while (spaces && *p < end && **p == ' ')
+                (*p)++;
+        return true;
+}
+
+/* "start-end perms offset major:minor inode [path]": parsed in place, per line of a crash loop's
+ * every crash (no copy of the line, no scanf). The path is the rest of the line after the blanks. */
+static int parse_line(const char *line, size_t len, struct proc_mapping *ret) {
+        const char *p = line, *end = line + len;
+        unsigned long long start, end_addr, offset, major, minor, inode;
+
+        if (!take_number(&p, end, 16, &start) || !take_separator(&p, end, '-', false) ||
+            !take_number(&p, end, 16, &end_addr) || !take_separator(&p, end, ' ', true) || end - p < 4)
+                return -EINVAL;
+        const char *perms = p;
+        p += 4;
+        if (!take_separator(&p, end, ' ', true) || !take_number(&p, end, 16, &offset) ||
+            !take_separator(&p, end, ' ', true) || !take_number(&p, end, 16, &major) ||
+            !take_separator(&p, end, ':', false) || !take_number(&p, end, 16, &minor) ||
+            !take_separator(&p, end, ' ', true) || !take_number(&p, end, 10, &inode) ||
+            (p < end && !take_separator(&p, end, ' ', true)) || end_addr < start || major > UINT_MAX ||
+            minor > UINT_MAX)
                 return -EINVAL;
 
         *ret = (struct proc_mapping) {
                 .start = start,
-                .end = end,
+                .end = end_addr,
                 .offset = offset,
                 .read = perms[0] == 'r',
                 .write = perms[1] == 'w',
                 .exec = perms[2] == 'x',
                 .shared = perms[3] == 's',
                 .inode = inode,
-                .dev_major = major,
-                .dev_minor = minor,
+                .dev_major = (unsigned) major,
+                .dev_minor = (unsigned) minor,
         };
-        if (path_at > 0 && copy[path_at]) {
-                ret->path = strdup(copy + path_at);
+        if (p < end) {
+                ret->path = strndup(p, (size_t) (end - p));
                 if (!ret->path)
                         return -ENOMEM;
         }
@@ -72,11 +115,18 @@ static int for_each_line(const char *text, int (*fn)(const char *line, size_t le
 
 static int add_maps_line(const char *line, size_t len, void *userdata) {
         struct proc_maps *m = userdata;
-        struct proc_mapping *grown = realloc(m->mappings, (m->n + 1) * sizeof *grown);
 
-        if (!grown)
-                return -ENOMEM;
-        m->mappings = grown;
+        /* Room doubles (a power of two from 16): no realloc() per line. */
+        if (m->n >= 16 && (m->n & (m->n - 1)) == 0) {
+                struct proc_mapping *grown = reallocarray(m->mappings, m->n * 2, sizeof *grown);
+                if (!grown)
+                        return -ENOMEM;
+                m->mappings = grown;
+        } else if (!m->mappings) {
+                m->mappings = malloc(16 * sizeof *m->mappings);
+                if (!m->mappings)
+                        return -ENOMEM;
+        }
         int r = parse_line(line, len, &m->mappings[m->n]);
         if (r < 0)
                 return r;
