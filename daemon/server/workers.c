@@ -3,16 +3,19 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/fatal.h"
 #include "server/workers.h"
 #include "shared/parse.h"
+#include "shared/timestamp.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 
@@ -20,6 +23,12 @@
 #define LOOP_RECV_TIMEOUT_USEC 250000
 /* UIDs below this are root and system users: they may use the reserved slots. */
 #define SYSTEM_UID_MAX 999
+/* A crash's thread, its steps done, waits this long for the next crash to keep before it ends
+ * (THREADS_PARKED_MAX of them at most): a crash loop's every repeat would otherwise pay a thread's
+ * start and end on its way to the ack — clone3(), the signal stack, the stack's madvise() at the
+ * exit, which under a TLB flush of every CPU is the dearest of them on a small VM. */
+#define THREADS_PARKED_MAX 2
+#define THREAD_PARKED_USEC (30 * USEC_PER_SEC)
 
 enum worker_kind {
         WORKER_LOOP,            /* on the loop: the request read, the policy applied; a REJECT (by
@@ -48,8 +57,8 @@ struct worker {
         struct worker *next;
 
         /* WORKER_THREAD */
-        pthread_t thread;
-        atomic_bool finished;
+        atomic_bool finished;           /* its steps are done; set under pool_lock */
+        struct worker *handed_next;     /* handed to a parked thread, not taken yet */
 
         /* WORKER_LOOP */
         enum loop_state state;
@@ -72,6 +81,14 @@ struct workers {
         unsigned n[_WORKER_KIND_MAX];
         bool trim_pending;              /* the last crash thread ended since the last trim */
         uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
+
+        /* The crashes' threads (detached): running one's steps, or parked for the next. */
+        pthread_mutex_t pool_lock;
+        pthread_cond_t pool_work;       /* to the parked: a crash handed over, or stop */
+        pthread_cond_t pool_done;       /* from the threads: a crash's steps done, a thread ended */
+        struct worker *handed, **handed_tail;
+        unsigned handed_n, parked, alive;
+        bool pool_ready, stopping;
 };
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
@@ -127,8 +144,12 @@ static void worker_reap(struct workers *ws, struct worker *w) {
         bool thread = w->kind == WORKER_THREAD;
 
         worker_unlink(ws, w);
-        if (thread)
-                pthread_join(w->thread, NULL);
+        if (thread) { /* its thread may still be on its way out of the steps (an early exit) */
+                pthread_mutex_lock(&ws->pool_lock);
+                while (!atomic_load(&w->finished))
+                        pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
+                pthread_mutex_unlock(&ws->pool_lock);
+        }
         worker_free(w);
         /* What the crashes' threads freed goes back to the system once the last one is done
          * (workers_trim_due(), from the server's housekeeping). */
@@ -238,16 +259,84 @@ static bool may_run(const struct workers *ws, uid_t uid) {
 
 /* ---- thread workers -------------------------------------------------------------------------- */
 
+/* Waits, parked, for a crash handed over (pool_lock held): NULL when none came in time, or on stop. */
+static struct worker *thread_park(struct workers *ws) {
+        if (ws->stopping || ws->parked >= THREADS_PARKED_MAX)
+                return NULL;
+        uint64_t until = now_monotonic_usec() + THREAD_PARKED_USEC;
+        struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC),
+                               .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
+        ws->parked++;
+        while (!ws->handed && !ws->stopping)
+                if (pthread_cond_timedwait(&ws->pool_work, &ws->pool_lock, &ts) == ETIMEDOUT)
+                        break;
+        ws->parked--;
+        struct worker *w = ws->handed; /* one handed over as it timed out is still taken */
+        if (w) {
+                ws->handed = w->handed_next;
+                if (!ws->handed)
+                        ws->handed_tail = &ws->handed;
+                ws->handed_n--;
+        }
+        return w;
+}
+
 static void *thread_main(void *userdata) {
         struct worker *w = userdata;
+        struct workers *ws = w->workers;
         uint64_t one = 1;
         void *alt_stack = fatal_signals_thread_init();
 
-        crash_continue(w->workers->env, &w->conn, &w->crash);
+        while (w) {
+                crash_continue(ws->env, &w->conn, &w->crash);
+                pthread_mutex_lock(&ws->pool_lock);
+                atomic_store(&w->finished, true); /* w is the loop's to free from here on */
+                pthread_cond_broadcast(&ws->pool_done);
+                pthread_mutex_unlock(&ws->pool_lock);
+                (void) !write(ws->wake_fd, &one, sizeof one);
+
+                pthread_mutex_lock(&ws->pool_lock);
+                w = thread_park(ws);
+                if (!w) {
+                        ws->alive--;
+                        pthread_cond_broadcast(&ws->pool_done);
+                }
+                pthread_mutex_unlock(&ws->pool_lock); /* not ws again: it may be freed from here on */
+        }
         fatal_signals_thread_done(alt_stack);
-        atomic_store(&w->finished, true);
-        (void) !write(w->workers->wake_fd, &one, sizeof one);
         return NULL;
+}
+
+/* A parked thread takes w, else a new one starts with it. */
+static int thread_run(struct workers *ws, struct worker *w) {
+        pthread_mutex_lock(&ws->pool_lock);
+        if (ws->parked > ws->handed_n) {
+                w->handed_next = NULL;
+                *ws->handed_tail = w;
+                ws->handed_tail = &w->handed_next;
+                ws->handed_n++;
+                pthread_cond_signal(&ws->pool_work);
+                pthread_mutex_unlock(&ws->pool_lock);
+                return 0;
+        }
+        ws->alive++;
+        pthread_mutex_unlock(&ws->pool_lock);
+
+        pthread_attr_t attr;
+        pthread_t thread;
+        int r = pthread_attr_init(&attr);
+        if (r == 0) {
+                r = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                if (r == 0)
+                        r = pthread_create(&thread, &attr, thread_main, w);
+                pthread_attr_destroy(&attr);
+        }
+        if (r != 0) {
+                pthread_mutex_lock(&ws->pool_lock);
+                ws->alive--;
+                pthread_mutex_unlock(&ws->pool_lock);
+        }
+        return -r;
 }
 
 /* From the worker's thread: its task is released, its slot is free for a queued crash. */
@@ -264,8 +353,8 @@ static int thread_start(struct workers *ws, struct worker *w) {
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
 
-        r = pthread_create(&w->thread, NULL, thread_main, w);
-        if (r != 0)
+        r = thread_run(ws, w);
+        if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot start a worker thread: %m");
         worker_link(ws, w, WORKER_THREAD);
         return 0;
@@ -607,6 +696,16 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
                 .wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
         };
         ws->queue_tail = &ws->queue;
+        ws->handed_tail = &ws->handed;
+        pthread_condattr_t cattr;
+        if (pthread_condattr_init(&cattr) != 0 || pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC) != 0 ||
+            pthread_mutex_init(&ws->pool_lock, NULL) != 0 || pthread_cond_init(&ws->pool_work, &cattr) != 0 ||
+            pthread_cond_init(&ws->pool_done, NULL) != 0) {
+                r = log_error_errno(ENOMEM, "Cannot set up the worker threads: %m");
+                goto fail;
+        }
+        pthread_condattr_destroy(&cattr);
+        ws->pool_ready = true;
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
                 goto fail;
@@ -635,6 +734,18 @@ struct workers *workers_free(struct workers *ws) {
                 worker_reap(ws, ws->list);
         while (ws->queue)
                 worker_reap(ws, ws->queue);
+        /* The parked threads end; none runs a crash any more. */
+        if (ws->pool_ready) {
+                pthread_mutex_lock(&ws->pool_lock);
+                ws->stopping = true;
+                pthread_cond_broadcast(&ws->pool_work);
+                while (ws->alive > 0)
+                        pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
+                pthread_mutex_unlock(&ws->pool_lock);
+                pthread_cond_destroy(&ws->pool_work);
+                pthread_cond_destroy(&ws->pool_done);
+                pthread_mutex_destroy(&ws->pool_lock);
+        }
 
         sd_event_source_disable_unref(ws->wake_source);
         safe_close(ws->wake_fd);
