@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -795,6 +797,57 @@ TEST(fds_counted_not_listed_per_crash) {
         test_env_done(&e);
 }
 
+/* pthread_create() as the server's code in this binary calls it, passed on to libc's, counted. */
+static atomic_uint threads_started;
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+        static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+        if (!real)
+                real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) dlsym(RTLD_NEXT, "pthread_create");
+        atomic_fetch_add(&threads_started, 1);
+        return real(thread, attr, start, arg);
+}
+
+/* A crash loop's repeats each go to a thread (their site key reads the task's memory), but not to a
+ * new one: a thread done with a crash waits for the next (it was a thread's start and end per
+ * crash). */
+TEST(crash_threads_kept_for_the_next) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=1\nOnRepeat=reject\n", "IdleExit=0\n");
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        server_start(&rs, &e);
+
+        const int crashes = 20;
+        atomic_store(&threads_started, 0);
+        for (int i = 0; i < crashes; i++) {
+                _cleanup_close_ int fd = crash_connect(&rs);
+                CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+                if (i == 0) {
+                        crash_finish(fd);
+                        continue;
+                }
+                if (ack.mask != COREDUMP_REJECT)
+                        printf("# crash %d: ack 0x%x\n", i, (unsigned) ack.mask);
+                CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+                fk_send_mark(fd, COREDUMP_MARK_REQACK);
+                CHECK(shutdown(fd, SHUT_WR) == 0);
+                CHECK(fk_wait_eof(fd, 10000) >= 0);
+                CHECK(wait_records(&e, (unsigned) i + 1, 10000)); /* one crash at a time */
+        }
+        unsigned started = atomic_load(&threads_started);
+        printf("# %d crashes one after the other: %u thread(s) started\n", crashes, started);
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, crashes - 1);
+        CHECK_INT(started, >=, 1);
+        CHECK_INT(started, <=, 3); /* the first crash's, and one beside it at most while it compresses */
+        server_request_stop(rs.server);
+        server_join(&rs);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
 TEST(idle_exit) {
         struct test_env e;
         struct running_server rs = {};
@@ -915,6 +968,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(concurrent_crashes_all_stored),
         TEST_ENTRY(signature_counts_saved_by_the_loop),
         TEST_ENTRY(fds_counted_not_listed_per_crash),
+        TEST_ENTRY(crash_threads_kept_for_the_next),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
         TEST_ENTRY(reload_reads_the_configuration),
