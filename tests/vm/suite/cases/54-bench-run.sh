@@ -11,10 +11,12 @@
 b=/usr/lib/coredumpd-tests/bench/run
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
 # bench/run --growth on the host: crashers at once and the crash loop, in place of the rows
-# (coredumpd.bench.growth=1 with .crashers, .sizes, .loop, .loop_par, .loop_mib).
+# (coredumpd.bench.growth=1 with .crashers, .sizes, .loop, .loop_par, .loop_mib); either on the
+# scratch disk with bench/run --store disk (coredumpd.bench.store=disk).
+store=$(bench_arg store tmpfs)
 if [ "$(bench_arg growth 0)" = 1 ]; then
-	exec "$b" --growth --sizes "$(bench_arg sizes 512)" --crashers "$(bench_arg crashers 1,4,16)" \
+	exec "$b" --growth --store "$store" --sizes "$(bench_arg sizes 512)" --crashers "$(bench_arg crashers 1,4,16)" \
 		--loop "$(bench_arg loop 1000)" --loop-par "$(bench_arg loop_par 1)" --loop-mib "$(bench_arg loop_mib 0)"
 fi
-exec "$b" --sizes "$(bench_arg sizes 8)" --reps "$(bench_arg reps 1)" --reject "$(bench_arg reject 10)" \
+exec "$b" --store "$store" --sizes "$(bench_arg sizes 8)" --reps "$(bench_arg reps 1)" --reject "$(bench_arg reject 10)" \
 	--burst "$(bench_arg burst 10)"
