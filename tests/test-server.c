@@ -708,6 +708,21 @@ TEST(concurrent_crashes_all_stored) {
         test_env_done(&e);
 }
 
+/* A server whose one rule keeps the first crash of a signature and rejects its repeats. */
+static void repeater_start(struct test_env *e, struct running_server *rs) {
+        test_env_init(e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=1\nOnRepeat=reject\n", "IdleExit=0\n");
+        e->env.repeats = repeats_new(e->store->dir_fd);
+        CHECK(e->env.repeats);
+        server_start(rs, e);
+}
+
+static void repeater_stop(struct test_env *e, struct running_server *rs) {
+        server_request_stop(rs->server);
+        server_join(rs);
+        e->env.repeats = repeats_free(e->env.repeats);
+        test_env_done(e);
+}
+
 /* The signature counts are saved by the loop, off the crashes' way to their acks: the repeats of a
  * crash loop are in .signatures within a second or so of the last, the daemon still running (its
  * timer, not its stop, wrote them). */
@@ -715,10 +730,7 @@ TEST(signature_counts_saved_by_the_loop) {
         struct test_env e;
         struct running_server rs = {};
         struct coredump_ack ack;
-        test_env_init(&e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=1\nOnRepeat=reject\n", "IdleExit=0\n");
-        e.env.repeats = repeats_new(e.store->dir_fd);
-        CHECK(e.env.repeats);
-        server_start(&rs, &e);
+        repeater_start(&e, &rs);
 
         for (int i = 0; i < 6; i++) {
                 _cleanup_close_ int fd = crash_connect(&rs);
@@ -742,10 +754,7 @@ TEST(signature_counts_saved_by_the_loop) {
                         usleep(10000);
         }
         CHECK_INT(saved, ==, 6);
-        server_request_stop(rs.server);
-        server_join(&rs);
-        e.env.repeats = repeats_free(e.env.repeats);
-        test_env_done(&e);
+        repeater_stop(&e, &rs);
 }
 
 /* opendir() as the server's code in this binary calls it, passed on (as open() and fdopendir()), the
@@ -815,10 +824,7 @@ TEST(crash_threads_kept_for_the_next) {
         struct test_env e;
         struct running_server rs = {};
         struct coredump_ack ack;
-        test_env_init(&e, "[Rule]\nName=repeater\nAction=kernel\nRateLimitBurst=1\nOnRepeat=reject\n", "IdleExit=0\n");
-        e.env.repeats = repeats_new(e.store->dir_fd);
-        CHECK(e.env.repeats);
-        server_start(&rs, &e);
+        repeater_start(&e, &rs);
 
         const int crashes = 20;
         atomic_store(&threads_started, 0);
@@ -842,10 +848,7 @@ TEST(crash_threads_kept_for_the_next) {
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, crashes - 1);
         CHECK_INT(started, >=, 1);
         CHECK_INT(started, <=, 3); /* the first crash's, and one beside it at most while it compresses */
-        server_request_stop(rs.server);
-        server_join(&rs);
-        e.env.repeats = repeats_free(e.env.repeats);
-        test_env_done(&e);
+        repeater_stop(&e, &rs);
 }
 
 TEST(idle_exit) {
