@@ -851,6 +851,32 @@ TEST(crash_threads_kept_for_the_next) {
         repeater_stop(&e, &rs);
 }
 
+/* A thread that compressed a core runs at a low CPU and I/O priority it cannot raise again (nice 10,
+ * idle I/O): it takes no further crash, whose task would wait at that priority. */
+TEST(compressing_thread_takes_no_further_crash) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "IdleExit=0\n");
+        server_start(&rs, &e);
+
+        const int crashes = 3;
+        atomic_store(&threads_started, 0);
+        for (int i = 0; i < crashes; i++) {
+                _cleanup_close_ int fd = crash_connect(&rs);
+                CHECK_INT(fk_read_ack(fd, &ack, 5000), ==, 16);
+                CHECK(ack.mask & COREDUMP_KERNEL);
+                crash_finish(fd);
+                CHECK(wait_records(&e, (unsigned) i + 1, 10000));
+        }
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, crashes);
+        CHECK_INT(count_records(&e, "COREDUMPD_CORE_FORM", "zstd"), ==, crashes); /* each compressed after its release */
+        CHECK_INT(atomic_load(&threads_started), ==, (unsigned) crashes);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 TEST(idle_exit) {
         struct test_env e;
         struct running_server rs = {};
@@ -972,6 +998,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(signature_counts_saved_by_the_loop),
         TEST_ENTRY(fds_counted_not_listed_per_crash),
         TEST_ENTRY(crash_threads_kept_for_the_next),
+        TEST_ENTRY(compressing_thread_takes_no_further_crash),
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
         TEST_ENTRY(reload_reads_the_configuration),

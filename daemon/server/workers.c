@@ -14,6 +14,7 @@
 
 #include "server/fatal.h"
 #include "server/workers.h"
+#include "store/store.h"
 #include "shared/parse.h"
 #include "shared/timestamp.h"
 #include "shared/cleanup.h"
@@ -259,14 +260,12 @@ static bool may_run(const struct workers *ws, uid_t uid) {
 
 /* ---- thread workers -------------------------------------------------------------------------- */
 
-/* Waits, parked, for a crash handed over (pool_lock held): NULL when none came in time, or on stop. */
+/* Waits, parked (counted in ws->parked already), for a crash handed over (pool_lock held): NULL
+ * when none came in time, or on stop. */
 static struct worker *thread_park(struct workers *ws) {
-        if (ws->stopping || ws->parked >= THREADS_PARKED_MAX)
-                return NULL;
         uint64_t until = now_monotonic_usec() + THREAD_PARKED_USEC;
         struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC),
                                .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
-        ws->parked++;
         while (!ws->handed && !ws->stopping)
                 if (pthread_cond_timedwait(&ws->pool_work, &ws->pool_lock, &ts) == ETIMEDOUT)
                         break;
@@ -289,14 +288,22 @@ static void *thread_main(void *userdata) {
 
         while (w) {
                 crash_continue(ws->env, &w->conn, &w->crash);
+                /* A thread that compressed runs at a priority it cannot raise again: it ends. */
+                bool may_park = !store_thread_priority_lowered();
+
                 pthread_mutex_lock(&ws->pool_lock);
                 atomic_store(&w->finished, true); /* w is the loop's to free from here on */
                 pthread_cond_broadcast(&ws->pool_done);
+                /* Parked before the loop hears of the free slot, so that a queued crash it starts
+                 * next is handed to this thread rather than to a new one. */
+                bool parking = may_park && !ws->stopping && ws->parked < THREADS_PARKED_MAX;
+                if (parking)
+                        ws->parked++;
                 pthread_mutex_unlock(&ws->pool_lock);
                 (void) !write(ws->wake_fd, &one, sizeof one);
 
                 pthread_mutex_lock(&ws->pool_lock);
-                w = thread_park(ws);
+                w = parking ? thread_park(ws) : NULL;
                 if (!w) {
                         ws->alive--;
                         pthread_cond_broadcast(&ws->pool_done);
@@ -697,14 +704,21 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
         };
         ws->queue_tail = &ws->queue;
         ws->handed_tail = &ws->handed;
+        /* (Linux's pthread mutex and condition initialisers cannot fail but for their attributes.) */
         pthread_condattr_t cattr;
-        if (pthread_condattr_init(&cattr) != 0 || pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC) != 0 ||
-            pthread_mutex_init(&ws->pool_lock, NULL) != 0 || pthread_cond_init(&ws->pool_work, &cattr) != 0 ||
-            pthread_cond_init(&ws->pool_done, NULL) != 0) {
-                r = log_error_errno(ENOMEM, "Cannot set up the worker threads: %m");
+        r = pthread_condattr_init(&cattr);
+        if (r == 0) {
+                r = pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+                if (r == 0)
+                        r = pthread_cond_init(&ws->pool_work, &cattr);
+                pthread_condattr_destroy(&cattr);
+        }
+        if (r != 0) {
+                r = log_error_errno(r, "Cannot set up the worker threads' condition: %m");
                 goto fail;
         }
-        pthread_condattr_destroy(&cattr);
+        (void) pthread_mutex_init(&ws->pool_lock, NULL);
+        (void) pthread_cond_init(&ws->pool_done, NULL);
         ws->pool_ready = true;
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");

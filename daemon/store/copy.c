@@ -2,6 +2,7 @@
 /* A regular file copied into the store through a core writer: a plain core compressed in its place
  * once the task is released, and the files kept beside a core (their names and the copy). */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,9 +75,16 @@ static int fill_from_file(struct core_writer *w, void *userdata, bool *ret_trunc
         return 0;
 }
 
+static __thread bool priority_lowered;
+
+bool store_thread_priority_lowered(void) {
+        return priority_lowered;
+}
+
 /* Low CPU and I/O priority for the calling thread (best effort: Linux applies both per thread). */
 static void thread_lower_priority(void) {
         pid_t tid = (pid_t) syscall(SYS_gettid);
+        priority_lowered = true;
         (void) setpriority(PRIO_PROCESS, (id_t) tid, 10);
         /* IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT, for IOPRIO_WHO_PROCESS */
         (void) syscall(SYS_ioprio_set, 1, tid, 3 << 13);

@@ -145,6 +145,9 @@ int store_compress(struct store *s, struct stored_core *plain, const struct stor
  * next needs neither (its compressed form replaced it, synced before its link). Negative: the core
  * could not be synced and is removed (not kept, as if its store had failed); why is in reason. */
 int store_settle(struct store *s, struct stored_core *c, const char *tag, char *reason, size_t reason_size);
+/* Whether store_compress() lowered the calling thread's CPU and I/O priority (nice 10, idle I/O):
+ * the daemon keeps no right to raise them again, so such a thread takes no further crash. */
+bool store_thread_priority_lowered(void);
 /* Makes background work (store_compress()) stop early, keeping what it started from. */
 void store_interrupt(struct store *s);
 
