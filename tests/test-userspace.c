@@ -654,6 +654,15 @@ TEST(proc_parsers) {
                 CHECK(proc_maps_find(&m, 0x120800) == &m.mappings[16]);
                 proc_maps_done(&m);
         }
+        /* A crasher names its files: a name that looks like more fields, or like a second line
+         * (the kernel writes a newline in a name as \012), stays one opaque path of its line. */
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 12 /tmp/a 7f0000000000-7f0000001000 rwxp 0 00:00 0 [stack]\n"
+                                 "00601000-00602000 rw-p 00001000 08:01 13 /tmp/b\\012ffff-fffff r-xp 0 0:0 1 /x (deleted)\n", &m));
+        CHECK_INT(m.n, ==, 2);
+        CHECK_STR(m.mappings[0].path, "/tmp/a 7f0000000000-7f0000001000 rwxp 0 00:00 0 [stack]");
+        CHECK_STR(m.mappings[1].path, "/tmp/b\\012ffff-fffff r-xp 0 0:0 1 /x (deleted)");
+        CHECK(!proc_maps_find(&m, 0x7f0000000800)); /* no mapping the name made up */
+        proc_maps_done(&m);
 
         /* Files on file systems a server answers for are marked; local files and anonymous memory
          * on the same device numbers are not. */

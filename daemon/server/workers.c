@@ -89,7 +89,7 @@ struct workers {
         pthread_cond_t pool_done;       /* from the threads: a crash's steps done, a thread ended */
         struct worker *handed, **handed_tail;
         unsigned handed_n, parked, alive;
-        bool pool_ready, stopping;
+        bool stopping;
 };
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
@@ -299,10 +299,7 @@ static void *thread_main(void *userdata) {
                 bool parking = may_park && !ws->stopping && ws->parked < THREADS_PARKED_MAX;
                 if (parking)
                         ws->parked++;
-                pthread_mutex_unlock(&ws->pool_lock);
-                (void) !write(ws->wake_fd, &one, sizeof one);
-
-                pthread_mutex_lock(&ws->pool_lock);
+                (void) !write(ws->wake_fd, &one, sizeof one); /* an eventfd: never blocks */
                 w = parking ? thread_park(ws) : NULL;
                 if (!w) {
                         ws->alive--;
@@ -704,22 +701,14 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
         };
         ws->queue_tail = &ws->queue;
         ws->handed_tail = &ws->handed;
-        /* (Linux's pthread mutex and condition initialisers cannot fail but for their attributes.) */
+        /* (glibc's initialisers of a mutex, a condition and its attributes cannot fail on Linux.) */
         pthread_condattr_t cattr;
-        r = pthread_condattr_init(&cattr);
-        if (r == 0) {
-                r = pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
-                if (r == 0)
-                        r = pthread_cond_init(&ws->pool_work, &cattr);
-                pthread_condattr_destroy(&cattr);
-        }
-        if (r != 0) {
-                r = log_error_errno(r, "Cannot set up the worker threads' condition: %m");
-                goto fail;
-        }
-        (void) pthread_mutex_init(&ws->pool_lock, NULL);
+        (void) pthread_condattr_init(&cattr);
+        (void) pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+        (void) pthread_cond_init(&ws->pool_work, &cattr);
+        (void) pthread_condattr_destroy(&cattr);
         (void) pthread_cond_init(&ws->pool_done, NULL);
-        ws->pool_ready = true;
+        (void) pthread_mutex_init(&ws->pool_lock, NULL);
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
                 goto fail;
@@ -749,17 +738,15 @@ struct workers *workers_free(struct workers *ws) {
         while (ws->queue)
                 worker_reap(ws, ws->queue);
         /* The parked threads end; none runs a crash any more. */
-        if (ws->pool_ready) {
-                pthread_mutex_lock(&ws->pool_lock);
-                ws->stopping = true;
-                pthread_cond_broadcast(&ws->pool_work);
-                while (ws->alive > 0)
-                        pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
-                pthread_mutex_unlock(&ws->pool_lock);
-                pthread_cond_destroy(&ws->pool_work);
-                pthread_cond_destroy(&ws->pool_done);
-                pthread_mutex_destroy(&ws->pool_lock);
-        }
+        pthread_mutex_lock(&ws->pool_lock);
+        ws->stopping = true;
+        pthread_cond_broadcast(&ws->pool_work);
+        while (ws->alive > 0)
+                pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
+        pthread_mutex_unlock(&ws->pool_lock);
+        pthread_cond_destroy(&ws->pool_work);
+        pthread_cond_destroy(&ws->pool_done);
+        pthread_mutex_destroy(&ws->pool_lock);
 
         sd_event_source_disable_unref(ws->wake_source);
         safe_close(ws->wake_fd);
