@@ -148,8 +148,10 @@ static char *executable_of(const struct entry *d) {
         /* Another machine's crash (a collector's journal), or a remote one (dumpctl --all's foreign
          * records): this machine's file of that name is handed over only if it is the build recorded. */
         if (p && d->remote && !host_file_is_the_crashed(d, p, false)) {
-                log_warning("The crash was recorded on another machine and %s here is not known to be the build that "
-                            "crashed; debugging the core alone.", p);
+                log_warning("The crash was recorded %s and %s here is not known to be the build that crashed; "
+                            "debugging the core alone.",
+                            entry_claims_this_machine(d) ? "in a foreign record (not this machine's own system journal)"
+                                                         : "on another machine", p);
                 free(p);
                 return NULL;
         }
