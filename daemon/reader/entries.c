@@ -157,17 +157,11 @@ static int entry_from_journal(sd_journal *j, enum journal_files files, struct en
                 entry_done(&d);
                 return -ENOMSG;
         }
-        /* Local or foreign, decided here once. _UID=0 proves root sent the entry only in files that
-         * journald alone writes, this machine's own system journal; so does _MACHINE_ID= that it was
-         * this machine. A container's root writes its linked journal (/var/log/journal/ITS-ID, read
-         * with --all) byte by byte, _UID=0 and this machine's _MACHINE_ID= included; so may whoever
-         * made a file read with -D or --file=. */
+        /* Local or foreign, decided here once: _UID=0 proves root sent it only in this machine's own
+         * system journal; a container's root writes its linked journal (--all) byte by byte. */
         d.foreign = !(files == JOURNAL_LOCAL_SYSTEM && from_root);
-        /* Remote: what it names is not this machine's to open, only its compact core is read: another
-         * machine's record (a container's or another machine's journal read with dumpctl --all, or a
-         * journal file copied here and read with -D or --file=), and any foreign record in files the
-         * user did not name (--all's other directories, a journal file beside this machine's) but
-         * the caller's own copy. */
+        /* Remote: nothing it names is opened, only its compact core read: another machine's record,
+         * and a foreign one in files the user did not name (--all) but the caller's own copy. */
         const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
         d.remote = (machine && !is_local_machine(machine)) || (files == JOURNAL_FOUND && d.foreign && !users_own);
         (void) sd_journal_get_realtime_usec(j, &realtime);
