@@ -184,9 +184,54 @@ static void check_directory_files(const char *dir) {
         }
 }
 
+static bool is_system_journal_name(const char *name) {
+        return strcmp(name, "system.journal") == 0 ||
+               (strncmp(name, "system@", 7) == 0 && is_journal_file_name(name));
+}
+
+/* This machine's own system journal files, the only ones whose _UID=0 proves anything (see
+ * entry_list_load_journal()): system.journal and its archives in /var/log/journal/MACHINE-ID and
+ * /run/log/journal/MACHINE-ID, directories of root's that only root may change, regular files of
+ * root's that the caller may read (none: 0 and *ret NULL). */
+static int open_local_system_journal(sd_journal **ret) {
+        _cleanup_(strv_freep) char **files = NULL;
+        char id[SD_ID128_STRING_MAX];
+        sd_id128_t m;
+
+        *ret = NULL;
+        if (sd_id128_get_machine(&m) < 0)
+                return 0;
+        sd_id128_to_string(m, id);
+        for (size_t i = 0; i < 2; i++) {
+                _cleanup_free_ char *dir = NULL;
+                struct stat st;
+                if (asprintf(&dir, "%s/%s", i == 0 ? "/var/log/journal" : "/run/log/journal", id) < 0)
+                        return -ENOMEM;
+                if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+                        continue;
+                _cleanup_closedir_ DIR *d = opendir(dir);
+                struct dirent *de;
+                while (d && (de = readdir(d))) {
+                        _cleanup_free_ char *path = NULL;
+                        if (!is_system_journal_name(de->d_name))
+                                continue;
+                        if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+                                return -ENOMEM;
+                        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || access(path, R_OK) < 0)
+                                continue;
+                        if (strv_extend(&files, path) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (!files)
+                return 0;
+        return sd_journal_open_files(ret, (const char **) files, 0);
+}
+
 /* The journal as the options name it: the files the user named (-D, --file=), whose trouble is an
  * error (logged, negative), or the system's, whose trouble is a warning (0 and *ret NULL: the store
- * may still be listed). */
+ * may still be listed). The system's is every file it has (this machine's only, or with --all all
+ * machines'), its own system journal files among them: see load_journal(). */
 static int open_journal(sd_journal **ret) {
         sd_journal *j = NULL;
         int r;
@@ -236,15 +281,27 @@ static int open_journal(sd_journal **ret) {
         return 0;
 }
 
-/* The journal's entries (see open_journal() for its trouble). */
+/* The journal's entries (see open_journal() for its trouble). Without -D and --file=, this machine's
+ * own system journal files are read first, on their own: their records are the trusted ones; then
+ * every file, whose records not read already are foreign (users' journals, and with --all containers'
+ * and other machines'). */
 static int load_journal(struct entry_list *all) {
         bool named = arg.directory || arg.files;
-        sd_journal *j;
+        sd_journal *j = NULL;
+        int r;
 
-        int r = open_journal(&j);
+        if (!named) {
+                r = open_local_system_journal(&j);
+                if (r >= 0 && j)
+                        r = entry_list_load_journal(all, j, JOURNAL_LOCAL_SYSTEM);
+                sd_journal_close(j);
+                if (r < 0 && !arg.quiet)
+                        log_warning_errno(r, "Reading this machine's system journal failed: %m");
+        }
+        r = open_journal(&j);
         if (r < 0 || !j)
                 return r;
-        r = entry_list_load_journal(all, j, named);
+        r = entry_list_load_journal(all, j, named ? JOURNAL_NAMED : JOURNAL_FOUND);
         sd_journal_close(j);
         if (r < 0) {
                 if (named)
@@ -331,8 +388,10 @@ int no_dump_status(size_t hidden) {
 int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         sd_journal *j;
 
-        /* The journal as the entry was read from it: its cursor names it there. */
-        int r = open_journal(&j);
+        /* The journal as the entry was read from it: its cursor names it there. A trusted record's
+         * in this machine's system journal files alone, where no other file may hold an entry of the
+         * same cursor with another core. */
+        int r = !d->foreign && !arg.directory && !arg.files ? open_local_system_journal(&j) : open_journal(&j);
         if (r < 0)
                 return r;
         if (!j)
@@ -400,6 +459,12 @@ int select_dump(struct entry_list *l, const struct entry **ret) {
         if (best->presence == ENTRY_MISSING) {
                 log_error("The core of pid %lld (%s) is gone (vacuumed or removed): %s", best->pid,
                           field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
+                return EXIT_NOT_PRESENT;
+        }
+        if (best->presence == ENTRY_REMOTE && entry_claims_this_machine(best)) {
+                log_error("The core of pid %lld (%s) is not read: its record is not from this machine's own system "
+                          "journal as root wrote it, and nothing it names is opened (%s); it carries no compact core.",
+                          best->pid, field_or(best, "COREDUMP_COMM", "n/a"), field_or(best, "COREDUMP_FILENAME", "?"));
                 return EXIT_NOT_PRESENT;
         }
         if (best->presence == ENTRY_REMOTE) {

@@ -120,8 +120,9 @@ static char *executable_of(const struct entry *d) {
         struct stat st;
         if (p && d->foreign && (stat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))) {
                 /* Anybody may have written that journal: gdb only gets a file only root could have put there. */
-                log_warning("Not handing %s, named by a journal from --directory, to gdb: not a root-owned file "
-                            "that only root may change; debugging the core alone.", p);
+                log_warning("Not handing %s, named by a foreign record (not from this machine's own system "
+                            "journal), to gdb: not a root-owned file that only root may change; debugging the core "
+                            "alone.", p);
                 free(p);
                 return NULL;
         }
@@ -144,11 +145,13 @@ static char *executable_of(const struct entry *d) {
                 free(p);
                 return NULL;
         }
-        /* Another machine's crash (a collector's journal): this machine's file of that name is
-         * handed over only if it is the build recorded. */
+        /* Another machine's crash (a collector's journal), or a remote one (dumpctl --all's foreign
+         * records): this machine's file of that name is handed over only if it is the build recorded. */
         if (p && d->remote && !host_file_is_the_crashed(d, p, false)) {
-                log_warning("The crash was recorded on another machine and %s here is not known to be the build that "
-                            "crashed; debugging the core alone.", p);
+                log_warning("The crash was recorded %s and %s here is not known to be the build that crashed; "
+                            "debugging the core alone.",
+                            entry_claims_this_machine(d) ? "in a foreign record (not this machine's own system journal)"
+                                                         : "on another machine", p);
                 free(p);
                 return NULL;
         }
@@ -267,6 +270,13 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
 
         if (!fields_get(&d->fields, FIELD_SAVED_FILE) || !core)
                 return EXIT_OK;
+        if (d->remote) {
+                /* Another machine's, or a foreign record found by --all: no file it names is opened. */
+                log_warning("The record is %s: debugging without the container's files it lists.",
+                            entry_claims_this_machine(d) ? "foreign (not from this machine's own system journal)"
+                                                         : "another machine's");
+                return EXIT_OK;
+        }
         if (saved_files_from_fields(&d->fields, &files) < 0) {
                 log_warning("The record's %s is malformed; debugging without the container's files.",
                             field_name(FIELD_SAVED_FILE));

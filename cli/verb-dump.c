@@ -18,7 +18,8 @@ static int open_status(const struct entry *d, int r) {
                 return EXIT_NOT_PRESENT;
         }
         if (r == -EPERM && d->foreign) {
-                log_error("Refusing %s: a journal from --directory names a file outside the store %s.", path,
+                log_error("Refusing %s: a foreign record (not from this machine's own system journal) names a file "
+                          "outside the store %s.", path,
                           arg.store ?: "of coredumpd.conf");
                 return EXIT_PERMISSION;
         }
@@ -55,7 +56,10 @@ static int write_compact_core(const struct entry *d, int out_fd) {
                 log_notice("The core file of pid %lld (%s) is %s: the compact core its record carries instead (%" PRIu64
                            " bytes: registers, stacks, build-ids; not all of its memory).", d->pid,
                            field_or(d, "COREDUMP_COMM", "n/a"),
-                           d->remote ? "on the machine that recorded it" : !fields_get(&d->fields, FIELD_FILENAME) ? "not named" : "gone",
+                           !fields_get(&d->fields, FIELD_FILENAME)   ? "not named"
+                           : d->remote && entry_claims_this_machine(d) ? "not opened for a foreign record"
+                           : d->remote                                 ? "on the machine that recorded it"
+                                                                       : "gone",
                            size);
         return EXIT_OK;
 }

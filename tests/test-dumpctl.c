@@ -7,6 +7,7 @@
  * records with systemd-journal-remote. Exit statuses are part of the interface (dumpctl(1)).
  */
 
+#include <elf.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <net/if.h>
@@ -458,6 +459,146 @@ TEST(remote_machine_record_is_not_ours) {
         CHECK(stat(o, &st) < 0);
         CHECK_INT(run(NULL, "%s --file=%s --store=%s -o %s dump 525202", dumpctl(), journal, e.store_dir, o), ==, 0);
         CHECK(stat(o, &st) == 0 && st.st_size == 65536);
+        test_env_done(&e);
+}
+
+/* dumpctl --all as root, in a mount namespace of its own where /var/log/journal is the test's: this
+ * machine's own system journal (/var/log/journal/MACHINE-ID/system.journal) holds the genuine record;
+ * a container's linked journal (/var/log/journal/ITS-ID), which the container's root writes byte by
+ * byte, holds records claiming this machine's id, one without _UID, one with _UID=0. Neither is
+ * trusted: the secret and the stored core they name are never opened, only a compact core they
+ * carry is read, and gdb gets it with auto-load off and without the executable they name. The
+ * genuine record is read as ever. */
+static int run_all(char **ret_out, const char *jroot, const char *command) {
+        return run(ret_out, "unshare -m --propagation private sh -c 'mount --bind %s /var/log/journal && "
+                            "{ [ ! -d /run/log ] || mount -t tmpfs tmpfs /run/log; } && exec %s'", jroot, command);
+}
+
+TEST(all_trusts_only_this_machines_system_journal) {
+        if (geteuid() != 0 || !have_journal_remote() || run(NULL, "unshare -m true") != 0) {
+                printf("skipping: needs root, unshare -m and " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ uint8_t *core = store_crash(&e, 65536, true);
+        _cleanup_free_ char *stored = record_capture_field(&e.records, 0, "COREDUMP_FILENAME");
+        CHECK(stored);
+        size_t n;
+        _cleanup_free_ char *machine_id = read_whole("/etc/machine-id", &n);
+        CHECK(machine_id && n >= 32);
+        machine_id[32] = 0;
+        const char *other = strcmp(machine_id, "0123456789abcdef0123456789abcdef") ? "0123456789abcdef0123456789abcdef"
+                                                                                  : "fedcba9876543210fedcba9876543210";
+        CHECK_OK(write_text_file(e.dir, "secret", "not for the container\n"));
+        CHECK_OK(write_text_file(e.dir, "planted-exe", "#!/bin/sh\n"));
+        _cleanup_free_ char *jroot = NULL, *local = NULL, *container = NULL, *export = NULL, *journal = NULL,
+                            *secret = NULL, *planted = NULL, *out = NULL, *args = NULL, *gdb = NULL, *body = NULL,
+                            *cmd = NULL, *json = NULL, *err = NULL, *trace = NULL, *genuine = NULL;
+        CHECK(asprintf(&secret, "%s/secret", e.dir) > 0 && asprintf(&planted, "%s/planted-exe", e.dir) > 0);
+        CHECK(chmod(planted, 0755) == 0);
+        CHECK(asprintf(&jroot, "%s/jroot", e.dir) > 0 && mkdir(jroot, 0755) == 0);
+        CHECK(asprintf(&local, "%s/%s", jroot, machine_id) > 0 && mkdir(local, 0755) == 0);
+        CHECK(asprintf(&container, "%s/%s", jroot, other) > 0 && mkdir(container, 0755) == 0);
+        write_journal_of(&e.records, local, machine_id);
+
+        /* The container root's file: this machine's id, the secret, a stored core, its own exe, and
+         * a compact core (an ELF core header is all dumpctl checks). */
+        CHECK(asprintf(&export, "%s/forged.export", container) > 0 &&
+              asprintf(&journal, "%s/system.journal", container) > 0);
+        FILE *f = fopen(export, "we");
+        CHECK(f);
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        long long now = (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+        const char *boot = "00112233445566778899aabbccddeeff";
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=%s\n_MACHINE_ID=%s\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=515151\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\n\n", now, boot, machine_id, secret);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=2\n_BOOT_ID=%s\n_MACHINE_ID=%s\n_UID=0\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=515152\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\n\n", now + 1, boot, machine_id, stored);
+        fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=3\n_BOOT_ID=%s\n_MACHINE_ID=%s\n"
+                   "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=515153\n"
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\nCOREDUMP\n",
+                now + 2, boot, machine_id, stored, planted);
+        Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_ehsize = sizeof eh };
+        memcpy(eh.e_ident, ELFMAG, SELFMAG);
+        eh.e_ident[EI_CLASS] = ELFCLASS64;
+        eh.e_ident[EI_DATA] = ELFDATA2LSB;
+        eh.e_ident[EI_VERSION] = EV_CURRENT;
+        uint64_t size = sizeof eh;
+        fwrite(&size, sizeof size, 1, f);
+        fwrite(&eh, sizeof eh, 1, f);
+        fputs("\n\n", f);
+        fclose(f);
+        CHECK_INT(run(NULL, JOURNAL_REMOTE " --output=%s %s >/dev/null 2>&1", journal, export), ==, 0);
+
+        /* Listed, neither as present: nothing they name is even looked at. */
+        CHECK(asprintf(&cmd, "strace -f -qq -e trace=%%file -o %s/strace.all %s --all --store=%s --json=short list",
+                       e.dir, dumpctl(), e.store_dir) > 0);
+        CHECK_INT(run_all(&json, jroot, cmd), ==, 0);
+        CHECK(asprintf(&genuine, "\"pid\":%d,", (int) e.sleeper) > 0);
+        const char *g = strstr(json, genuine), *f1 = strstr(json, "\"pid\":515151"), *f2 = strstr(json, "\"pid\":515152");
+        CHECK(g && f1 && f2);
+        CHECK(strstr(g, "\"present\":\"present\"") < strchr(g, '}'));
+        CHECK(!strstr(f1, "\"present\":\"present\"") || strstr(f1, "\"present\":\"present\"") > strchr(f1, '}'));
+        CHECK(!strstr(f2, "\"present\":\"present\"") || strstr(f2, "\"present\":\"present\"") > strchr(f2, '}'));
+        _cleanup_free_ char *trace_path = NULL;
+        CHECK(asprintf(&trace_path, "%s/strace.all", e.dir) > 0);
+        trace = read_whole(trace_path, &n);
+        CHECK(trace && !strstr(trace, secret));
+
+        /* dump: not the secret, not the stored core; 4, said why. */
+        CHECK(asprintf(&out, "%s/out.core", e.dir) > 0);
+        struct stat st;
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s -o %s dump 515151 2>&1", dumpctl(), e.store_dir, out) > 0);
+        CHECK_INT(run_all(&err, jroot, cmd), ==, 4);
+        CHECK(strstr(err, "not from this machine's own system journal"));
+        CHECK(stat(out, &st) < 0);
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s -o %s dump 515152 2>/dev/null", dumpctl(), e.store_dir, out) > 0);
+        CHECK_INT(run_all(NULL, jroot, cmd), ==, 4);
+        CHECK(stat(out, &st) < 0);
+        /* With a compact core: that, never the stored file it names. */
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s -o %s dump 515153", dumpctl(), e.store_dir, out) > 0);
+        CHECK_INT(run_all(NULL, jroot, cmd), ==, 0);
+        CHECK(stat(out, &st) == 0 && st.st_size == (off_t) sizeof eh);
+        CHECK(unlink(out) == 0);
+
+        /* debug (a "gdb" that notes its arguments): auto-load off, not the planted executable. */
+        CHECK(asprintf(&args, "%s/gdb.args", e.dir) > 0 && asprintf(&gdb, "%s/gdb-fake", e.dir) > 0);
+        CHECK(asprintf(&body, "#!/bin/sh\necho \"$*\" > %s\n", args) > 0);
+        CHECK_OK(write_text_file(e.dir, "gdb-fake", body));
+        CHECK(chmod(gdb, 0755) == 0);
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s --debugger=%s debug 515153", dumpctl(), e.store_dir, gdb) > 0);
+        CHECK_INT(run_all(NULL, jroot, cmd), ==, 0);
+        _cleanup_free_ char *got = read_whole(args, &n);
+        CHECK(strstr(got, "set auto-load off") && !strstr(got, planted) && strstr(got, " -c "));
+
+        /* The genuine record: its stored core, gdb as for the caller's own crash. */
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s -o %s dump %d", dumpctl(), e.store_dir, out, (int) e.sleeper) > 0);
+        CHECK_INT(run_all(NULL, jroot, cmd), ==, 0);
+        size_t got_size = 0;
+        _cleanup_free_ char *dumped = read_whole(out, &got_size);
+        CHECK_INT(got_size, ==, 65536);
+        CHECK(memcmp(dumped, core, 65536) == 0);
+        free(cmd);
+        CHECK(asprintf(&cmd, "%s --all --store=%s --debugger=%s debug %d", dumpctl(), e.store_dir, gdb, (int) e.sleeper) > 0);
+        CHECK_INT(run_all(NULL, jroot, cmd), ==, 0);
+        free(got);
+        got = read_whole(args, &n);
+        CHECK(!strstr(got, "set auto-load off") && strstr(got, " -c "));
+        /* Without --all, only this machine's files: the container's records are not listed. */
+        free(cmd);
+        free(json);
+        CHECK(asprintf(&cmd, "%s --store=%s --json=short list", dumpctl(), e.store_dir) > 0);
+        CHECK_INT(run_all(&json, jroot, cmd), ==, 0);
+        CHECK(strstr(json, genuine) && !strstr(json, "515151"));
         test_env_done(&e);
 }
 
@@ -1756,6 +1897,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_applies_max_use_now),
         TEST_ENTRY(policy_is_check_policy),
         TEST_ENTRY(remote_machine_record_is_not_ours),
+        TEST_ENTRY(all_trusts_only_this_machines_system_journal),
         TEST_ENTRY(dump_and_debug_fall_back_to_the_journal_core),
         TEST_ENTRY(usage_and_version),
         TEST_ENTRY(newest_only_and_count),

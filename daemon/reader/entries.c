@@ -100,7 +100,12 @@ static bool is_local_machine(const char *id) {
         return !known || strcasecmp(id, local) == 0;
 }
 
-static int entry_from_journal(sd_journal *j, struct entry *ret) {
+bool entry_claims_this_machine(const struct entry *d) {
+        const char *machine = fields_get_name(&d->fields, "_MACHINE_ID");
+        return !machine || is_local_machine(machine);
+}
+
+static int entry_from_journal(sd_journal *j, enum journal_files files, struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
         size_t size;
@@ -143,8 +148,8 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
         }
 
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
-         * entry without _UID (a journal file made by hand, as in tests) is taken as it is. A user's
-         * own entries too (the copy coredumpd files in their journal, crash/record.h), for that user
+         * entry without _UID (a journal file made by hand) is listed, as foreign. A user's own
+         * entries too (the copy coredumpd files in their journal, crash/record.h), for that user
          * only, and as foreign: what they name is opened only inside the store, with their rights. */
         bool has_uid = fields_get_name(&d.fields, "_UID") != NULL;
         bool users_own = has_uid && !from_root && from_caller && getuid() != 0;
@@ -152,13 +157,13 @@ static int entry_from_journal(sd_journal *j, struct entry *ret) {
                 entry_done(&d);
                 return -ENOMSG;
         }
-        d.foreign = users_own;
-        /* Another machine's record (a container's or another machine's journal read with dumpctl
-         * --all, or a journal file copied here and read with -D or --file=): what it names is on
-         * that machine. */
+        /* Local or foreign, decided here once: _UID=0 proves root sent it only in this machine's own
+         * system journal; a container's root writes its linked journal (--all) byte by byte. */
+        d.foreign = !(files == JOURNAL_LOCAL_SYSTEM && from_root);
+        /* Remote: nothing it names is opened, only its compact core read: another machine's record,
+         * and a foreign one in files the user did not name (--all) but the caller's own copy. */
         const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
-        d.remote = machine && !is_local_machine(machine);
-        d.foreign = d.foreign || d.remote;
+        d.remote = (machine && !is_local_machine(machine)) || (files == JOURNAL_FOUND && d.foreign && !users_own);
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
         if (d.journal_core) {
@@ -254,9 +259,21 @@ static int entry_list_drop_repeated_crashes(struct entry_list *l) {
         return 0;
 }
 
-int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
+static const char *entry_cursor(const struct entry *d) {
+        return d->cursor;
+}
+
+int entry_list_load_journal(struct entry_list *l, sd_journal *j, enum journal_files files) {
+        size_t n_listed = 0;
+        /* The entries listed before (the trusted files' ones, when j is every file: a record read
+         * there is not read again as foreign). */
+        bool local_system = files == JOURNAL_LOCAL_SYSTEM;
+        _cleanup_free_ struct keyed *listed = local_system ? NULL : keys_sorted(l, entry_cursor, &n_listed);
+        _cleanup_free_ char *cursor = NULL;
         int r;
 
+        if (!local_system && !listed)
+                return -ENOMEM;
         sd_journal_flush_matches(j);
         r = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMP_MESSAGE_ID, 0);
         if (r < 0)
@@ -273,12 +290,21 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign) {
                         return r;
                 if (r == 0)
                         return entry_list_drop_repeated_crashes(l);
-                r = entry_from_journal(j, &d);
+                if (n_listed > 0) {
+                        free(cursor);
+                        cursor = NULL;
+                        r = sd_journal_get_cursor(j, &cursor);
+                        if (r < 0)
+                                return r;
+                        if (bsearch(&(struct keyed) { .key = cursor }, listed, n_listed, sizeof *listed,
+                                    keyed_compare_key))
+                                continue;
+                }
+                r = entry_from_journal(j, files, &d);
                 if (r == -ENOMSG)
                         continue;
                 if (r < 0)
                         return r;
-                d.foreign = d.foreign || foreign;
                 r = entry_list_append(l, &d);
                 if (r < 0)
                         return r;

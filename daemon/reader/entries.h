@@ -35,8 +35,16 @@ enum entry_presence {
 struct entry {
         struct fields fields;
         enum entry_source source;
-        bool foreign;           /* from journal files the user named: its paths are not trusted */
-        bool remote;            /* its _MACHINE_ID is not this machine's: its paths are another's */
+        /* Trusted (foreign false) only when read from this machine's own system journal files (see
+         * entry_list_load_journal()) with _UID=0: coredumpd's records, which journald wrote. Anything
+         * else is foreign: journal files the user named, a container's linked journal or another
+         * machine's files (--all), a user's own journal, an entry without _UID. A foreign record's
+         * paths are opened only as a core.* file right in the store. */
+        bool foreign;
+        /* Nothing it names is opened here, only its compact core read: its _MACHINE_ID is not this
+         * machine's, or it is foreign and from files the user did not name (dumpctl --all: a
+         * container's linked journal; not the caller's own copy). Decided with foreign, once. */
+        bool remote;
         uint64_t time_usec;     /* COREDUMP_TIMESTAMP, else the journal's realtime */
         long long pid;          /* -1 if unknown */
         long long uid;          /* -1 if unknown */
@@ -59,10 +67,22 @@ struct entry_list {
 void entry_done(struct entry *d);
 void entry_list_done(struct entry_list *l);
 
-/* Adds every coredumpd entry of j (matches are added here; the caller opened j). foreign: j is
- * journal files the user named (sd_journal_open_directory()), which anybody may have written, so
- * neither their _UID= nor their paths prove anything. */
-int entry_list_load_journal(struct entry_list *l, sd_journal *j, bool foreign);
+/* Which journal files an sd_journal holds, as the caller opened it. */
+enum journal_files {
+        JOURNAL_LOCAL_SYSTEM,   /* this machine's own system journal files and nothing else
+                                 * (/var/log/journal/MACHINE-ID/system*.journal, /run/log/journal/…),
+                                 * which only journald writes: where _UID=0 proves root sent an entry */
+        JOURNAL_NAMED,          /* files the user named (-D, --file=) */
+        JOURNAL_FOUND,          /* the system's other files (users' journals; with --all, other
+                                 * machines' and containers' directories), maybe the above too */
+};
+
+/* Adds every coredumpd entry of j (matches are added here; the caller opened j). Only entries of
+ * JOURNAL_LOCAL_SYSTEM files with _UID=0 are trusted; in any other files anybody may have written
+ * them, and neither their _UID= nor their _MACHINE_ID= nor their paths prove anything (struct
+ * entry: foreign, remote). An entry whose cursor is already listed (read before from the trusted
+ * files, which JOURNAL_FOUND files hold too) is not added again. */
+int entry_list_load_journal(struct entry_list *l, sd_journal *j, enum journal_files files);
 /* Adds the store's core.* files that no listed entry names in COREDUMP_FILENAME. -EACCES if the
  * store cannot be listed, -ENOENT if it does not exist. */
 int entry_list_load_store(struct entry_list *l, const char *store_path);
@@ -76,6 +96,10 @@ int entry_read_xattrs(int dir_fd, const char *name, struct fields *f);
 /* Fields from a core.<comm>.<uid>.<bootid>.<pid>.<usec>[.zst] name; -EINVAL if it is not one. */
 int entry_parse_file_name(const char *name, struct fields *f);
 
+/* Whether d's _MACHINE_ID= is this machine's, or it names none: words for a remote record (another
+ * machine's, or a foreign one that claims to be this machine's); it proves nothing. */
+bool entry_claims_this_machine(const struct entry *d);
+
 void entry_update_presence(struct entry *d, const char *store_path);
 const char *entry_presence_to_string(enum entry_presence p);
 const char *entry_source_to_string(enum entry_source s);
@@ -88,6 +112,7 @@ const char *entry_source_to_string(enum entry_source s);
 int entry_write_journal_core(sd_journal *j, const struct entry *d, int out_fd, uint64_t *ret_size);
 
 /* Opens the stored core read-only, never through a symlink. A foreign entry's core must be a file
- * directly in store_path (-EPERM otherwise): such a journal could name any file. -ENODATA: none
+ * directly in store_path (-EPERM otherwise): such a journal could name any file; a remote entry's
+ * none (-EREMOTE). -ENODATA: none
  * was kept; -ENOENT: it is gone; -EACCES: we may not read it; -EBADF: not a regular file. */
 int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd);
