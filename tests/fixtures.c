@@ -512,6 +512,7 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
         *e = (struct test_env) {};
         log_capture_start(&e->logs);
         record_capture_init(&e->records);
+        record_capture_init(&e->user_records);
 
         e->dir = tmpdir_new();
         CHECK(asprintf(&e->store_dir, "%s/store", e->dir) > 0);
@@ -547,6 +548,8 @@ void test_env_init(struct test_env *e, const char *policy_text, const char *conf
                 .store = e->store,
                 .record_sink = record_capture_sink,
                 .record_userdata = &e->records,
+                .user_record_sink = record_capture_sink,
+                .user_record_userdata = &e->user_records,
                 .host = &e->host,
                 .unwind_slots = &e->unwind_slots,
         };
@@ -566,6 +569,7 @@ void test_env_done(struct test_env *e) {
         free(e->store_dir);
         free(e->policy_dir);
         record_capture_done(&e->records);
+        record_capture_done(&e->user_records);
         log_capture_stop(&e->logs);
 }
 

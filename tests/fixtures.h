@@ -97,6 +97,7 @@ struct test_env {
         struct store *store;
         struct policy *policy;
         struct record_capture records;
+        struct record_capture user_records;     /* the copies for the user's journal, once env.user_records */
         struct log_capture logs;
         pid_t sleeper;
         struct fake_peer peer;

@@ -42,6 +42,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# ---- the sender's coredumpd drop-in: read clean by coredumpd's own loader, JournalCore=system ----
+printf '[Coredump]\n' > "$work/coredumpd.conf"
+mkdir "$work/no-policy"
+checked=$("$dumpctl" check --config="$work/coredumpd.conf" --config-dir="$ex/sender/coredumpd.conf.d" \
+	--policy-dir="$work/no-policy" 2>&1) || fail "dumpctl check of the sender's coredumpd drop-in: $checked"
+grep -qx 'JournalCore=system' <<<"$checked" || fail "the sender's drop-in does not set JournalCore=system: $checked"
+rmdir "$work/no-policy"
+rm "$work/coredumpd.conf"
+
 # ---- the fleet's CA, the collector's certificate (naming 127.0.0.1), one client certificate per
 # sender, and a CA that is not the fleet's (coredumpd-fleet(7), CERTIFICATES) ----
 pki=$work/pki

@@ -1086,22 +1086,22 @@ static void *compact_of(const char *path, uint64_t max_size, size_t *ret_size) {
         return buf;
 }
 
-/* Record i carries the compact core of its stored core: COREDUMP= is what the parser makes of that
- * file, an ELF core within JournalSizeMax=, and COREDUMPD_JOURNAL_CORE_SIZE= says its size. */
-static void check_journal_core(struct test_env *e, size_t i, uint64_t max_size) {
+/* Record i of rc carries the compact core of its stored core: COREDUMP= is what the parser makes of
+ * that file, an ELF core within JournalSizeMax=, and COREDUMPD_JOURNAL_CORE_SIZE= says its size. */
+static void check_journal_core_in(struct record_capture *rc, size_t i, uint64_t max_size) {
         size_t size = 0, want_size = 0;
-        _cleanup_free_ void *core = record_capture_binary(&e->records, i, "COREDUMP", &size);
-        if (!core) {
-                _cleanup_free_ char *error = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_ERROR");
+        _cleanup_free_ void *core = record_capture_binary(rc, i, "COREDUMP", &size);
+        _cleanup_free_ char *error = record_capture_field(rc, i, "COREDUMPD_JOURNAL_CORE_ERROR");
+        if (!core)
                 test_fail(__FILE__, __LINE__, "record %zu has no COREDUMP= (COREDUMPD_JOURNAL_CORE_ERROR=%s)", i,
                           error ? error : "(none)");
-        }
+        if (error)
+                test_fail(__FILE__, __LINE__, "record %zu: COREDUMPD_JOURNAL_CORE_ERROR=%s beside its core", i, error);
         CHECK(parser_compact_core_valid(core, size, max_size));
-        _cleanup_free_ char *size_text = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_SIZE");
+        _cleanup_free_ char *size_text = record_capture_field(rc, i, "COREDUMPD_JOURNAL_CORE_SIZE");
         CHECK(size_text);
         CHECK_INT(strtoull(size_text, NULL, 10), ==, size);
-        check_field(e, i, "COREDUMPD_JOURNAL_CORE_ERROR", NULL);
-        _cleanup_free_ char *path = record_capture_field(&e->records, i, "COREDUMP_FILENAME");
+        _cleanup_free_ char *path = record_capture_field(rc, i, "COREDUMP_FILENAME");
         CHECK(path); /* the record names the file as ever */
         _cleanup_free_ void *want = compact_of(path, max_size, &want_size);
         CHECK_INT(size, ==, want_size);
@@ -1112,13 +1112,21 @@ static void check_journal_core(struct test_env *e, size_t i, uint64_t max_size) 
                (long long) st.st_size);
 }
 
-static void check_no_journal_core(struct test_env *e, size_t i, const char *error_part) {
+static void check_journal_core(struct test_env *e, size_t i, uint64_t max_size) {
+        check_journal_core_in(&e->records, i, max_size);
+}
+
+/* Record i of rc carries no compact core; its COREDUMPD_JOURNAL_CORE_ERROR= holds error_part, or
+ * (NULL) there is none. */
+static void check_no_journal_core_in(struct record_capture *rc, size_t i, const char *error_part) {
         size_t size = 0;
-        _cleanup_free_ void *core = record_capture_binary(&e->records, i, "COREDUMP", &size);
+        _cleanup_free_ void *core = record_capture_binary(rc, i, "COREDUMP", &size);
         if (core)
                 test_fail(__FILE__, __LINE__, "record %zu carries a compact core of %zu bytes, expected none", i, size);
-        check_field(e, i, "COREDUMPD_JOURNAL_CORE_SIZE", NULL);
-        _cleanup_free_ char *error = record_capture_field(&e->records, i, "COREDUMPD_JOURNAL_CORE_ERROR");
+        _cleanup_free_ char *size_text = record_capture_field(rc, i, "COREDUMPD_JOURNAL_CORE_SIZE");
+        if (size_text)
+                test_fail(__FILE__, __LINE__, "record %zu: COREDUMPD_JOURNAL_CORE_SIZE=%s, expected none", i, size_text);
+        _cleanup_free_ char *error = record_capture_field(rc, i, "COREDUMPD_JOURNAL_CORE_ERROR");
         if (!error_part && error)
                 test_fail(__FILE__, __LINE__, "record %zu: COREDUMPD_JOURNAL_CORE_ERROR=%s, expected none", i, error);
         if (error_part && (!error || !strstr(error, error_part)))
@@ -1126,12 +1134,16 @@ static void check_no_journal_core(struct test_env *e, size_t i, const char *erro
                           error ? error : "(none)", error_part);
 }
 
+static void check_no_journal_core(struct test_env *e, size_t i, const char *error_part) {
+        check_no_journal_core_in(&e->records, i, error_part);
+}
+
 /* The first crash of a signature in its interval carries the compact core of its stored core
  * (Action=userspace: our own zstd core; Action=kernel: the kernel's, compacted from the plain file
  * before it is compressed); its repeats carry none, nor an error. */
 TEST(journal_core_with_the_first_crash_of_a_signature) {
         struct test_env e;
-        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nUserspaceDump=all-writable\n", NULL);
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nUserspaceDump=all-writable\nJournalCore=system\n", NULL);
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
 
@@ -1154,7 +1166,7 @@ TEST(journal_core_with_the_first_crash_of_a_signature) {
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
 
-        test_env_init(&e, NULL, NULL);
+        test_env_init(&e, NULL, "JournalCore=system\n");
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
         struct connection_run run;
@@ -1178,7 +1190,7 @@ TEST(journal_core_with_the_first_crash_of_a_signature) {
  * counted (RateLimitBurst=0): only a first crash of its signature gets one. */
 TEST(journal_core_none_when_off_or_not_counted) {
         struct test_env e;
-        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\n", "JournalSizeMax=0\n");
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\n", "JournalSizeMax=0\nJournalCore=system\n");
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
         crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
@@ -1188,7 +1200,7 @@ TEST(journal_core_none_when_off_or_not_counted) {
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
 
-        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nRateLimitBurst=0\n", NULL);
+        test_env_init(&e, "[Rule]\nName=own\nAction=userspace\nRateLimitBurst=0\nJournalCore=system\n", NULL);
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
         crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
@@ -1203,7 +1215,7 @@ TEST(journal_core_none_when_off_or_not_counted) {
  * the record says why; the core itself is stored and named as ever. */
 TEST(journal_core_too_large_says_why) {
         struct test_env e;
-        test_env_init(&e, NULL, "JournalSizeMax=4K\n");
+        test_env_init(&e, NULL, "JournalSizeMax=4K\nJournalCore=system\n");
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
 
@@ -1310,32 +1322,111 @@ static void check_acl(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool 
         test_env_done(&e);
 }
 
-/* A root-only core (setuid: uid 1000, euid 0; or dumped as root) is never put in the journal,
- * which adm and systemd-journal read: the record says why; a dumpable user's core goes in. */
-static void check_journal_core_root_only(uint32_t uid, uint32_t euid, uint32_t coredump_mask, bool want_core) {
-        struct test_env e;
-        test_env_init(&e, NULL, NULL);
-        e.env.repeats = repeats_new(e.store->dir_fd);
-        CHECK(e.env.repeats);
-        e.peer.uid = uid;
-        e.peer.euid = euid;
-        e.peer.gid = e.peer.egid = 1000;
-        e.peer.coredump_mask = coredump_mask;
-        store_one(&e, 16384);
-        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
-        check_field(&e, 0, "COREDUMPD_REPEAT", "1");
-        if (want_core)
-                check_journal_core(&e, 0, UINT64_C(1) << 20);
-        else
-                check_no_journal_core(&e, 0, "withheld: a root-only core");
-        e.env.repeats = repeats_free(e.env.repeats);
-        test_env_done(&e);
+/* A crash of uid (euid, gid) stored with the default policy and the config_text given, the
+ * user's copies captured too (the daemon sends them with coredumpd-parser --record). */
+static void store_one_of(struct test_env *e, const char *policy_text, const char *config_text, uint32_t uid,
+                         uint32_t euid, uint32_t gid, uint32_t coredump_mask) {
+        test_env_init(e, policy_text, config_text);
+        e->env.repeats = repeats_new(e->store->dir_fd);
+        CHECK(e->env.repeats);
+        e->env.user_records = true;
+        e->peer.uid = uid;
+        e->peer.euid = euid;
+        e->peer.gid = e->peer.egid = gid;
+        e->peer.coredump_mask = coredump_mask;
+        store_one(e, 16384);
+        check_field(e, 0, "COREDUMPD_RESULT", "stored");
+        check_field(e, 0, "COREDUMPD_REPEAT", "1");
 }
 
+static void store_one_done(struct test_env *e) {
+        e->env.repeats = repeats_free(e->env.repeats);
+        test_env_done(e);
+}
+
+#define DUMPED_AS_USER (PIDFD_COREDUMPED | PIDFD_COREDUMP_USER)
+
+/* A root-only core (setuid: uid 1000, euid 0; or dumped as root) is never put in a journal, which
+ * adm and systemd-journal read, whatever JournalCore= says: the record says why, and the user gets
+ * no copy. */
 TEST(journal_core_withheld_for_root_only_cores) {
-        check_journal_core_root_only(1000, 0, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, false);
-        check_journal_core_root_only(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_ROOT, false);
-        check_journal_core_root_only(1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_USER, true);
+        static const char *const configs[] = { NULL, "JournalCore=system\n" };
+        for (size_t i = 0; i < ELEMENTSOF(configs); i++) {
+                struct test_env e;
+                store_one_of(&e, NULL, configs[i], 1000, 0, 1000, DUMPED_AS_USER);
+                check_no_journal_core(&e, 0, "withheld: a root-only core");
+                CHECK_INT(record_capture_count(&e.user_records), ==, 0);
+                store_one_done(&e);
+                store_one_of(&e, NULL, configs[i], 1000, 1000, 1000, PIDFD_COREDUMPED | PIDFD_COREDUMP_ROOT);
+                check_no_journal_core(&e, 0, "withheld: a root-only core");
+                CHECK_INT(record_capture_count(&e.user_records), ==, 0);
+                store_one_done(&e);
+        }
+}
+
+/* By default (JournalCore=user) the compact core of root's and of a system service's crash goes
+ * into no record: the system journal is read by adm and systemd-journal and shipped by
+ * systemd-journal-upload. The record says why; a system user's copy (journald files it in the
+ * system journal too) carries none either. */
+TEST(journal_core_not_in_the_system_journal_for_root_and_system_users) {
+        static const uint32_t uids[] = { 0, 33, 999, 65534, 61184 };
+        for (size_t i = 0; i < ELEMENTSOF(uids); i++) {
+                struct test_env e;
+                store_one_of(&e, NULL, NULL, uids[i], uids[i], uids[i], DUMPED_AS_USER);
+                check_no_journal_core(&e, 0, "withheld from the system journal");
+                CHECK_INT(record_capture_count(&e.user_records), ==, uids[i] == 0 ? 0 : 1);
+                if (uids[i] != 0) {
+                        check_no_journal_core_in(&e.user_records, 0, NULL);
+                        _cleanup_free_ char *uid = record_capture_field(&e.user_records, 0, "COREDUMP_UID");
+                        CHECK(uid && strtoul(uid, NULL, 10) == uids[i]);
+                }
+                store_one_done(&e);
+        }
+}
+
+/* JournalCore=system (a fleet's collector): root's and a system service's compact core in the
+ * system journal's record, by a rule or by coredumpd.conf; a rule says otherwise than the file. */
+TEST(journal_core_in_the_system_journal_when_opted_in) {
+        struct test_env e;
+        store_one_of(&e, "[Rule]\nName=fleet\nAction=kernel\nJournalCore=system\n", NULL, 0, 0, 0, DUMPED_AS_USER);
+        check_journal_core(&e, 0, UINT64_C(1) << 20);
+        CHECK_INT(record_capture_count(&e.user_records), ==, 0);
+        store_one_done(&e);
+
+        store_one_of(&e, NULL, "JournalCore=system\n", 33, 33, 33, DUMPED_AS_USER);
+        check_journal_core(&e, 0, UINT64_C(1) << 20);
+        CHECK_INT(record_capture_count(&e.user_records), ==, 1);
+        check_no_journal_core_in(&e.user_records, 0, NULL); /* once in the system journal is enough */
+        store_one_done(&e);
+
+        store_one_of(&e, "[Rule]\nName=not-this-one\nAction=kernel\nJournalCore=user\n", "JournalCore=system\n", 0,
+                     0, 0, DUMPED_AS_USER);
+        check_no_journal_core(&e, 0, "JournalCore=user");
+        store_one_done(&e);
+}
+
+/* A regular user's crash: the compact core goes into the copy in their own journal (which they,
+ * root, adm and systemd-journal read), not into the system journal's record, which says where it
+ * went; JournalCore=system puts it in both, JournalCore=no in neither. */
+TEST(journal_core_in_a_regular_users_own_copy) {
+        struct test_env e;
+        store_one_of(&e, NULL, NULL, 1000, 1000, 1000, DUMPED_AS_USER);
+        check_no_journal_core(&e, 0, "in the user's own journal only (JournalCore=user)");
+        CHECK_INT(record_capture_count(&e.user_records), ==, 1);
+        check_journal_core_in(&e.user_records, 0, UINT64_C(1) << 20);
+        store_one_done(&e);
+
+        store_one_of(&e, NULL, "JournalCore=system\n", 1000, 1000, 1000, DUMPED_AS_USER);
+        check_journal_core(&e, 0, UINT64_C(1) << 20);
+        check_journal_core_in(&e.user_records, 0, UINT64_C(1) << 20);
+        store_one_done(&e);
+
+        store_one_of(&e, "[Rule]\nName=none\nAction=kernel\nJournalCore=no\n", "JournalCore=system\n", 1000, 1000,
+                     1000, DUMPED_AS_USER);
+        check_no_journal_core(&e, 0, NULL);
+        check_no_journal_core_in(&e.user_records, 0, NULL);
+        CHECK(!log_capture_contains(&e.logs, "A compact core of"));
+        store_one_done(&e);
 }
 
 TEST(acl_granted_to_dumpable_user) {
@@ -1933,6 +2024,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),
         TEST_ENTRY(journal_core_too_large_says_why),
         TEST_ENTRY(journal_core_withheld_for_root_only_cores),
+        TEST_ENTRY(journal_core_not_in_the_system_journal_for_root_and_system_users),
+        TEST_ENTRY(journal_core_in_the_system_journal_when_opted_in),
+        TEST_ENTRY(journal_core_in_a_regular_users_own_copy),
         TEST_ENTRY(deadline_closes_stalled_connection),
         TEST_ENTRY(own_crash_rejected_at_once),
         TEST_ENTRY(vanished_process_cannot_be_verified),

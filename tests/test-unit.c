@@ -659,6 +659,43 @@ TEST(config_print_round_trips) {
         tmpdir_remove(root);
 }
 
+/* JournalCore=: user by default (the compact core only in a regular user's own journal); system
+ * and no; anything else is left out at file:line and the default stays. */
+TEST(config_journal_core) {
+        struct log_capture logs;
+        struct config c;
+        _cleanup_free_ char *path = NULL;
+
+        config_init_defaults(&c);
+        CHECK_INT(c.journal_core, ==, JOURNAL_CORE_USER);
+        log_capture_start(&logs);
+        static const struct {
+                const char *value;
+                enum journal_core want;
+        } good[] = { { "system", JOURNAL_CORE_SYSTEM }, { "no", JOURNAL_CORE_NO }, { "user", JOURNAL_CORE_USER } };
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                _cleanup_free_ char *text = NULL, *printed = NULL, *want = NULL;
+                size_t printed_size;
+                CHECK(asprintf(&text, "[Coredump]\nJournalCore=%s\n", good[i].value) > 0);
+                free(path);
+                path = NULL;
+                CHECK_INT(load_config_text(text, &c, &logs, &path), ==, 0);
+                CHECK_INT(c.journal_core, ==, good[i].want);
+                FILE *out = open_memstream(&printed, &printed_size);
+                config_print(&c, out);
+                fclose(out);
+                CHECK(asprintf(&want, "\nJournalCore=%s\n", good[i].value) > 0);
+                CHECK(strstr(printed, want));
+        }
+        config_done(&c);
+        log_capture_stop(&logs);
+
+        check_bad_config("[Coredump]\nJournalCore=yes\n", "2: invalid JournalCore= 'yes', expected user, system or no");
+        check_bad_config("[Coredump]\nStorage=/x\nJournalCore=System\n", "3: invalid JournalCore= 'System'");
+        check_bad_config("[Coredump]\nJournalCore=\n", "2: invalid JournalCore=");
+        check_bad_config("[Coredump]\nJournalCore=collector\n", "2: invalid JournalCore=");
+}
+
 /* ---- policy ---- */
 
 static struct policy *policy_from_text(const char *text) {
@@ -982,6 +1019,9 @@ TEST(policy_malformed_names_file_and_line) {
         check_bad_policy("[Rule]\nAction=kernel\nMaxSize=0\n", "3: invalid MaxSize=");
         check_bad_policy("[Rule]\nAction=kernel\nMaxAge=soon\n", "3: invalid MaxAge=");
         check_bad_policy("[Rule]\nAction=kernel\nCompress=lz4\n", "3: invalid Compress=");
+        check_bad_policy("[Rule]\nAction=kernel\nJournalCore=yes\n", "3: invalid JournalCore= 'yes', expected user, system or no");
+        check_bad_policy("[Rule]\nName=f\nAction=kernel\n\nJournalCore=fleet\n", "5: invalid JournalCore= 'fleet'");
+        check_bad_policy("[Rule]\nAction=kernel\nJournalCore=\n", "3: invalid JournalCore=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
         check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
         check_bad_policy("[Rules]\nAction=kernel\n", "1: unknown section [Rules]");
@@ -1035,6 +1075,83 @@ TEST(policy_every_error_reported_with_hint) {
         CHECK_INT(p->rules[0].line, ==, 7);
         log_capture_stop(&logs);
         tmpdir_remove(dir);
+}
+
+/* JournalCore= of a rule: parsed, printed back, and in the decision over coredumpd.conf's; a rule
+ * without it leaves coredumpd.conf's. */
+TEST(policy_journal_core) {
+        static const char text[] =
+                "[Rule]\nName=fleet\nMatchUID=0-999\nAction=kernel\nJournalCore=system\n\n"
+                "[Rule]\nName=quiet\nMatchComm=secret*\nAction=kernel\nJournalCore=no\n\n"
+                "[Rule]\nName=users\nMatchComm=py*\nAction=kernel\nJournalCore=user\n\n"
+                "[Rule]\nName=plain\nMatchComm=plain\nAction=kernel\n";
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        CHECK_INT(p->n_rules, ==, 6);
+        CHECK_INT(p->rules[0].journal_core, ==, JOURNAL_CORE_SYSTEM);
+        CHECK_INT(p->rules[1].journal_core, ==, JOURNAL_CORE_NO);
+        CHECK_INT(p->rules[2].journal_core, ==, JOURNAL_CORE_USER);
+        CHECK_INT(p->rules[3].journal_core, ==, POLICY_UNSET);
+
+        _cleanup_free_ char *printed = NULL;
+        size_t printed_size;
+        FILE *out = open_memstream(&printed, &printed_size);
+        policy_print(p, out);
+        fclose(out);
+        CHECK(strstr(printed, "Name=fleet\nMatchUID=0-999\nAction=kernel\nJournalCore=system\n"));
+        CHECK(strstr(printed, "Name=quiet\nMatchComm=secret*\nAction=kernel\nJournalCore=no\n"));
+        CHECK(strstr(printed, "Name=plain\nMatchComm=plain\nAction=kernel\n\n"));
+        _cleanup_(policy_unrefp) struct policy *again = policy_new();
+        _cleanup_fclose_ FILE *in = fmemopen(printed, printed_size, "r");
+        CHECK_OK(policy_parse_file(again, in, "/etc/coredumpd/policy.d/test.conf"));
+        CHECK_INT(again->rules[0].journal_core, ==, JOURNAL_CORE_SYSTEM);
+
+        struct config c;
+        config_init_defaults(&c);
+        static const struct {
+                const char *comm;
+                uint32_t uid;
+                enum journal_core config, want;
+        } cases[] = {
+                { "daemon", 0, JOURNAL_CORE_USER, JOURNAL_CORE_SYSTEM },
+                { "secretd", 1000, JOURNAL_CORE_SYSTEM, JOURNAL_CORE_NO },
+                { "python3", 1000, JOURNAL_CORE_SYSTEM, JOURNAL_CORE_USER },
+                { "plain", 1000, JOURNAL_CORE_USER, JOURNAL_CORE_USER },
+                { "plain", 1000, JOURNAL_CORE_SYSTEM, JOURNAL_CORE_SYSTEM },
+                { "other", 1000, JOURNAL_CORE_NO, JOURNAL_CORE_NO }, /* builtin:keep */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash_context ctx = sample_context();
+                struct decision d;
+                ctx.comm = (char *) cases[i].comm;
+                ctx.uid = ctx.euid = cases[i].uid;
+                c.journal_core = cases[i].config;
+                CHECK_OK(policy_decide(p, &c, &ctx, &d));
+                if (d.journal_core != cases[i].want)
+                        test_fail(__FILE__, __LINE__, "%s (uid %u), JournalCore=%s in coredumpd.conf: rule %s gives %s", cases[i].comm,
+                                  cases[i].uid, journal_core_to_string(cases[i].config), d.rule,
+                                  journal_core_to_string(d.journal_core));
+                decision_done(&d);
+        }
+        config_done(&c);
+}
+
+/* JournalCore= where it can do nothing: a rule that keeps no core, or one for root-only cores
+ * (never put in a journal). */
+TEST(policy_lint_journal_core) {
+        static const char text[] =
+                "[Rule]\nName=none-kept\nMatchComm=a\nAction=reject\nJournalCore=system\n\n"   /* 1 */
+                "[Rule]\nName=setuid\nMatchDumpable=no\nAction=kernel\nJournalCore=system\n\n" /* 7 */
+                "[Rule]\nName=fine\nMatchComm=b\nAction=reject\nJournalCore=no\n\n"           /* 13 */
+                "[Rule]\nName=fleet\nMatchComm=c\nAction=kernel\nJournalCore=system\n";        /* 19 */
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        struct log_capture logs;
+        log_capture_start(&logs);
+        CHECK_INT(policy_lint(p, 2), ==, 2);
+        CHECK(log_capture_contains(&logs, "test.conf:1: rule 'none-kept': JournalCore=system has no effect with Action=reject"));
+        CHECK(log_capture_contains(&logs, "test.conf:7: rule 'setuid': JournalCore=system puts no core of MatchDumpable=no crashes"));
+        CHECK(!log_capture_contains(&logs, "rule 'fine'"));
+        CHECK(!log_capture_contains(&logs, "rule 'fleet'"));
+        log_capture_stop(&logs);
 }
 
 /* Rules that parse but cannot do what they say: warnings at file:line with a hint. */
@@ -1800,36 +1917,78 @@ TEST(record_names_the_container) {
         config_done(&settings);
 }
 
-/* The compact core goes into the system journal's record as bytes with its size, or the record
- * says why there is none; the copy for the user's journal carries neither. */
-TEST(record_journal_core_not_in_the_users_copy) {
+static size_t count_binary(const struct fields *f, const char *name, const void *bytes, size_t size) {
+        size_t found = 0, len = strlen(name);
+        for (size_t i = 0; i < f->n; i++)
+                if (f->v[i].iov_len == len + 1 + size && memcmp(f->v[i].iov_base, name, len) == 0 &&
+                    ((const char *) f->v[i].iov_base)[len] == '=' &&
+                    memcmp((const char *) f->v[i].iov_base + len + 1, bytes, size) == 0)
+                        found++;
+        return found;
+}
+
+/* The compact core goes as bytes with its size into the records JournalCore= names: a regular
+ * user's own copy (user, the default), the system journal's record too (system); the system
+ * journal's record says why it has none, the user's copy never does. */
+TEST(record_journal_core_in_the_copies_journal_core_names) {
         static const char bytes[] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, '\n', 0, 4 };
         struct crash c;
         struct config settings;
         config_init_defaults(&settings);
         crash_init(&c, &settings);
         c.have_context = true;
+        c.have_decision = true;
         c.context.pid = 4242;
-        c.context.uid = 1000;
+        c.context.uid = c.context.euid = 1000;
+        c.context.gid = c.context.egid = 1000;
+        c.context.dumpable = 1;
+        c.context.at_secure = 0;
         c.result = CRASH_RESULT_STORED;
         CHECK(c.journal_core = malloc(sizeof bytes));
         memcpy(c.journal_core, bytes, sizeof bytes);
         c.journal_core_size = sizeof bytes;
 
+        /* JournalCore=user: the user's copy only. */
+        c.decision.journal_core = JOURNAL_CORE_USER;
         _cleanup_(fields_done) struct fields f = {}, u = {};
         CHECK_OK(record_build(&c, &f));
         CHECK_OK(record_build_user_copy(&c, &u));
-        size_t found = 0;
-        for (size_t i = 0; i < f.n; i++)
-                if (f.v[i].iov_len == strlen("COREDUMP=") + sizeof bytes && memcmp(f.v[i].iov_base, "COREDUMP=", 9) == 0 &&
-                    memcmp((const char *) f.v[i].iov_base + 9, bytes, sizeof bytes) == 0)
-                        found++;
-        CHECK_INT(found, ==, 1);
-        CHECK_STR(fields_get(&f, FIELD_JOURNAL_CORE_SIZE), "12");
-        CHECK(!fields_get(&f, FIELD_JOURNAL_CORE_ERROR));
-        CHECK(!fields_get(&u, FIELD_COREDUMP) && !fields_get(&u, FIELD_JOURNAL_CORE_SIZE));
-        CHECK_INT(u.n, ==, f.n - 2); /* the rest is the same */
+        CHECK_INT(count_binary(&f, "COREDUMP", bytes, sizeof bytes), ==, 0);
+        CHECK(!fields_get(&f, FIELD_COREDUMP) && !fields_get(&f, FIELD_JOURNAL_CORE_SIZE));
+        CHECK_STR(fields_get(&f, FIELD_JOURNAL_CORE_ERROR), "in the user's own journal only (JournalCore=user)");
+        CHECK_INT(count_binary(&u, "COREDUMP", bytes, sizeof bytes), ==, 1);
+        CHECK_STR(fields_get(&u, FIELD_JOURNAL_CORE_SIZE), "12");
+        CHECK(!fields_get(&u, FIELD_JOURNAL_CORE_ERROR));
+        CHECK_INT(u.n, ==, f.n + 1); /* the rest is the same */
         CHECK_STR(fields_get(&u, FIELD_MESSAGE), fields_get(&f, FIELD_MESSAGE));
+
+        /* JournalCore=system: both; a system user's copy (filed in the system journal by journald)
+         * none, root-only cores neither. */
+        c.decision.journal_core = JOURNAL_CORE_SYSTEM;
+        _cleanup_(fields_done) struct fields fs = {}, us = {};
+        CHECK_OK(record_build(&c, &fs));
+        CHECK_OK(record_build_user_copy(&c, &us));
+        CHECK_INT(count_binary(&fs, "COREDUMP", bytes, sizeof bytes), ==, 1);
+        CHECK_STR(fields_get(&fs, FIELD_JOURNAL_CORE_SIZE), "12");
+        CHECK(!fields_get(&fs, FIELD_JOURNAL_CORE_ERROR));
+        CHECK_INT(count_binary(&us, "COREDUMP", bytes, sizeof bytes), ==, 1);
+        static const uint32_t not_own[] = { 33, 999, 65534, 61184, 65519, 0x80000, 0x7FFF0000 };
+        for (size_t i = 0; i < ELEMENTSOF(not_own); i++) {
+                c.context.uid = c.context.euid = not_own[i];
+                CHECK(!record_user_copy_takes_core(&c));
+        }
+        static const uint32_t own[] = { 1000, 59092, 65536, 100000, 0x7FFFF };
+        for (size_t i = 0; i < ELEMENTSOF(own); i++) {
+                c.context.uid = c.context.euid = own[i];
+                CHECK(record_user_copy_takes_core(&c));
+        }
+        c.context.uid = c.context.euid = 1000;
+        c.context.euid = 0; /* setuid */
+        CHECK(!record_user_copy_takes_core(&c));
+        c.context.euid = 1000;
+        c.decision.journal_core = JOURNAL_CORE_NO;
+        CHECK(!record_user_copy_takes_core(&c));
+        c.decision.journal_core = JOURNAL_CORE_USER;
 
         /* None made: the reason, escaped, in the system journal's record only. */
         free(c.journal_core);
@@ -1841,7 +2000,7 @@ TEST(record_journal_core_not_in_the_users_copy) {
         CHECK_OK(record_build_user_copy(&c, &v));
         CHECK(!fields_get(&g, FIELD_COREDUMP) && !fields_get(&g, FIELD_JOURNAL_CORE_SIZE));
         CHECK_STR(fields_get(&g, FIELD_JOURNAL_CORE_ERROR), "too large\\n");
-        CHECK(!fields_get(&v, FIELD_JOURNAL_CORE_ERROR));
+        CHECK(!fields_get(&v, FIELD_JOURNAL_CORE_ERROR) && !fields_get(&v, FIELD_JOURNAL_CORE_SIZE));
         crash_done(&c);
         config_done(&settings);
 }
@@ -2975,6 +3134,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(config_bad_line_keeps_the_rest),
         TEST_ENTRY(config_max_age),
         TEST_ENTRY(config_journal_size_max),
+        TEST_ENTRY(config_journal_core),
         TEST_ENTRY(config_missing_file),
         TEST_ENTRY(config_dropins_precedence),
         TEST_ENTRY(config_every_error_reported_with_hint),
@@ -2991,6 +3151,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_malformed_names_file_and_line),
         TEST_ENTRY(policy_every_error_reported_with_hint),
         TEST_ENTRY(policy_lint_contradictions),
+        TEST_ENTRY(policy_journal_core),
+        TEST_ENTRY(policy_lint_journal_core),
         TEST_ENTRY(request_parse_sizes),
         TEST_ENTRY(ack_build_rules),
         TEST_ENTRY(proc_limits_parser),
@@ -3008,7 +3170,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(crash_id_forms),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),
         TEST_ENTRY(record_names_the_container),
-        TEST_ENTRY(record_journal_core_not_in_the_users_copy),
+        TEST_ENTRY(record_journal_core_in_the_copies_journal_core_names),
         TEST_ENTRY(context_user_may_read_matrix),
         TEST_ENTRY(core_extent_from_headers),
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),

@@ -48,6 +48,9 @@ void config_init_defaults(struct config *c) {
                 /* systemd-coredump's JournalSizeMax= is 767M for Storage=journal; here the record
                  * carries a compact core only, for the fleet: small enough to forward every one. */
                 .journal_size_max = UINT64_C(1) << 20,
+                /* Not into the system journal, which more than root reads and a fleet ships, for
+                 * root's and system services' crashes: only where its readers may read the crash. */
+                .journal_core = JOURNAL_CORE_USER,
         };
 }
 
@@ -76,6 +79,28 @@ int compression_from_string(const char *s, enum compression *ret) {
                 return -EINVAL;
         *ret = b ? COMPRESSION_ZSTD : COMPRESSION_NONE;
         return 0;
+}
+
+static const char *const journal_core_names[_JOURNAL_CORE_MAX] = {
+        [JOURNAL_CORE_NO] = "no",
+        [JOURNAL_CORE_USER] = "user",
+        [JOURNAL_CORE_SYSTEM] = "system",
+};
+
+const char *journal_core_to_string(enum journal_core j) {
+        return j >= 0 && j < _JOURNAL_CORE_MAX ? journal_core_names[j] : NULL;
+}
+
+int journal_core_from_string(const char *s, enum journal_core *ret) {
+        if (!s)
+                return -EINVAL;
+        for (enum journal_core j = 0; j < _JOURNAL_CORE_MAX; j++)
+                if (strcmp(s, journal_core_names[j]) == 0) {
+                        *ret = j;
+                        return 0;
+                }
+        /* Not yes: which journal would it mean? */
+        return -EINVAL;
 }
 
 int parse_max_age(const char *value, uint64_t *ret) {
@@ -110,7 +135,7 @@ static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
         "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
-        "IdleExit", "MaxAge", "JournalSizeMax", NULL,
+        "IdleExit", "MaxAge", "JournalSizeMax", "JournalCore", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -233,6 +258,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                         return INVALID(ini, key, value, ", expected 0 (none) or 4K..64M",
                                        "the compact core in a crash's record, such as 1M");
                 c->journal_size_max = u64;
+        } else if (strcmp(key, "JournalCore") == 0) {
+                if (journal_core_from_string(value, &c->journal_core) < 0)
+                        return INVALID(ini, key, value, ", expected user, system or no",
+                                       "user: a regular user's own journal only; system: the system journal too");
         } else if (strcmp(key, "MaxAge") == 0) {
                 if (parse_max_age(value, &u64) < 0)
                         return INVALID(ini, key, value, "", HINT_DURATION " or 3d, or 0 (infinity) for no age limit");
@@ -355,5 +384,6 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
         fprintf(out, "MaxAge=%s\n", format_max_age(b, c->max_age_usec));
         fprintf(out, "JournalSizeMax=%s\n", format_size(b, c->journal_size_max));
+        fprintf(out, "JournalCore=%s\n", journal_core_to_string(c->journal_core));
         fprintf(out, "IdleExit=%s\n", format_duration(b, c->idle_exit_usec));
 }

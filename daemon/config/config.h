@@ -30,6 +30,10 @@
  *   IdleExit=30s                  exit when idle this long (0: never)
  *   JournalSizeMax=1M             the compact core (COREDUMP=) in the record of a signature's first
  *                                 crash in its RateLimitIntervalSec=, for a collector (0: none)
+ *   JournalCore=user              which records carry it: user (the copy in a regular user's own
+ *                                 journal only), system (the system journal's record too, for root's
+ *                                 and system users' crashes as well: a fleet), no (none); a policy
+ *                                 rule may say otherwise
  *
  * A key or value that is wrong is logged as "file:line: what (hint)" and ignored, the rest of the
  * file and every other file still apply, as in systemd: a typo never stops crash collection.
@@ -44,6 +48,16 @@
 enum compression {
         COMPRESSION_NONE,
         COMPRESSION_ZSTD,
+};
+
+/* JournalCore=: which journal records carry a crash's compact core (COREDUMP=). Who reads a record
+ * is who reads its journal: the system journal root, adm and systemd-journal (and whatever
+ * systemd-journal-upload sends it to); a regular user's own journal that user and the same groups. */
+enum journal_core {
+        JOURNAL_CORE_NO,        /* none */
+        JOURNAL_CORE_USER,      /* the copy in a regular user's own journal only (the default) */
+        JOURNAL_CORE_SYSTEM,    /* that, and the system journal's record, whoever crashed */
+        _JOURNAL_CORE_MAX,
 };
 
 struct config {
@@ -71,6 +85,7 @@ struct config {
         uint64_t idle_exit_usec;
         uint64_t max_age_usec;          /* USEC_INFINITY: no age limit */
         uint64_t journal_size_max;      /* 0: no compact core in the record */
+        enum journal_core journal_core; /* which records carry it */
 };
 
 #define USEC_INFINITY UINT64_MAX
@@ -110,4 +125,8 @@ int parse_max_age(const char *value, uint64_t *ret);
 const char *format_max_age(char buf[static 32], uint64_t usec);
 
 const char *compression_to_string(enum compression c);
+/* "no", "user", "system"; from_string takes those three words only (yes would not say which
+ * journal). */
+const char *journal_core_to_string(enum journal_core j);
+int journal_core_from_string(const char *s, enum journal_core *ret);
 int compression_from_string(const char *s, enum compression *ret);

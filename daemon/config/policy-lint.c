@@ -56,6 +56,14 @@ int policy_lint(const struct policy *p, int suid_dumpable) {
                 if (r->userspace_mode != POLICY_UNSET && r->action != ACTION_USERSPACE)
                         n += lint(r, "UserspaceDump= has no effect with Action=%s (hint: it applies to "
                                      "Action=userspace only)", action_to_string(r->action));
+                if (r->journal_core != POLICY_UNSET && r->journal_core != JOURNAL_CORE_NO && r->action == ACTION_REJECT)
+                        n += lint(r, "JournalCore=%s has no effect with Action=reject: no core is kept to "
+                                     "compact (hint: it applies to the crashes a rule keeps)",
+                                  journal_core_to_string((enum journal_core) r->journal_core));
+                if (r->journal_core == JOURNAL_CORE_SYSTEM && r->match_dumpable == 0)
+                        n += lint(r, "JournalCore=system puts no core of MatchDumpable=no crashes in the system "
+                                     "journal: a root-only core (setuid, or dumped as root) never goes into a "
+                                     "journal (hint: dumpctl dump reads it from the store, as root)");
                 if (r->match_dumpable == 0 && suid_dumpable >= 0 && suid_dumpable != 2)
                         n += lint(r, "MatchDumpable=no never matches while fs.suid_dumpable=%d: the kernel dumps "
                                      "privileged processes only with fs.suid_dumpable=2 (hint: sysctl "

@@ -21,7 +21,8 @@
 static const char *const policy_keys[] = {
         "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchMachine", "MatchUID", "MatchGID",
         "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
-        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAge", NULL,
+        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAge",
+        "JournalCore", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -279,6 +280,15 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                         return ini_file_error(ini, "invalid OnRepeat= '%s', expected userspace or reject", value),
                                ini_file_hint(ini, "repeats get a stacks core of our own (userspace) or nothing (reject)");
                 rule->on_repeat = (int) a;
+                return 0;
+        }
+        if (strcmp(key, "JournalCore") == 0) {
+                enum journal_core j;
+                if (journal_core_from_string(value, &j) < 0)
+                        return ini_file_error(ini, "invalid JournalCore= '%s', expected user, system or no", value),
+                               ini_file_hint(ini, "user: a regular user's own journal only; system: the system journal "
+                                                  "too (root's and system services' crashes as well, for a fleet)");
+                rule->journal_core = (int) j;
                 return 0;
         }
         if (strcmp(key, "MatchUID") == 0)

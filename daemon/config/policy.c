@@ -66,6 +66,7 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
                 .userspace_mode = POLICY_UNSET,
                 .rate_limit_burst = POLICY_UNSET,
                 .on_repeat = POLICY_UNSET,
+                .journal_core = POLICY_UNSET,
         };
         if (source && !(r->source = strdup(source)))
                 return NULL;

@@ -40,6 +40,11 @@
  *   OnRepeat=reject|userspace     (nothing, or a stacks self-dump); defaults from coredumpd.conf
  *   MaxAge=30d                    this crash's core is removed when older (default: MaxAge= of
  *                                 coredumpd.conf; 0 or infinity: no age limit)
+ *   JournalCore=user|system|no    which records carry the crash's compact core (COREDUMP=): the copy
+ *                                 in a regular user's own journal only (user), the system journal's
+ *                                 record too, for root's and system services' crashes as well
+ *                                 (system: a fleet's collector), or none; default: JournalCore= of
+ *                                 coredumpd.conf. A root-only core (setuid) never goes in.
  *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
  *                                 what the core coredumpd writes itself for Action=userspace holds:
  *                                 registers and notes of every thread, the first page of each mapped
@@ -125,6 +130,7 @@ struct policy_rule {
         int rate_limit_burst;   /* POLICY_UNSET, or per signature and interval */
         int on_repeat;          /* POLICY_UNSET, ACTION_REJECT or ACTION_USERSPACE */
         uint64_t max_age_usec;  /* 0: unset (MaxAge= of coredumpd.conf); USEC_INFINITY: no limit */
+        int journal_core;       /* POLICY_UNSET or enum journal_core */
 };
 
 struct policy {

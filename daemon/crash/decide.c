@@ -188,6 +188,8 @@ int policy_decide(const struct policy *p, const struct config *config, struct cr
                                                                                   : config->rate_limit_burst,
                 .on_repeat = rule && rule->on_repeat != POLICY_UNSET ? (enum action) rule->on_repeat : config->on_repeat,
                 .max_age_usec = rule ? rule->max_age_usec : 0,
+                .journal_core = rule && rule->journal_core != POLICY_UNSET ? (enum journal_core) rule->journal_core
+                                                                           : config->journal_core,
         };
         return ret->rule ? 0 : -ENOMEM;
 }

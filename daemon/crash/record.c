@@ -192,15 +192,49 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         return k;
 }
 
-/* The compact core (COREDUMP=, binary) and its size, or why the crash has none where it was to
- * have one. */
-static int record_add_journal_core(const struct crash *c, struct fields *f) {
+/* Whether journald files an entry written as uid in that user's own journal, not the system one
+ * (its uid_for_system_journal(): system users below 1000, systemd's dynamic users, nobody, and
+ * the ranges systemd hands containers and foreign images all go to the system journal). */
+static bool uid_has_own_journal(uid_t uid) {
+        return uid >= 1000 && !(uid >= 61184 && uid <= 65519) && uid != 65534 && uid != (uid_t) -1 &&
+               !(uid >= UINT32_C(0x80000) && uid <= UINT32_C(0x6FFFFFFF)) &&
+               !(uid >= UINT32_C(0x7FFF0000) && uid <= UINT32_C(0x7FFFFFFF));
+}
+
+bool record_user_copy_wanted(const struct crash *c) {
+        const struct crash_context *ctx = &c->context;
+        /* Stored crashes only: those are handled on a worker thread (a rejection is answered on the
+         * event loop, which must not wait for a child), and have a core for the user to fetch. */
+        return c->have_stored && c->have_peer && c->have_context && ctx->opened && ctx->uid != 0 && ctx->gid != 0 &&
+               context_user_may_read(ctx);
+}
+
+bool record_user_copy_takes_core(const struct crash *c) {
+        return c->have_context && c->context.uid != 0 && c->context.gid != 0 && context_user_may_read(&c->context) &&
+               uid_has_own_journal(c->context.uid) && c->have_decision &&
+               c->decision.journal_core != JOURNAL_CORE_NO;
+}
+
+static bool system_record_takes_core(const struct crash *c) {
+        return c->have_decision && c->decision.journal_core == JOURNAL_CORE_SYSTEM;
+}
+
+/* The compact core (COREDUMP=, binary) and its size, or why this record has none where the crash
+ * was to have one: the system journal's record carries it with JournalCore=system only, the copy in
+ * a regular user's own journal with user too (record_user_copy_takes_core()). */
+static int record_add_journal_core(const struct crash *c, bool user_copy, struct fields *f) {
+        bool takes = user_copy ? record_user_copy_takes_core(c) : system_record_takes_core(c);
         int k = 0;
 
-        if (c->journal_core) {
+        if (c->journal_core && takes) {
                 k = k ?: fields_add_binary(f, field_name(FIELD_COREDUMP), c->journal_core, c->journal_core_size);
                 k = k ?: fields_set_unsigned(f, FIELD_JOURNAL_CORE_SIZE, c->journal_core_size);
-        } else if (c->journal_core_error[0])
+        } else if (user_copy)
+                return 0; /* the system journal's record says why */
+        else if (c->journal_core)
+                k = k ?: fields_set_text(f, FIELD_JOURNAL_CORE_ERROR,
+                                         "in the user's own journal only (JournalCore=user)");
+        else if (c->journal_core_error[0])
                 k = k ?: fields_set_text(f, FIELD_JOURNAL_CORE_ERROR, c->journal_core_error);
         return k;
 }
@@ -257,9 +291,9 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
         return k;
 }
 
-/* journal_core: with the compact core and its fields (the system journal's record), or without
- * (the copy in the user's journal). */
-static int record_build_for(const struct crash *c, bool journal_core, struct fields *ret) {
+/* The system journal's record, or (user_copy) the copy in the user's journal: the same fields, the
+ * compact core in whichever of them JournalCore= puts it. */
+static int record_build_for(const struct crash *c, bool user_copy, struct fields *ret) {
         struct fields f = {};
         char outcome[512];
         int k = 0;
@@ -287,8 +321,7 @@ static int record_build_for(const struct crash *c, bool journal_core, struct fie
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
         k = k ?: record_add_crash_details(c, &f);
-        if (journal_core)
-                k = k ?: record_add_journal_core(c, &f);
+        k = k ?: record_add_journal_core(c, user_copy, &f);
 
         if (k < 0) {
                 fields_done(&f);
@@ -299,11 +332,11 @@ static int record_build_for(const struct crash *c, bool journal_core, struct fie
 }
 
 int record_build(const struct crash *c, struct fields *ret) {
-        return record_build_for(c, true, ret);
+        return record_build_for(c, false, ret);
 }
 
 int record_build_user_copy(const struct crash *c, struct fields *ret) {
-        return record_build_for(c, false, ret);
+        return record_build_for(c, true, ret);
 }
 
 int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
@@ -340,7 +373,7 @@ int record_sink_journal(const struct fields *f, void *userdata) {
         return sd_journal_sendv(f->v, (int) f->n);
 }
 
-static void record_send(const struct crash *c, bool journal_core, record_sink_fn sink, void *userdata);
+static void record_send(const struct crash *c, bool user_copy, record_sink_fn sink, void *userdata);
 
 struct user_copy {
         uid_t uid;
@@ -358,25 +391,20 @@ static int sink_user_journal(const struct fields *f, void *userdata) {
         return 0;
 }
 
-void record_crash_for_user(const struct crash *c) {
+void record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata) {
         const struct crash_context *ctx = &c->context;
-        /* Stored crashes only: those are handled on a worker thread (a rejection is answered on the
-         * event loop, which must not wait for a child), and have a core for the user to fetch. */
-        if (!c->have_stored || !c->have_peer || !ctx->opened || ctx->uid == 0 || ctx->gid == 0 ||
-            !context_user_may_read(ctx))
+        if (!record_user_copy_wanted(c))
                 return;
         struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .tag = c->tag };
-        /* Without the compact core (COREDUMP=) and its fields: the copy goes through the parser's
-         * bounded wire (parser_record_encode()), which a core of up to JournalSizeMax= would
-         * overrun; and the user has the stored core itself, which they may read. The system
-         * journal's record carries it for a collector. */
-        record_send(c, false, sink_user_journal, &u);
+        /* Sent by coredumpd-parser --record as the user, through its bounded wire
+         * (parser_record_encode(), room for a compact core of the largest JournalSizeMax=). */
+        record_send(c, true, sink ?: sink_user_journal, sink ? userdata : &u);
 }
 
-static void record_send(const struct crash *c, bool journal_core, record_sink_fn sink, void *userdata) {
+static void record_send(const struct crash *c, bool user_copy, record_sink_fn sink, void *userdata) {
         _cleanup_(fields_done) struct fields f = {};
 
-        int k = record_build_for(c, journal_core, &f);
+        int k = record_build_for(c, user_copy, &f);
         if (k < 0) {
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot build the crash record: %m");
                 return;
@@ -387,7 +415,7 @@ static void record_send(const struct crash *c, bool journal_core, record_sink_fn
 }
 
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
-        record_send(c, true, sink, userdata);
+        record_send(c, false, sink, userdata);
 }
 
 void record_crash_to_kmsg(const struct crash *c) {

@@ -16,14 +16,23 @@
  * keeps with the core as attributes. */
 int record_metadata(const struct crash *c, struct fields *f);
 
-/* The whole entry for a crash: message, metadata, outcome, crash details, and the compact core
- * (COREDUMP=, binary, with COREDUMPD_JOURNAL_CORE_SIZE=) or why there is none
- * (COREDUMPD_JOURNAL_CORE_ERROR=). */
+/* The whole entry for a crash, as the system journal gets it: message, metadata, outcome, crash
+ * details, and the compact core (COREDUMP=, binary, with COREDUMPD_JOURNAL_CORE_SIZE=) where the
+ * decision's JournalCore= is system, else why there is none (COREDUMPD_JOURNAL_CORE_ERROR=). */
 int record_build(const struct crash *c, struct fields *ret);
 
 /* The entry as the copy in the crashing user's journal has it (record_crash_for_user()): the same
- * without the compact core and the fields about it. */
+ * fields, the compact core only where record_user_copy_takes_core(), and never a reason for none. */
 int record_build_user_copy(const struct crash *c, struct fields *ret);
+
+/* Whether the crash gets a copy in its user's journal: a stored dump of a user other than root
+ * that the user may read (context_user_may_read()). */
+bool record_user_copy_wanted(const struct crash *c);
+/* Whether that copy carries the compact core: JournalCore= not no, and a regular user's crash
+ * whose copy journald files in the user's own journal (uid 1000 and up, not nobody, nor systemd's
+ * dynamic, container or foreign ranges: those go to the system journal), which that user, root,
+ * adm and systemd-journal read. */
+bool record_user_copy_takes_core(const struct crash *c);
 
 /* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
  * size cap and compression. */
@@ -41,11 +50,12 @@ typedef int (*record_sink_fn)(const struct fields *f, void *userdata);
 int record_sink_journal(const struct fields *f, void *userdata);
 
 /* The crash's record once more, in the crashing user's own journal (coredumpd-parser --record, as
- * that user): only for a stored dump the user may read, never for root's. The daemon's record in the system
- * journal stays the one root's tools trust; what this copy names is opened by the user's tools with
- * the user's rights only. It carries no compact core (COREDUMP=) nor the fields about it: the user
- * fetches the stored core itself. A failure is logged (it costs the user their view, not the crash). */
-void record_crash_for_user(const struct crash *c);
+ * that user; sink, where not NULL, instead: tests): only where record_user_copy_wanted(), never for
+ * root's. The daemon's record in the system journal stays the one root's tools trust; what this
+ * copy names is opened by the user's tools with the user's rights only. A regular user's copy
+ * carries the compact core (record_user_copy_takes_core()), which JournalCore=user keeps out of the
+ * system journal. A failure is logged (it costs the user their view, not the crash). */
+void record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata);
 
 /* Builds and sends; failures are logged with the crash's tag. */
 void record_crash(const struct crash *c, record_sink_fn sink, void *userdata);

@@ -363,11 +363,12 @@ static void wait_task_exit(const struct crash_env *env, const struct crash *c) {
 /* JournalSizeMax= is bounded where the parser bounds what it makes. */
 _Static_assert(JOURNAL_SIZE_MAX_LIMIT == PARSER_COMPACT_MAX, "JournalSizeMax='s limit is PARSER_COMPACT_MAX");
 
-/* Whether the record carries a compact core: for a core in the store, with JournalSizeMax= not 0,
+/* Whether a record carries a compact core: for a core in the store, with JournalSizeMax= not 0,
  * and the first crash of its signature in its rate-limit interval (decision.repeat 1), so that a
  * collector gets one per crash site and owner, not one per crash of a loop. A crash that is not
- * counted (no signature, RateLimitBurst=0, no rate limits) carries none. */
-static bool journal_core_wanted(struct crash *c) {
+ * counted (no signature, RateLimitBurst=0, no rate limits) carries none. Which record carries it is
+ * JournalCore='s (crash/record.c): none is made that no record would carry. */
+static bool journal_core_wanted(const struct crash_env *env, struct crash *c) {
         if (!(c->have_stored && c->settings.journal_size_max > 0 && c->have_decision && c->decision.repeat == 1))
                 return false;
         /* The system journal is read by more than root (adm, systemd-journal): a core the crashing
@@ -378,7 +379,21 @@ static bool journal_core_wanted(struct crash *c) {
                          "withheld: a root-only core (setuid, or not dumpable by its user)");
                 return false;
         }
-        return true;
+        switch (c->decision.journal_core) {
+        case JOURNAL_CORE_SYSTEM:
+                return true;
+        case JOURNAL_CORE_USER:
+                /* Not into the system journal, whose readers may not read root's or a system
+                 * service's memory: only a regular user's crash, into their own journal's copy. */
+                if (env->user_records && record_user_copy_wanted(c) && record_user_copy_takes_core(c))
+                        return true;
+                snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s",
+                         "withheld from the system journal: not a regular user's crash (JournalCore=user; "
+                         "JournalCore=system puts it there)");
+                return false;
+        default:
+                return false; /* JournalCore=no: the operator's choice, as JournalSizeMax=0 */
+        }
 }
 
 /* The compact core, made by coredumpd-parser --compact-core (as nobody, in its cell) from the stored
@@ -415,7 +430,7 @@ void step_keep(const struct crash_env *env, struct crash *c) {
         if (!c->have_stored)
                 return;
 
-        bool journal_core = journal_core_wanted(c);
+        bool journal_core = journal_core_wanted(env, c);
         /* Both read the whole core: the released task's teardown goes first. */
         if (c->compress_pending || journal_core)
                 wait_task_exit(env, c);
@@ -476,7 +491,7 @@ void step_record(const struct crash_env *env, struct crash *c) {
                 record_crash_to_kmsg(c);
         record_crash(c, env->record_sink, env->record_userdata);
         if (env->user_records)
-                record_crash_for_user(c);
+                record_crash_for_user(c, env->user_record_sink, env->user_record_userdata);
 }
 
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {

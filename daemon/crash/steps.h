@@ -41,6 +41,8 @@ struct crash_env {
         record_sink_fn record_sink;
         void *record_userdata;
         bool user_records;              /* a copy of each record in the crashing user's journal */
+        record_sink_fn user_record_sink;        /* where that copy goes; NULL: coredumpd-parser --record */
+        void *user_record_userdata;
         struct probe *probe;            /* the crash-context probe, or NULL */
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
         const struct host_view *host;   /* the /proc root and what is read of the host once */

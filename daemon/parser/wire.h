@@ -159,7 +159,9 @@ int parser_result_encode(const struct unwind_result *r, int error, void **ret_bu
  */
 #define PARSER_RECORD_MAGIC UINT32_C(0x52524443) /* "CDRR" */
 #define PARSER_RECORD_FIELDS_MAX 1024
-#define PARSER_RECORD_MAX (UINT32_C(8) << 20)
+/* The fields, and a compact core of the largest JournalSizeMax= (PARSER_COMPACT_MAX, 64M): a
+ * regular user's copy carries it (crash/record.h). */
+#define PARSER_RECORD_MAX ((UINT32_C(8) << 20) + (UINT32_C(64) << 20))
 
 struct parser_record_header {
         uint32_t magic, version;
@@ -220,6 +222,8 @@ int parser_build_ids_decode(const char *buf, size_t size, size_t n, char (*ret)[
 #define PARSER_COMPACT_MAGIC UINT32_C(0x43504443) /* "CDPC" */
 /* The largest compact core the parser makes, whatever is asked (JournalSizeMax= is capped here). */
 #define PARSER_COMPACT_MAX (UINT64_C(64) << 20)
+_Static_assert(PARSER_RECORD_MAX >= PARSER_COMPACT_MAX + (UINT64_C(8) << 20),
+               "a user's copy of a record has room for the largest compact core");
 
 struct parser_compact_request {
         uint32_t magic, version;

@@ -406,7 +406,9 @@ fleet_net_up() {
 }
 
 # fleet_policy — the fleet crashers' rule: a rate limit, so that a signature's first crash carries
-# its compact core (COREDUMP=) in the record (the suite's global limit is off).
+# its compact core (COREDUMP=) in the record (the suite's global limit is off), and
+# JournalCore=system: the crashers run as root, whose compact core stays out of the system journal
+# (the one journal-upload sends here) unless a fleet opts in, as coredumpd-fleet(7) says to.
 fleet_policy() {
 	add_policy test-fleet <<-'P'
 	[Rule]
@@ -415,6 +417,7 @@ fleet_policy() {
 	MatchComm=fleetcrash
 	Action=kernel
 	RateLimitBurst=5
+	JournalCore=system
 	P
 }
 
