@@ -2268,7 +2268,7 @@ TEST(parser_cell_has_no_privileges) {
         CHECK(pid >= 0);
         if (pid == 0) {
                 char reason[256] = "";
-                struct sandbox_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                struct cell_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
                 if (sandbox_enter(0, 0, &l, SANDBOX_READ, reason, sizeof reason) != -EPERM)
                         _exit(10); /* never as root */
                 if (sandbox_enter(65534, 65534, &l, SANDBOX_READ, reason, sizeof reason) < 0) {
