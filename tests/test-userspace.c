@@ -1106,7 +1106,7 @@ static int block_forever(struct core_writer *w, void *userdata, bool *ret_trunca
 
 static int killable_generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
                              size_t reason_size) {
-        return store_generate_killable(w, block_forever, NULL, &killable_cancel, NULL, 0, ret_truncated, reason,
+        return store_generate_killable(w, NULL, block_forever, NULL, &killable_cancel, NULL, 0, ret_truncated, reason,
                                        reason_size);
 }
 
@@ -1137,7 +1137,7 @@ TEST(core_writer_holds_no_socket) {
         CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
         char reason[128] = "";
         bool truncated = false;
-        int r = store_generate_killable(&w, sockets_closed, &sv[0], NULL, NULL, 0, &truncated, reason, sizeof reason);
+        int r = store_generate_killable(&w, NULL, sockets_closed, &sv[0], NULL, NULL, 0, &truncated, reason, sizeof reason);
         if (r < 0)
                 test_fail(__FILE__, __LINE__, "%s", reason);
         CHECK(fcntl(sv[0], F_GETFD) >= 0); /* ours stay open */
