@@ -150,6 +150,15 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
         struct child_share *share = mmap(NULL, share_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         int r;
 
+        uid_t owner = start ? start->uid : 0;
+        if (child_budget_exhausted(owner)) {
+                /* Each writer SIGKILL could not end is a process in the kernel pinning its core (an
+                 * unlinked file the vacuum cannot see) and a thread of ours. */
+                if (share != MAP_FAILED)
+                        munmap(share, share_size);
+                snprintf(reason, reason_size, "not writing the core: too many core writers are stuck in the kernel");
+                return -EBUSY;
+        }
         if (share == MAP_FAILED || !keep) {
                 r = share == MAP_FAILED ? negative_errno() : -ENOMEM;
                 if (share != MAP_FAILED)
@@ -211,7 +220,7 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
         }
         int status = 0;
         if (abandoned)
-                child_reap_later(pid);
+                child_reap_later(pid, owner);
         else if (pid > 0)
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                         ;
