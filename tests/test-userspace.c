@@ -15,6 +15,9 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -1179,7 +1182,7 @@ static bool fd_listed(const struct writer_fds *f, int fd) {
         return false;
 }
 
-TEST(core_writer_keeps_only_its_own_fds) {
+static void check_writer_fds(void) {
         int pipe_fds[2], sv[2];
         CHECK(pipe(pipe_fds) == 0);
         CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
@@ -1219,6 +1222,36 @@ TEST(core_writer_keeps_only_its_own_fds) {
         close(pipe_fds[1]);
         close(sv[0]);
         close(sv[1]);
+}
+
+TEST(core_writer_keeps_only_its_own_fds) {
+        check_writer_fds();
+}
+
+/* The same without close_range() (a kernel before 5.9, here a system call filter that answers
+ * ENOSYS): the writer closes what /proc/self/fd lists. */
+TEST(core_writer_keeps_only_its_own_fds_without_close_range) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                struct sock_filter filter[] = {
+                        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+                        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                };
+                struct sock_fprog prog = { .len = ELEMENTSOF(filter), .filter = filter };
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+                        _exit(10);
+                if (syscall(SYS_close_range, 1000, 1001, 0) == 0 || errno != ENOSYS)
+                        _exit(11);
+                check_writer_fds();
+                _exit(0);
+        }
+        int status;
+        CHECK_INT(waitpid(pid, &status, 0), ==, pid);
+        CHECK(WIFEXITED(status));
+        CHECK_INT(WEXITSTATUS(status), ==, 0);
 }
 
 /* read() as the code in this binary calls it, passed on: at the first read of the held task's
@@ -1625,6 +1658,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(core_writer_holds_no_socket),
         TEST_ENTRY(core_writer_keeps_only_its_own_fds),
+        TEST_ENTRY(core_writer_keeps_only_its_own_fds_without_close_range),
         TEST_ENTRY(writer_drops_everything_before_reading_the_task),
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };

@@ -21,6 +21,11 @@ static int fail(int r, char *reason, size_t size, const char *what) {
 
 static int limit(int resource, uint64_t value) {
         struct rlimit rl = { .rlim_cur = value, .rlim_max = value };
+
+        /* No bound of the cell's own: the one there stays (raising it would need CAP_SYS_RESOURCE,
+         * which the daemon does not have). */
+        if (value == RLIM_INFINITY)
+                return 0;
         return setrlimit(resource, &rl) < 0 ? -errno : 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* RLIM_INFINITY: the process's limit is left as it is. */
 struct cell_limits {
         uint64_t address_space;         /* RLIMIT_AS, bytes */
         uint64_t cpu_seconds;           /* RLIMIT_CPU */
