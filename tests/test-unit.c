@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sched.h>
 #include <grp.h>
@@ -40,6 +41,8 @@
 #include "server/privileges.h"
 #include "server/workers.h"
 #include "harness.h"
+#include "shared/cell.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/task-files.h"
@@ -2413,6 +2416,85 @@ TEST(parser_reads_build_ids_in_its_cell) {
                 close(fds[i]);
 }
 
+/* Children SIGKILL could not end are left to a reaper thread, counted until they are reaped: past
+ * CHILD_ABANDONED_MAX_PER_OWNER of one owner, or CHILD_ABANDONED_MAX in all, no further child is
+ * started for that owner (here stand-ins that wait in pause() until the test ends them). */
+static pid_t abandoned_child(uid_t owner) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        pause();
+        }
+        child_reap_later(pid, owner);
+        return pid;
+}
+
+TEST(abandoned_children_bounded) {
+        pid_t pids[CHILD_ABANDONED_MAX];
+        size_t n = 0;
+
+        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, 0);
+        for (unsigned i = 0; i < CHILD_ABANDONED_MAX_PER_OWNER; i++) {
+                CHECK(!child_budget_exhausted(1000));
+                pids[n++] = abandoned_child(1000);
+        }
+        CHECK_INT(child_abandoned(1000), ==, CHILD_ABANDONED_MAX_PER_OWNER);
+        CHECK(child_budget_exhausted(1000));
+        CHECK(!child_budget_exhausted(1001)); /* another user's budget is their own */
+        /* The bound in all: owners of one child each fill it. */
+        for (uid_t owner = 2000; n < CHILD_ABANDONED_MAX; owner++)
+                pids[n++] = abandoned_child(owner);
+        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, CHILD_ABANDONED_MAX);
+        CHECK(child_budget_exhausted(1001));
+        /* Once they end, the reaper threads reap them and the budgets come back. */
+        for (size_t i = 0; i < n; i++)
+                CHECK_OK(kill(pids[i], SIGKILL));
+        for (unsigned ms = 0; child_abandoned(CHILD_ANY_OWNER) > 0 && ms < 5000; ms += 10)
+                usleep(10000);
+        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, 0);
+        CHECK(!child_budget_exhausted(1000));
+}
+
+/* The cell a core's writer enters (shared/cell.c), in a child of the test: the ids asked for, no
+ * capability, not dumpable, no_new_privs, the limits; never as root. */
+TEST(cell_has_no_privileges) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char reason[256] = "";
+                struct rlimit rl;
+                struct cell_limits l = { .address_space = UINT64_C(1) << 40, .cpu_seconds = 5, .open_files = 64,
+                                         .file_size = RLIM_INFINITY };
+                if (cell_enter(0, 0, &l, reason, sizeof reason) != -EPERM)
+                        _exit(10);
+                if (cell_enter(65534, 65534, &l, reason, sizeof reason) < 0) {
+                        fprintf(stderr, "cell_enter: %s\n", reason);
+                        _exit(11);
+                }
+                if (getuid() != 65534 || geteuid() != 65534 || getegid() != 65534 || getgroups(0, NULL) != 0)
+                        _exit(12);
+                if (cell_holds_capabilities() || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+                    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+                        _exit(13);
+                if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max != 64 || getrlimit(RLIMIT_CORE, &rl) < 0 ||
+                    rl.rlim_max != 0)
+                        _exit(14);
+                if (setresuid(0, 0, 0) == 0)
+                        _exit(15);
+                _exit(0);
+        }
+        int status;
+        CHECK_INT(waitpid(pid, &status, 0), ==, pid);
+        CHECK(WIFEXITED(status));
+        CHECK_INT(WEXITSTATUS(status), ==, 0);
+}
+
 /* The parser's cell (parser/sandbox.c), entered in a child of the test: the ids asked for, no
  * capability, not dumpable, and a system call filter that lets it read files and nothing else. */
 TEST(parser_cell_has_no_privileges) {
@@ -2427,7 +2509,7 @@ TEST(parser_cell_has_no_privileges) {
         CHECK(pid >= 0);
         if (pid == 0) {
                 char reason[256] = "";
-                struct sandbox_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                struct cell_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
                 if (sandbox_enter(0, 0, &l, SANDBOX_READ, reason, sizeof reason) != -EPERM)
                         _exit(10); /* never as root */
                 if (sandbox_enter(65534, 65534, &l, SANDBOX_READ, reason, sizeof reason) < 0) {
@@ -3180,6 +3262,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(signature_one_rule_cut_traces_partial),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(cell_has_no_privileges),
+        TEST_ENTRY(abandoned_children_bounded),
         TEST_ENTRY(parser_build_ids_answer_checked),
         TEST_ENTRY(parser_reads_build_ids_in_its_cell),
         TEST_ENTRY(peer_owner_is_the_user_namespace_owner),

@@ -9,10 +9,15 @@
  * MatchSiCode=/MatchFaultAddress=/UserspaceDump=, and the probe's freshness check.
  */
 
+#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -21,6 +26,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1106,7 +1112,7 @@ static int block_forever(struct core_writer *w, void *userdata, bool *ret_trunca
 
 static int killable_generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
                              size_t reason_size) {
-        return store_generate_killable(w, block_forever, NULL, &killable_cancel, NULL, 0, ret_truncated, reason,
+        return store_generate_killable(w, NULL, block_forever, NULL, &killable_cancel, NULL, 0, ret_truncated, reason,
                                        reason_size);
 }
 
@@ -1137,7 +1143,7 @@ TEST(core_writer_holds_no_socket) {
         CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
         char reason[128] = "";
         bool truncated = false;
-        int r = store_generate_killable(&w, sockets_closed, &sv[0], NULL, NULL, 0, &truncated, reason, sizeof reason);
+        int r = store_generate_killable(&w, NULL, sockets_closed, &sv[0], NULL, NULL, 0, &truncated, reason, sizeof reason);
         if (r < 0)
                 test_fail(__FILE__, __LINE__, "%s", reason);
         CHECK(fcntl(sv[0], F_GETFD) >= 0); /* ours stay open */
@@ -1145,6 +1151,236 @@ TEST(core_writer_holds_no_socket) {
         close(fd);
         close(sv[0]);
         close(sv[1]);
+}
+
+/* The writer starts with nothing of the daemon's: of what this process holds (a pipe, an unnamed
+ * file, a socket: another crash's connection or core in flight), only the fds it is handed stay. */
+struct writer_fds {
+        int n;
+        int fds[64];
+};
+
+static int list_fds(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
+        struct writer_fds *seen = userdata;
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+
+        if (!d)
+                return -errno;
+        seen->n = 0;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d) && seen->n < 64)
+                        seen->fds[seen->n++] = atoi(de->d_name);
+        closedir(d);
+        return 0;
+}
+
+static bool fd_listed(const struct writer_fds *f, int fd) {
+        for (int i = 0; i < f->n; i++)
+                if (f->fds[i] == fd)
+                        return true;
+        return false;
+}
+
+static void check_writer_fds(void) {
+        int pipe_fds[2], sv[2];
+        CHECK(pipe(pipe_fds) == 0);
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+        int tmpfile = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+        CHECK(tmpfile >= 0);
+        int kept = memfd_create("kept", MFD_CLOEXEC);
+        CHECK(kept >= 0);
+        int core = memfd_create("core", MFD_CLOEXEC);
+        CHECK(core >= 0);
+        struct core_writer w;
+        CHECK_OK(core_writer_init(&w, core, COMPRESSION_NONE, 0));
+        struct writer_fds seen = {};
+        struct writer_start start = { .keep_fds = &kept, .n_keep_fds = 1 };
+        char reason[128] = "";
+        bool truncated = false;
+
+        int r = store_generate_killable(&w, &start, list_fds, &seen, NULL, &seen, sizeof seen, &truncated, reason,
+                                        sizeof reason);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "%s", reason);
+        for (int i = 0; i < seen.n; i++)
+                printf("writer fd %d\n", seen.fds[i]);
+        CHECK(fd_listed(&seen, core));
+        CHECK(fd_listed(&seen, kept));
+        CHECK(!fd_listed(&seen, pipe_fds[0]) && !fd_listed(&seen, pipe_fds[1]));
+        CHECK(!fd_listed(&seen, tmpfile));
+        CHECK(!fd_listed(&seen, sv[0]) && !fd_listed(&seen, sv[1]));
+        /* Nothing but the three, the core's and the one handed over. */
+        for (int i = 0; i < seen.n; i++)
+                CHECK(seen.fds[i] <= STDERR_FILENO || seen.fds[i] == core || seen.fds[i] == kept);
+        CHECK(fcntl(tmpfile, F_GETFD) >= 0 && fcntl(pipe_fds[0], F_GETFD) >= 0); /* ours stay open */
+        core_writer_done(&w);
+        close(core);
+        close(kept);
+        close(tmpfile);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        close(sv[0]);
+        close(sv[1]);
+}
+
+TEST(core_writer_keeps_only_its_own_fds) {
+        check_writer_fds();
+}
+
+/* The same without close_range() (a kernel before 5.9, here a system call filter that answers
+ * ENOSYS): the writer closes what /proc/self/fd lists. */
+TEST(core_writer_keeps_only_its_own_fds_without_close_range) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                struct sock_filter filter[] = {
+                        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+                        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+                };
+                struct sock_fprog prog = { .len = ELEMENTSOF(filter), .filter = filter };
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+                        _exit(10);
+                if (syscall(SYS_close_range, 1000, 1001, 0) == 0 || errno != ENOSYS)
+                        _exit(11);
+                check_writer_fds();
+                _exit(0);
+        }
+        int status;
+        CHECK_INT(waitpid(pid, &status, 0), ==, pid);
+        CHECK(WIFEXITED(status));
+        CHECK_INT(WEXITSTATUS(status), ==, 0);
+}
+
+/* read() as the code in this binary calls it, passed on: at the first read of the held task's
+ * /proc/<pid>/maps, who reads it is noted (in memory shared with the writer's process) — its ids,
+ * capabilities, dumpable and no_new_privs, and whether the markers this process holds are open. */
+struct first_maps_read {
+        pid_t held;
+        bool armed, seen;
+        pid_t pid;
+        uid_t ruid, euid;
+        gid_t egid;
+        uint32_t cap_effective, cap_permitted;
+        int dumpable, no_new_privs;
+        int marker_fd[2];
+        ino_t marker_ino[2];
+        bool marker_open[2];
+};
+static struct first_maps_read *first_maps_read;
+
+ssize_t read(int fd, void *buf, size_t size) {
+        struct first_maps_read *f = first_maps_read;
+
+        if (f && f->armed && !f->seen) {
+                char self[64], link[64] = "", want[64];
+                snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+                snprintf(want, sizeof want, "/proc/%d/maps", (int) f->held);
+                ssize_t n = readlink(self, link, sizeof link - 1);
+                if (n > 0 && (link[n] = 0, strcmp(link, want) == 0)) {
+                        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+                        struct __user_cap_data_struct caps[2] = {};
+                        (void) syscall(SYS_capget, &h, caps);
+                        f->pid = getpid();
+                        f->ruid = getuid();
+                        f->euid = geteuid();
+                        f->egid = getegid();
+                        f->cap_effective = caps[0].effective | caps[1].effective;
+                        f->cap_permitted = caps[0].permitted | caps[1].permitted;
+                        f->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+                        f->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+                        for (int i = 0; i < 2; i++) {
+                                struct stat st;
+                                f->marker_open[i] = fstat(f->marker_fd[i], &st) == 0 && st.st_ino == f->marker_ino[i];
+                        }
+                        f->seen = true;
+                }
+        }
+        return (ssize_t) syscall(SYS_read, fd, buf, size);
+}
+
+/* The daemon's way (crash/userspace.c): the writer, a process of its own, is the crashing user (here
+ * nobody: the task is root's) without any capability, not dumpable, with no_new_privs, and holds
+ * none of this process's files before it reads the first byte of the task's maps; the core is whole. */
+TEST(writer_drops_everything_before_reading_the_task) {
+        struct child c;
+        struct selfdump_result res = {};
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_free_ char *path = tmp_core(dir, "core");
+        struct stat st;
+        int pipe_fds[2];
+
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        first_maps_read = mmap(NULL, sizeof *first_maps_read, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        CHECK(first_maps_read != MAP_FAILED);
+        child_start(&c, 1);
+        CHECK(pipe(pipe_fds) == 0);
+        int tmpfile = open(dir, O_TMPFILE | O_RDWR, 0600); /* another crash's core in flight */
+        CHECK(tmpfile >= 0);
+        *first_maps_read = (struct first_maps_read) { .held = c.pid, .marker_fd = { pipe_fds[0], tmpfile } };
+        CHECK(fstat(pipe_fds[0], &st) == 0);
+        first_maps_read->marker_ino[0] = st.st_ino;
+        CHECK(fstat(tmpfile, &st) == 0);
+        first_maps_read->marker_ino[1] = st.st_ino;
+
+        struct selfdump_request req = {
+                .proc_fd = c.proc_fd,
+                .pid = c.pid,
+                .mode = USERSPACE_MODE_STACKS,
+                .signal = { .signo = SIGSEGV },
+                .crash_tid = c.pid,
+                .run_uid = 65534,
+                .run_gid = 65534,
+        };
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        CHECK(fd >= 0);
+        struct core_writer w;
+        char error[256] = "";
+        CHECK_OK(core_writer_init(&w, fd, COMPRESSION_NONE, 0));
+        first_maps_read->armed = true;
+        int r = selfdump_write_killable(&req, &w, NULL, &res, error, sizeof error);
+        first_maps_read->armed = false;
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "selfdump_write_killable: %s", error);
+        CHECK_OK(core_writer_finish(&w));
+        core_writer_done(&w);
+
+        struct first_maps_read *f = first_maps_read;
+        printf("first read of maps: pid %d (we are %d), uid %u/%u gid %u, caps %#x/%#x, dumpable %d, "
+               "no_new_privs %d, pipe %s, tmpfile %s\n",
+               (int) f->pid, (int) getpid(), (unsigned) f->ruid, (unsigned) f->euid, (unsigned) f->egid,
+               f->cap_effective, f->cap_permitted, f->dumpable, f->no_new_privs,
+               f->marker_open[0] ? "open" : "closed", f->marker_open[1] ? "open" : "closed");
+        CHECK(f->seen);
+        CHECK(f->pid != getpid());
+        CHECK_INT(f->ruid, ==, 65534);
+        CHECK_INT(f->euid, ==, 65534);
+        CHECK_INT(f->egid, ==, 65534);
+        CHECK_INT(f->cap_effective, ==, 0);
+        CHECK_INT(f->cap_permitted, ==, 0);
+        CHECK_INT(f->dumpable, ==, 0);
+        CHECK_INT(f->no_new_privs, ==, 1);
+        CHECK(!f->marker_open[0]);
+        CHECK(!f->marker_open[1]);
+        CHECK_INT(res.n_threads, ==, 2);
+        CHECK(res.memory_bytes > 0);
+
+        struct core_view v;
+        core_open(path, &v);
+        CHECK_INT(v.n_prstatus, ==, 2);
+        core_close(&v);
+        first_maps_read = NULL;
+        munmap(f, sizeof *f);
+        close(tmpfile);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        child_stop(&c);
+        tmpdir_remove(dir);
 }
 
 TEST(blocked_core_writer_killed_at_deadline) {
@@ -1421,6 +1657,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_gets_no_environment),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),
         TEST_ENTRY(core_writer_holds_no_socket),
+        TEST_ENTRY(core_writer_keeps_only_its_own_fds),
+        TEST_ENTRY(core_writer_keeps_only_its_own_fds_without_close_range),
+        TEST_ENTRY(writer_drops_everything_before_reading_the_task),
         TEST_ENTRY(probe_object_has_programs_and_maps),
 };
 

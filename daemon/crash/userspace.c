@@ -23,21 +23,14 @@ static bool stashed_regs(void *userdata, pid_t tid, uint64_t sp, uint64_t pc, ui
         return probe_thread_regs(g->probe, tid, g->not_before_ns, sp, pc, regs);
 }
 
-/* In the writer's process: the core of the held task, read from its /proc/<pid>/mem. */
-static int write_selfdump(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
-                          size_t reason_size) {
-        struct generate *g = userdata;
-        int r = selfdump_write(&g->req, w, &g->res, reason, reason_size);
-        *ret_truncated = g->res.truncated;
-        return r;
-}
-
 /* A read of the task's memory can block for good (a page of a FUSE file whose server never
- * answers), so the core is written by a child process that the deadline kills. */
+ * answers), so the core is written by a child process that the deadline kills; what it needs of the
+ * task is opened here, and it starts with nothing else, as the crashing user (selfdump/writer.c). */
 static int generate(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason, size_t reason_size) {
         struct generate *g = userdata;
-        return store_generate_killable(w, write_selfdump, g, g->expired, &g->res, sizeof g->res, ret_truncated,
-                                       reason, reason_size);
+        int r = selfdump_write_killable(&g->req, w, g->expired, &g->res, reason, reason_size);
+        *ret_truncated = r >= 0 && g->res.truncated;
+        return r;
 }
 
 void act_userspace(struct store *store, struct probe *probe, const atomic_bool *expired, struct crash *c) {
@@ -81,7 +74,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                 .expired = expired,
         };
         g.req.thread_regs_userdata = &g;
-        /* The writer reads the task's memory as the parser would: as the crashing user, or nobody. */
+        /* The writer reads the task's files as the parser would: as the crashing user, or nobody. */
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &g.req.run_uid, &g.req.run_gid);
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);

@@ -170,11 +170,16 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
  * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
  * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
  * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
-static int errand(const int *fds, size_t n, const char *mode, const void *req, size_t req_size, uint64_t budget_usec,
-                  void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason, size_t reason_size) {
+static int errand(const int *fds, size_t n, const char *mode, uid_t owner, const void *req, size_t req_size,
+                  uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
+                  size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         pid_t pid;
         int r;
+
+        /* Each parser SIGKILL could not end is a process in the kernel and a thread of ours. */
+        if (child_budget_exhausted(owner))
+                return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
 
         if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
                 r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
@@ -200,9 +205,9 @@ static int errand(const int *fds, size_t n, const char *mode, const void *req, s
         bool reaped;
         *ret_status = 0;
         if (r == -ETIMEDOUT)
-                reaped = child_kill_and_reap(pid, pidfd, ret_status);
+                reaped = child_kill_and_reap(pid, pidfd, owner, ret_status);
         else if (!(reaped = child_wait_until(pid, pidfd, deadline + CHILD_KILL_GRACE_USEC, ret_status)))
-                reaped = child_kill_and_reap(pid, pidfd, ret_status);
+                reaped = child_kill_and_reap(pid, pidfd, owner, ret_status);
         safe_close(pidfd);
         if (!reaped)
                 *ret_status = 0; /* not known: as if it had ended well, its answer judged alone */
@@ -252,7 +257,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 
         size_t size = 0;
         int status = 0;
-        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, req, sizeof *req,
+        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, job->uid, req, sizeof *req,
                    job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
                    reason_size);
         if (r < 0)
@@ -305,6 +310,8 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         int r = parser_record_encode(v, n, uid, gid, &buf, &size);
         if (r < 0)
                 return fail(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
+        if (child_budget_exhausted(uid))
+                return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
                 return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
         r = spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
@@ -321,7 +328,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         int status = 0;
         bool ended = child_wait_until(pid, pidfd, deadline, &status);
         if (!ended)
-                (void) child_kill_and_reap(pid, pidfd, &status);
+                (void) child_kill_and_reap(pid, pidfd, uid, &status);
         safe_close(pidfd);
         if (!ended)
                 return fail(-ETIMEDOUT, reason, reason_size, "%s", "killed at its deadline");
@@ -357,7 +364,7 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
         };
         size_t size = 0;
         int status = 0;
-        int r = errand(fds, n, "--build-ids", &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+        int r = errand(fds, n, "--build-ids", req.uid, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
                        PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -394,7 +401,7 @@ int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_
                 return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
-        int r = errand(&core_fd, 1, "--compact-core", &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+        int r = errand(&core_fd, 1, "--compact-core", req.uid, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
                        max_size + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;

@@ -114,7 +114,7 @@ static int submit_record(void) {
         gid_t gid;
         if (parser_record_decode(buf, size, &v, &n, &uid, &gid) < 0)
                 return 2;
-        struct sandbox_limits limits = {
+        struct cell_limits limits = {
                 .address_space = UINT64_C(256) << 20,
                 .cpu_seconds = 5,
                 .open_files = 16,
@@ -134,7 +134,7 @@ static int build_ids(void) {
 
         if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_build_id_request_valid(&req))
                 return 2;
-        struct sandbox_limits limits = {
+        struct cell_limits limits = {
                 .address_space = UINT64_C(256) << 20,
                 .cpu_seconds = 5,
                 .open_files = PARSER_BUILD_ID_FILES_MAX + 8,
@@ -164,7 +164,7 @@ static int compact(void) {
 
         if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_compact_request_valid(&req))
                 return 2;
-        struct sandbox_limits limits = {
+        struct cell_limits limits = {
                 .address_space = req.max_size + (UINT64_C(256) << 20),
                 .cpu_seconds = 30,
                 .open_files = 16,
@@ -204,7 +204,7 @@ int main(int argc, char **argv) {
         if (r < 0 || !parser_request_valid(&req))
                 return 2;
 
-        struct sandbox_limits limits = {
+        struct cell_limits limits = {
                 .address_space = req.memory_max,
                 .file_size = 0,
                 .cpu_seconds = req.budget_usec / 1000000 + 2,

@@ -18,35 +18,12 @@
 #include <unistd.h>
 
 #include "parser/sandbox.h"
+#include "shared/cell.h"
 #include "shared/cleanup.h"
 
 static int fail(int r, char *reason, size_t size, const char *what) {
         snprintf(reason, size, "%s: %s", what, strerror(-r));
         return r;
-}
-
-static int limit(int resource, uint64_t value) {
-        struct rlimit rl = { .rlim_cur = value, .rlim_max = value };
-        return setrlimit(resource, &rl) < 0 ? -errno : 0;
-}
-
-static int set_limits(const struct sandbox_limits *l) {
-        int r = 0;
-        r = r ?: limit(RLIMIT_AS, l->address_space);
-        r = r ?: limit(RLIMIT_CPU, l->cpu_seconds);
-        r = r ?: limit(RLIMIT_NOFILE, l->open_files);
-        r = r ?: limit(RLIMIT_FSIZE, l->file_size);
-        r = r ?: limit(RLIMIT_CORE, 0);
-        r = r ?: limit(RLIMIT_MEMLOCK, 0);
-        r = r ?: limit(RLIMIT_MSGQUEUE, 0);
-        return r;
-}
-
-static int drop_capabilities(void) {
-        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct data[2] = {};
-
-        return syscall(SYS_capset, &header, data) < 0 ? -errno : 0;
 }
 
 /* A user namespace of the parser's own, which maps no id, so every id the parser sees is the
@@ -61,19 +38,7 @@ static int drop_capabilities(void) {
 static int own_namespaces(void) {
         if (unshare(CLONE_NEWUSER) < 0)
                 return -errno;
-        return drop_capabilities();
-}
-
-static bool holds_capabilities(void) {
-        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct data[2] = {};
-
-        if (syscall(SYS_capget, &header, data) < 0)
-                return true; /* cannot tell: as if it did */
-        for (size_t i = 0; i < 2; i++)
-                if (data[i].permitted || data[i].effective || data[i].inheritable)
-                        return true;
-        return false;
+        return cell_drop_capabilities();
 }
 
 /* What the parser needs once it is in the cell: libc's and libelf/libdw's reading of files and
@@ -144,53 +109,19 @@ static int install_filter(enum sandbox_calls calls) {
         return 0;
 }
 
-int sandbox_enter(uid_t uid, gid_t gid, const struct sandbox_limits *limits, enum sandbox_calls calls, char *reason,
+int sandbox_enter(uid_t uid, gid_t gid, const struct cell_limits *limits, enum sandbox_calls calls, char *reason,
                   size_t reason_size) {
-        int r;
-
-        if (uid == 0 || gid == 0)
-                return fail(-EPERM, reason, reason_size, "refusing to parse as uid or gid 0");
-        /* The daemon is the last the OOM killer should take (OOMScoreAdjust=-500); its parser, with
-         * the crasher's files in its memory, the first. Raising one's own score needs no privilege. */
-        int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || write(fd, "1000", 4) != 4)
-                r = fd < 0 ? -errno : -EIO;
-        else
-                r = 0;
-        if (fd >= 0)
-                close(fd);
+        int r = cell_enter(uid, gid, limits, reason, reason_size);
         if (r < 0)
-                return fail(r, reason, reason_size, "cannot raise the OOM score");
-        r = set_limits(limits);
-        if (r < 0)
-                return fail(r, reason, reason_size, "cannot set the resource limits");
-        if (getuid() != uid || geteuid() != uid || getgid() != gid) {
-                if (setgroups(0, NULL) < 0)
-                        return fail(-errno, reason, reason_size, "cannot drop the supplementary groups");
-                if (setresgid(gid, gid, gid) < 0)
-                        return fail(-errno, reason, reason_size, "cannot change the gid");
-                if (setresuid(uid, uid, uid) < 0)
-                        return fail(-errno, reason, reason_size, "cannot change the uid");
-        }
-        uid_t ru, eu, su;
-        gid_t rg, eg, sg;
-        if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || ru != uid || eu != uid || su != uid ||
-            rg != gid || eg != gid || sg != gid)
-                return fail(-EPERM, reason, reason_size, "the ids did not change");
-        (void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+                return r;
         /* Only the parser: --record's message must reach journald with the crashing user's ids. */
         if (calls == SANDBOX_READ) {
                 r = own_namespaces();
                 if (r < 0 && r != -EPERM && r != -ENOSPC && r != -EUSERS && r != -EINVAL)
                         return fail(r, reason, reason_size, "cannot enter namespaces of its own");
         }
-        if (holds_capabilities())
-                return fail(-EPERM, reason, reason_size, "capabilities left after the change of ids");
-        /* Not dumpable: a process of the same uid may neither ptrace it nor open its memory. */
-        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-                return fail(-errno, reason, reason_size, "cannot make the parser non-dumpable");
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-                return fail(-errno, reason, reason_size, "cannot set no_new_privs");
+        if (cell_holds_capabilities())
+                return fail(-EPERM, reason, reason_size, "capabilities left in its own user namespace");
         r = install_filter(calls);
         if (r < 0)
                 return fail(r, reason, reason_size, "cannot install the system call filter");

@@ -12,7 +12,7 @@
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
 
-#define MAPS_MAX (16U * 1024 * 1024)
+#define MAPS_MAX PROC_MAPS_MAX
 
 void proc_maps_done(struct proc_maps *m) {
         for (size_t i = 0; i < m->n; i++)
@@ -338,14 +338,20 @@ int proc_maps_read_marked(int proc_fd, struct proc_maps *ret) {
         int r = proc_maps_read(proc_fd, ret);
         if (r < 0)
                 return r;
-        if (read_proc_text(proc_fd, "mountinfo", &mountinfo) < 0 || proc_maps_mark_remote_from(mountinfo, ret) < 0)
+        if (read_proc_text(proc_fd, "mountinfo", &mountinfo) < 0)
+                mountinfo = NULL;
+        proc_maps_mark(mountinfo, ret);
+        return 0;
+}
+
+void proc_maps_mark(const char *mountinfo, struct proc_maps *m) {
+        if (!mountinfo || proc_maps_mark_remote_from(mountinfo, m) < 0)
                 /* Which file system is which is not known: every file is taken as remote, and as
                  * maybe DAX (2). */
-                for (size_t i = 0; i < ret->n; i++) {
-                        ret->mappings[i].remote = proc_mapping_is_file(&ret->mappings[i]);
-                        ret->mappings[i].dax = proc_mapping_is_file(&ret->mappings[i]) ? 2 : 0;
+                for (size_t i = 0; i < m->n; i++) {
+                        m->mappings[i].remote = proc_mapping_is_file(&m->mappings[i]);
+                        m->mappings[i].dax = proc_mapping_is_file(&m->mappings[i]) ? 2 : 0;
                 }
-        return 0;
 }
 
 #define PAGEMAP_PRESENT (1ULL << 63)

@@ -63,6 +63,11 @@ bool fstype_is_remote(const char *fstype);
  * mounts with the dax option, from the text of /proc/<pid>/mountinfo (the crashed task's own view:
  * its device numbers are those of its maps). */
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
+/* The marks from the text of mountinfo (NULL: it could not be read); if there is none or it cannot
+ * be parsed, every file mapping is taken as remote, and as maybe DAX. */
+void proc_maps_mark(const char *mountinfo, struct proc_maps *m);
+/* The size of a maps text read at most (-EFBIG beyond). */
+#define PROC_MAPS_MAX (16U * 1024 * 1024)
 /* proc_maps_read(), then the marks from <proc_fd>/mountinfo; if that cannot be read or parsed,
  * every file mapping is taken as remote, and as maybe DAX. */
 int proc_maps_read_marked(int proc_fd, struct proc_maps *ret);

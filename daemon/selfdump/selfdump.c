@@ -22,11 +22,7 @@
 #include "shared/fileio.h"
 
 #define COPY_CHUNK (128U * 1024)
-#define AUXV_MAX (8U * 1024)
-#define CMDLINE_MAX 4096U
 #define LINK_MAP_MAX 4096U
-#define SMAPS_MAX (256U * 1024 * 1024)
-#define FILTER_MAX 64U
 
 /* ---- a set of page ranges --------------------------------------------------------------------- */
 
@@ -75,42 +71,30 @@ static void ranges_merge(struct ranges *s) {
 
 /* ---- reading the process ---------------------------------------------------------------------- */
 
+/* The core's layout over a task read in (writer.c): the task's facts are its, not owned here. */
 struct process_image {
         const struct selfdump_request *req;
         uint64_t page;
         int mem_fd;
         int pagemap_fd;
-        int smaps_fd, filter_fd;        /* opened with the others, read once the ids dropped */
         uint32_t filter;                /* coredump_filter */
-        struct proc_maps maps;
-        struct proc_threads threads;
-        /* Per thread of threads: the probe's full registers, taken before the ids drop (bpf() is
-         * the daemon's). */
+        const struct proc_maps *maps;
+        const struct proc_threads *threads;
+        /* Per thread of threads: the probe's full registers, taken on the daemon's side. */
         uint64_t (*thread_regs)[CORE_NREGS];
         bool *thread_full;
-        struct proc_stat stat;
-        char *auxv;
+        const struct proc_stat *stat;
+        const char *auxv;
         size_t auxv_size;
-        char *cmdline;
+        const char *cmdline;
         size_t cmdline_size;
-        char *comm;
+        const char *comm;
         struct ranges ranges;
         struct core_segment *segments;
         size_t n_segments;
 };
 
 static void image_done(struct process_image *d) {
-        safe_close(d->mem_fd);
-        safe_close(d->pagemap_fd);
-        safe_close(d->smaps_fd);
-        safe_close(d->filter_fd);
-        proc_maps_done(&d->maps);
-        proc_threads_done(&d->threads);
-        free(d->thread_regs);
-        free(d->thread_full);
-        free(d->auxv);
-        free(d->cmdline);
-        free(d->comm);
         free(d->ranges.r);
         free(d->segments);
 }
@@ -120,7 +104,7 @@ static void image_done(struct process_image *d) {
  * page that is not ends the read (-1 with EIO when it is the first). Other mappings read as they
  * are: their pages come from local file systems or anonymous memory. */
 static ssize_t mem_pread(const struct process_image *d, void *buf, size_t size, uint64_t addr) {
-        const struct proc_mapping *m = proc_maps_find(&d->maps, addr);
+        const struct proc_mapping *m = proc_maps_find(d->maps, addr);
 
         if (m && m->remote) {
                 bool in[64];
@@ -149,7 +133,7 @@ static bool mem_read(const struct process_image *d, uint64_t addr, void *buf, si
 
 /* Adds [addr, addr + size) where it lies in readable mappings. */
 static int add_mapped(struct process_image *d, uint64_t addr, uint64_t size) {
-        const struct proc_mapping *m = proc_maps_find(&d->maps, addr);
+        const struct proc_mapping *m = proc_maps_find(d->maps, addr);
         if (!m || !m->read || size == 0)
                 return 0;
         return ranges_add(&d->ranges, addr, MIN(addr + size, m->end));
@@ -161,9 +145,9 @@ static bool mapping_dumpable(const struct proc_mapping *m) {
 }
 
 static int add_stack_windows(struct process_image *d) {
-        for (size_t i = 0; i < d->threads.n; i++) {
-                uint64_t sp = d->threads.threads[i].sp;
-                const struct proc_mapping *m = sp ? proc_maps_find(&d->maps, sp) : NULL;
+        for (size_t i = 0; i < d->threads->n; i++) {
+                uint64_t sp = d->threads->threads[i].sp;
+                const struct proc_mapping *m = sp ? proc_maps_find(d->maps, sp) : NULL;
                 if (!m || !mapping_dumpable(m))
                         continue;
                 /* From a page below sp (the red zone and whatever a signal frame left) upwards. */
@@ -178,8 +162,8 @@ static int add_stack_windows(struct process_image *d) {
 }
 
 static int add_elf_headers_and_vdso(struct process_image *d) {
-        for (size_t i = 0; i < d->maps.n; i++) {
-                const struct proc_mapping *m = &d->maps.mappings[i];
+        for (size_t i = 0; i < d->maps->n; i++) {
+                const struct proc_mapping *m = &d->maps->mappings[i];
                 unsigned char magic[SELFMAG];
                 int r = 0;
 
@@ -273,9 +257,9 @@ static int add_heap_refs(struct process_image *d) {
         int r = 0;
 
         /* The stack windows are the ranges so far that lie in a thread's stack mapping. */
-        for (size_t i = 0; i < d->threads.n && r >= 0; i++) {
-                uint64_t sp = d->threads.threads[i].sp;
-                const struct proc_mapping *m = sp ? proc_maps_find(&d->maps, sp) : NULL;
+        for (size_t i = 0; i < d->threads->n && r >= 0; i++) {
+                uint64_t sp = d->threads->threads[i].sp;
+                const struct proc_mapping *m = sp ? proc_maps_find(d->maps, sp) : NULL;
                 if (m && mapping_dumpable(m))
                         r = ranges_add(&stacks, MAX(m->start, sp / d->page * d->page),
                                        MIN(m->end, sp / d->page * d->page + STACK_WINDOW_MAX));
@@ -294,7 +278,7 @@ static int add_heap_refs(struct process_image *d) {
                                 continue;
                         }
                         for (size_t w = 0; w < (size_t) got / sizeof *buf && added < HEAP_REFS_MAX_PAGES && r >= 0; w++) {
-                                if (buf[w] < d->page || !is_heap_candidate(proc_maps_find(&d->maps, buf[w])))
+                                if (buf[w] < d->page || !is_heap_candidate(proc_maps_find(d->maps, buf[w])))
                                         continue;
                                 r = ranges_add(&d->ranges, buf[w], buf[w] + 1);
                                 added++;
@@ -306,8 +290,8 @@ static int add_heap_refs(struct process_image *d) {
 }
 
 static int add_all_writable(struct process_image *d) {
-        for (size_t i = 0; i < d->maps.n; i++) {
-                const struct proc_mapping *m = &d->maps.mappings[i];
+        for (size_t i = 0; i < d->maps->n; i++) {
+                const struct proc_mapping *m = &d->maps->mappings[i];
                 if (m->write && !m->shared && mapping_dumpable(m)) {
                         int r = ranges_add(&d->ranges, m->start, m->end);
                         if (r < 0)
@@ -360,8 +344,8 @@ static int build_segments(struct process_image *d) {
         int r;
 
         ranges_merge(&d->ranges);
-        for (size_t k = 0; k < d->maps.n; k++) {
-                const struct proc_mapping *m = &d->maps.mappings[k];
+        for (size_t k = 0; k < d->maps->n; k++) {
+                const struct proc_mapping *m = &d->maps->mappings[k];
                 uint64_t limit = allowed_end(d, m), at = m->start;
                 bool open = false;      /* the last segment is this mapping's: a gap extends it */
 
@@ -414,7 +398,7 @@ static int append_thread(struct process_image *d, struct note_buffer *notes, con
                 memcpy(regs, req->crash_regs, sizeof regs);
                 full = true;
         } else if (d->thread_full) {
-                size_t i = (size_t) (t - d->threads.threads);
+                size_t i = (size_t) (t - d->threads->threads);
                 full = d->thread_full[i];
                 if (full)
                         memcpy(regs, d->thread_regs[i], sizeof regs);
@@ -433,23 +417,23 @@ static int build_notes(struct process_image *d, struct note_buffer *notes, struc
         int r;
 
         /* The crashing thread first: gdb and libdwfl take the first NT_PRSTATUS as the current thread. */
-        for (size_t i = 0; i < d->threads.n; i++)
-                if (d->threads.threads[i].tid == (req->crash_tid ?: req->pid))
-                        first = &d->threads.threads[i];
+        for (size_t i = 0; i < d->threads->n; i++)
+                if (d->threads->threads[i].tid == (req->crash_tid ?: req->pid))
+                        first = &d->threads->threads[i];
         if (!first)
-                first = &d->threads.threads[0];
+                first = &d->threads->threads[0];
         r = append_thread(d, notes, first, true, res);
-        for (size_t i = 0; i < d->threads.n && r >= 0; i++)
-                if (&d->threads.threads[i] != first)
-                        r = append_thread(d, notes, &d->threads.threads[i], false, res);
+        for (size_t i = 0; i < d->threads->n && r >= 0; i++)
+                if (&d->threads->threads[i] != first)
+                        r = append_thread(d, notes, &d->threads->threads[i], false, res);
         if (r < 0)
                 return r;
 
-        if ((r = note_append_prpsinfo(notes, req->pid, &d->stat, req->uid, req->gid, d->comm, d->cmdline,
+        if ((r = note_append_prpsinfo(notes, req->pid, d->stat, req->uid, req->gid, d->comm, d->cmdline,
                                       d->cmdline_size)) < 0 ||
             (r = note_append_siginfo(notes, &req->signal)) < 0 ||
             (d->auxv_size > 0 && (r = note_append_auxv(notes, d->auxv, d->auxv_size)) < 0) ||
-            (r = note_append_file(notes, &d->maps, d->page)) < 0)
+            (r = note_append_file(notes, d->maps, d->page)) < 0)
                 return r;
         return 0;
 }
@@ -549,144 +533,6 @@ done:
         return r < 0 ? r : 0;
 }
 
-/* Everything of the task's that needs the daemon's access is open: what reads its memory (its ELF
- * headers, its stacks, pointers into its heap) runs as req->run_uid, without any capability. */
-static int drop_privileges(const struct selfdump_request *req, char *error, size_t error_size) {
-        uid_t ru, eu, su;
-        gid_t rg, eg, sg;
-
-        if (req->run_uid == 0 || req->run_gid == 0)
-                return 0;
-        if (setgroups(0, NULL) < 0 || setresgid(req->run_gid, req->run_gid, req->run_gid) < 0 ||
-            setresuid(req->run_uid, req->run_uid, req->run_uid) < 0) {
-                int r = negative_errno();
-                snprintf(error, error_size, "cannot drop to uid %u: %s", (unsigned) req->run_uid, strerror(-r));
-                return r;
-        }
-        if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0 || ru != req->run_uid || eu != ru ||
-            su != ru || rg != req->run_gid || eg != rg || sg != rg) {
-                snprintf(error, error_size, "the ids did not change to %u", (unsigned) req->run_uid);
-                return -EPERM;
-        }
-        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-        (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-        return 0;
-}
-
-static int image_read_process(struct process_image *d, char *error, size_t error_size) {
-        const struct selfdump_request *req = d->req;
-        const char *what;
-        int r;
-
-        what = "mem";
-        d->mem_fd = openat(req->proc_fd, "mem", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        r = d->mem_fd < 0 ? negative_errno() : 0;
-        if (r >= 0) {
-                what = "maps";
-                r = proc_maps_read_marked(req->proc_fd, &d->maps);
-        }
-        if (r >= 0)
-                d->pagemap_fd = openat(req->proc_fd, "pagemap", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (r >= 0) {
-                /* What the task lets a core hold: opened here, read and parsed without privileges
-                 * (image_read_filter()). */
-                what = "smaps";
-                d->smaps_fd = openat(req->proc_fd, "smaps", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-                r = d->smaps_fd < 0 ? negative_errno() : 0;
-        }
-        if (r >= 0) {
-                what = "coredump_filter";
-                d->filter_fd = openat(req->proc_fd, "coredump_filter", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-                r = d->filter_fd < 0 ? negative_errno() : 0;
-        }
-        if (r >= 0) {
-                what = "task/";
-                r = proc_threads_read(req->proc_fd, &d->threads);
-        }
-        if (r >= 0) {
-                what = "stat";
-                r = proc_stat_read(req->proc_fd, &d->stat);
-        }
-        if (r < 0) {
-                snprintf(error, error_size, "cannot read /proc/%d/%s: %s", (int) req->pid, what, strerror(-r));
-                return r;
-        }
-        /* Optional parts: a core without them is still a core. */
-        (void) read_file_at(req->proc_fd, "auxv", AUXV_MAX, &d->auxv, &d->auxv_size, NULL);
-        (void) read_file_at(req->proc_fd, "cmdline", CMDLINE_MAX, &d->cmdline, &d->cmdline_size, NULL);
-        if (read_file_at(req->proc_fd, "comm", 64, &d->comm, NULL, NULL) >= 0)
-                strip_trailing_newlines(d->comm);
-        if (req->thread_regs && d->threads.n > 0) {
-                d->thread_regs = calloc(d->threads.n, sizeof d->thread_regs[0]);
-                d->thread_full = calloc(d->threads.n, sizeof d->thread_full[0]);
-                for (size_t i = 0; d->thread_regs && d->thread_full && i < d->threads.n; i++) {
-                        const struct proc_thread *t = &d->threads.threads[i];
-                        d->thread_full[i] = req->thread_regs(req->thread_regs_userdata, t->tid, t->sp, t->pc,
-                                                             d->thread_regs[i]);
-                }
-        }
-        return drop_privileges(req, error, error_size);
-}
-
-/* All of an open /proc file, up to max bytes (-EFBIG beyond). */
-static int read_fd_text(int fd, size_t max, char **ret) {
-        size_t size = 0, allocated = 0;
-        char *buf = NULL;
-
-        for (;;) {
-                if (allocated - size < 4096) {
-                        size_t want = MAX(allocated * 2, (size_t) 65536);
-                        if (want > max + 1)
-                                want = max + 1;
-                        if (want <= size + 1) {
-                                free(buf);
-                                return -EFBIG;
-                        }
-                        char *grown = realloc(buf, want);
-                        if (!grown) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = grown;
-                        allocated = want;
-                }
-                ssize_t n = read(fd, buf + size, allocated - size - 1);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        int r = negative_errno();
-                        free(buf);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                size += (size_t) n;
-        }
-        buf[size] = 0;
-        *ret = buf;
-        return 0;
-}
-
-/* coredump_filter and smaps, read and parsed as the unprivileged writer: what the kernel would
- * leave out of its own core is left out of ours too. */
-static int image_read_filter(struct process_image *d, char *error, size_t error_size) {
-        _cleanup_free_ char *filter = NULL, *smaps = NULL;
-        const char *what = "coredump_filter";
-
-        int r = read_fd_text(d->filter_fd, FILTER_MAX, &filter);
-        if (r >= 0)
-                r = parse_coredump_filter(filter, &d->filter);
-        if (r >= 0) {
-                what = "smaps";
-                r = read_fd_text(d->smaps_fd, SMAPS_MAX, &smaps);
-        }
-        if (r >= 0)
-                r = proc_smaps_annotate(smaps, &d->maps);
-        if (r < 0)
-                snprintf(error, error_size, "cannot read /proc/%d/%s: %s", (int) d->req->pid, what, strerror(-r));
-        return r;
-}
-
 static int image_select(struct process_image *d) {
         int r = add_elf_headers_and_vdso(d);
         if (r >= 0)
@@ -702,15 +548,24 @@ static int image_select(struct process_image *d) {
         return r;
 }
 
-int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
-                         struct selfdump_result *ret, char *error, size_t error_size) {
+int selfdump_write_task(const struct selfdump_request *req, const struct selfdump_task *t, struct core_writer *w,
+                        struct selfdump_result *ret, char *error, size_t error_size) {
         struct process_image d = {
                 .req = req,
                 .page = (uint64_t) sysconf(_SC_PAGESIZE),
-                .mem_fd = -1,
-                .pagemap_fd = -1,
-                .smaps_fd = -1,
-                .filter_fd = -1,
+                .mem_fd = t->mem_fd,
+                .pagemap_fd = t->pagemap_fd,
+                .filter = t->filter,
+                .maps = &t->maps,
+                .threads = &t->threads,
+                .thread_regs = t->thread_regs,
+                .thread_full = t->thread_full,
+                .stat = &t->stat,
+                .auxv = t->auxv,
+                .auxv_size = t->auxv_size,
+                .cmdline = t->cmdline,
+                .cmdline_size = t->cmdline_size,
+                .comm = t->comm,
         };
         _cleanup_(note_buffer_done) struct note_buffer notes = {};
         struct selfdump_result res = {};
@@ -718,14 +573,9 @@ int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
         int r;
 
         d.ranges.page = d.page;
-        r = image_read_process(&d, error, error_size);
-        if (r >= 0)
-                r = image_read_filter(&d, error, error_size);
-        if (r >= 0) {
-                r = image_select(&d);
-                if (r < 0)
-                        snprintf(error, error_size, "cannot choose the memory to dump: %s", strerror(-r));
-        }
+        r = image_select(&d);
+        if (r < 0)
+                snprintf(error, error_size, "cannot choose the memory to dump: %s", strerror(-r));
         if (r >= 0) {
                 r = build_notes(&d, &notes, &res);
                 if (r < 0)

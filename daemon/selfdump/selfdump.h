@@ -19,17 +19,26 @@
  * Executable code is not copied: NT_FILE names the mapped files, and gdb and libdwfl read them.
  *
  * Of all that, only what the kernel's own core would hold (dump-filter.c: MADV_DONTDUMP,
- * coredump_filter, VM_IO, ...): /proc/<pid>/smaps and coredump_filter are opened with the rest and
- * read once the writer dropped its ids. Every mapping is a PT_LOAD; what is not in the core has no
- * bytes (p_filesz 0, or below p_memsz), as in the kernel's cores.
+ * coredump_filter, VM_IO, ...). Every mapping is a PT_LOAD; what is not in the core has no bytes
+ * (p_filesz 0, or below p_memsz), as in the kernel's cores.
+ *
+ * Who reads what (writer.c): the daemon opens the task's files (mem, maps, mountinfo, pagemap,
+ * smaps, coredump_filter, auxv, cmdline, comm) and reads what needs its rights: the thread table
+ * (task/<tid>/syscall needs ptrace access), the process's stat and the probe's registers (its BPF
+ * maps). The writer, a process of its own, closes every other fd right after the fork and enters
+ * the cell (shared/cell.c) as the crashing user, or nobody, before it reads a byte of those files;
+ * it opens nothing of the task.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "config/userspace-mode.h"
 #include "selfdump/core-notes.h"
+#include "selfdump/proc-maps.h"
+#include "selfdump/proc-threads.h"
 #include "store/core-writer.h"
 
 #define STACK_WINDOW_MAX (1024U * 1024)
@@ -51,8 +60,8 @@ struct selfdump_request {
         thread_regs_fn thread_regs;     /* may be NULL */
         void *thread_regs_userdata;
         uint64_t max_size;              /* 0: unlimited */
-        /* Once the task's /proc files are open, before its memory is read, the writer becomes these
-         * ids (no capability left, not dumpable); 0: it stays as it is (tests). */
+        /* The writer's ids in its cell (no capability left, not dumpable), entered before it reads
+         * anything of the task; 0: it stays as it is (tests). */
         uid_t run_uid;
         gid_t run_gid;
 };
@@ -66,6 +75,42 @@ struct selfdump_result {
         uint64_t memory_bytes;          /* bytes of process memory in the core */
 };
 
-/* Writes the core of req->pid into w. On error, error says what. */
+/* The task as the writer gets it. Opened on the daemon's side (selfdump_task_open()): the fds, the
+ * thread table with its registers, the process's stat. Read in the writer's cell
+ * (selfdump_task_read()): the rest, from the fds. */
+struct selfdump_task {
+        int mem_fd, maps_fd, mountinfo_fd, pagemap_fd, smaps_fd, filter_fd, auxv_fd, cmdline_fd, comm_fd;
+        struct proc_threads threads;
+        uint64_t (*thread_regs)[CORE_NREGS];    /* per thread: the probe's registers, if thread_full */
+        bool *thread_full;
+        struct proc_stat stat;
+        /* Read in the cell: */
+        struct proc_maps maps;                  /* marked remote and DAX from mountinfo, and from smaps */
+        uint32_t filter;                        /* coredump_filter */
+        char *auxv, *cmdline, *comm;
+        size_t auxv_size, cmdline_size;
+};
+#define SELFDUMP_TASK_FDS 9
+
+/* On the daemon's side: req's task opened; 0, or -errno with error filled. */
+int selfdump_task_open(const struct selfdump_request *req, struct selfdump_task *ret, char *error, size_t error_size);
+/* The fds of an opened task (-1 for an optional one that is not), SELFDUMP_TASK_FDS of them. */
+void selfdump_task_fds(const struct selfdump_task *t, int fds[SELFDUMP_TASK_FDS]);
+/* In the writer: the task's files read from its fds; nothing is opened. */
+int selfdump_task_read(const struct selfdump_request *req, struct selfdump_task *t, char *error, size_t error_size);
+void selfdump_task_done(struct selfdump_task *t);
+
+/* In the writer: the core of a task read in, into w. */
+int selfdump_write_task(const struct selfdump_request *req, const struct selfdump_task *t, struct core_writer *w,
+                        struct selfdump_result *ret, char *error, size_t error_size);
+
+/* The daemon's: the task opened here, the core written into w by a process of its own that starts
+ * clean (store_generate_killable(): every other fd closed, the cell as req->run_uid) and that is
+ * killed once *cancel is set. */
+int selfdump_write_killable(const struct selfdump_request *req, struct core_writer *w, const atomic_bool *cancel,
+                            struct selfdump_result *ret, char *error, size_t error_size);
+
+/* All of it in this process (tests): the task opened, the cell entered here if req->run_uid, the
+ * task read, the core written into w. On error, error says what. */
 int selfdump_write(const struct selfdump_request *req, struct core_writer *w,
                          struct selfdump_result *ret, char *error, size_t error_size);

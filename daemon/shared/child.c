@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,17 +14,63 @@
 #include "shared/log.h"
 #include "shared/timestamp.h"
 
+/* The abandoned children not reaped yet; rare, so a list scanned under the lock. */
+static pthread_mutex_t abandoned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct abandoned {
+        pid_t pid;
+        uid_t owner;
+} *abandoned;
+static size_t n_abandoned;
+
+static void abandoned_add(pid_t pid, uid_t owner) {
+        pthread_mutex_lock(&abandoned_lock);
+        struct abandoned *grown = realloc(abandoned, (n_abandoned + 1) * sizeof *grown);
+        if (grown) {
+                abandoned = grown;
+                abandoned[n_abandoned++] = (struct abandoned) { pid, owner };
+        }
+        pthread_mutex_unlock(&abandoned_lock);
+}
+
+static void abandoned_remove(pid_t pid) {
+        pthread_mutex_lock(&abandoned_lock);
+        for (size_t i = 0; i < n_abandoned; i++)
+                if (abandoned[i].pid == pid) {
+                        abandoned[i] = abandoned[--n_abandoned];
+                        break;
+                }
+        pthread_mutex_unlock(&abandoned_lock);
+}
+
+unsigned child_abandoned(uid_t owner) {
+        unsigned n = 0;
+
+        pthread_mutex_lock(&abandoned_lock);
+        for (size_t i = 0; i < n_abandoned; i++)
+                n += owner == CHILD_ANY_OWNER || abandoned[i].owner == owner;
+        pthread_mutex_unlock(&abandoned_lock);
+        return n;
+}
+
+bool child_budget_exhausted(uid_t owner) {
+        return child_abandoned(CHILD_ANY_OWNER) >= CHILD_ABANDONED_MAX ||
+               child_abandoned(owner) >= CHILD_ABANDONED_MAX_PER_OWNER;
+}
+
 static void *reap_thread(void *arg) {
         pid_t pid = (pid_t) (intptr_t) arg;
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
+        abandoned_remove(pid);
         return NULL;
 }
 
-void child_reap_later(pid_t pid) {
+void child_reap_later(pid_t pid, uid_t owner) {
         pthread_t t;
         pthread_attr_t attr;
 
+        /* Counted even without a thread to reap it: it stays, a zombie at least. */
+        abandoned_add(pid, owner);
         if (pthread_attr_init(&attr) != 0)
                 return;
         (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -66,11 +113,11 @@ bool child_wait_until(pid_t pid, int pidfd, uint64_t deadline_usec, int *ret_sta
         return true;
 }
 
-bool child_kill_and_reap(pid_t pid, int pidfd, int *ret_status) {
+bool child_kill_and_reap(pid_t pid, int pidfd, uid_t owner, int *ret_status) {
         if (pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0)
                 (void) kill(pid, SIGKILL);
         if (child_wait_until(pid, pidfd, now_monotonic_usec() + CHILD_KILL_GRACE_USEC, ret_status))
                 return true;
-        child_reap_later(pid);
+        child_reap_later(pid, owner);
         return false;
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "shared/cell.h"
 #include "shared/fields.h"
 
 /* The store's limits from the configuration. */
@@ -121,14 +122,28 @@ typedef int (*store_generate_fn)(struct core_writer *w, void *userdata, bool *re
 int store_core_generated(struct store *s, const struct store_target *t, store_generate_fn generate,
                          void *userdata, struct stored_core *ret, char *reason, size_t reason_size);
 
+/* How a writer process starts (store_generate_killable()): right after the fork it closes every
+ * fd but stdin, stdout, stderr, the core's file (w->fd) and keep_fds, so it holds nothing of the
+ * daemon's (other crashes' connections and cores in flight, the parsers' /proc/<pid>/mem, BPF
+ * maps); then, with uid set, it enters the cell (shared/cell.h) as uid and gid before generate reads
+ * anything of the task: what it needs of the task is open already, in keep_fds. */
+struct writer_start {
+        const int *keep_fds;
+        size_t n_keep_fds;
+        uid_t uid;                      /* 0: the ids stay (a test that runs unprivileged) */
+        gid_t gid;
+        struct cell_limits limits;      /* address_space: on top of the daemon's, which the fork starts with */
+};
+
 /* For a store_generate_fn that may block where nothing can wake it (reading the memory of a
  * process mapped from a FUSE file whose server never answers): runs generate in a child process
- * on the same writer, and SIGKILLs it as soon as *cancel is set (looked at every 50 ms), so the
- * caller is back within moments, whatever the child is stuck on. result_size bytes at result (a
- * part of userdata that generate fills) come back from the child. -ETIMEDOUT when cancelled. */
-int store_generate_killable(struct core_writer *w, store_generate_fn generate, void *userdata,
-                            const atomic_bool *cancel, void *result, size_t result_size, bool *ret_truncated,
-                            char *reason, size_t reason_size);
+ * on the same writer, started as start says (NULL: every fd closed but the three and w->fd, the
+ * ids kept), and SIGKILLs it as soon as *cancel is set (looked at every 50 ms), so the caller is
+ * back within moments, whatever the child is stuck on. result_size bytes at result (a part of
+ * userdata that generate fills) come back from the child. -ETIMEDOUT when cancelled. */
+int store_generate_killable(struct core_writer *w, const struct writer_start *start, store_generate_fn generate,
+                            void *userdata, const atomic_bool *cancel, void *result, size_t result_size,
+                            bool *ret_truncated, char *reason, size_t reason_size);
 
 /* Compresses a plain stored core in the background of its crash (the task is released already):
  * at low CPU and I/O priority, at most half the CPUs at once, into an unnamed file linked as
