@@ -68,7 +68,7 @@ static_assert(offsetof(struct coredump_ack, mask) == 8, "coredump_ack.mask");
 
 /* ---- linux/pidfd.h: PIDFD_GET_INFO --------------------------------------------------------- */
 
-/* A task's user namespace from its pidfd (7.2, and the series' 0014). */
+/* A task's user namespace from its pidfd (7.2, and the series' PIDFD_GET_*_NAMESPACE patch). */
 #ifndef PIDFD_GET_USER_NAMESPACE
 #define PIDFD_GET_USER_NAMESPACE _IO(0xFF, 9)
 #endif
