@@ -85,6 +85,17 @@ TEST(escape_text_hostile_bytes) {
         check_escape("", 0, "");
 }
 
+/* A crasher's name cannot reorder or break the line it is shown on (Trojan Source's trick). */
+TEST(escape_text_bidi_and_separators) {
+        check_escape("a\xe2\x80\xae" "gpj.exe", 11, "a\\xe2\\x80\\xae" "gpj.exe");    /* RLO */
+        check_escape("\xe2\x81\xa6x\xe2\x81\xa9", 7, "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9"); /* LRI, PDI */
+        check_escape("\xe2\x80\x8f", 3, "\\xe2\\x80\\x8f");                         /* RLM */
+        check_escape("\xd8\x9c", 2, "\\xd8\\x9c");                                     /* ALM */
+        check_escape("a\xe2\x80\xa8" "b", 5, "a\\xe2\\x80\\xa8" "b");                /* LINE SEPARATOR */
+        check_escape("\xe2\x80\x8d", 3, "\xe2\x80\x8d");                             /* ZWJ stays (emoji) */
+        check_escape("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", 8, "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"); /* Hebrew stays */
+}
+
 TEST(escape_cmdline_arguments) {
         static const char raw[] = "/bin/prog\0--opt=a b\0line\nbreak\0\xff\0";
         _cleanup_free_ char *got = escape_cmdline(raw, sizeof raw - 1);
@@ -3200,6 +3211,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(core_writer_splices_or_copies),
         TEST_ENTRY(privileges_lock_down_filters_bpf_and_perf),
         TEST_ENTRY(escape_text_hostile_bytes),
+        TEST_ENTRY(escape_text_bidi_and_separators),
         TEST_ENTRY(escape_cmdline_arguments),
         TEST_ENTRY(escape_filename_part_is_safe),
         TEST_ENTRY(dump_file_name),

@@ -38,6 +38,12 @@ static size_t utf8_sequence_length(const uint8_t *p, size_t n) {
         if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
             (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0xA0)
                 return 0;
+        /* Format characters that reorder or break what a reader sees around them: the bidi marks,
+         * embeddings, overrides and isolates, and the line and paragraph separators. A name could
+         * otherwise show another name, or end a line, on a terminal. */
+        if (cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+            (cp >= 0x2066 && cp <= 0x2069))
+                return 0;
         return len;
 }
 

@@ -9,8 +9,9 @@
 
 #include <stddef.h>
 
-/* Printable ASCII and valid non-control UTF-8 stay; '\\', control bytes and invalid bytes become
- * \\, \n, \t, \r or \xNN. Returns a new string, NULL on OOM. */
+/* Printable ASCII and valid non-control UTF-8 stay; '\\', control bytes, invalid bytes and the
+ * bidi and line-separator format characters (U+061C, U+200E/F, U+2028-202E, U+2066-2069) become
+ * \\, \n, \t, \r or \xNN per byte. Returns a new string, NULL on OOM. */
 char *escape_text(const void *data, size_t size);
 
 /* /proc/pid/cmdline (NUL-separated arguments) as one line: each argument escaped as above, with
