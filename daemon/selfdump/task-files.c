@@ -145,6 +145,8 @@ static int open_checked(int root_fd, const struct proc_mapping *m) {
         struct stat st;
         if (fstat(at, &st) < 0)
                 return -errno;
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP; /* O_PATH | O_NOFOLLOW: the link itself, not followed */
         if (!S_ISREG(st.st_mode))
                 return -EBADF;
         if (!task_file_is_mapped(at, m))
