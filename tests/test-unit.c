@@ -2951,6 +2951,12 @@ int openat(int dirfd, const char *path, int flags, ...) {
         return fd;
 }
 
+/* What _FORTIFY_SOURCE makes of an openat() whose flags are not known at compile time. */
+int __openat64_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags) {
+        return openat(dirfd, path, flags);
+}
+
 /* A device node (or, where one cannot be made, a FIFO) where a mapped file is expected — the very
  * inode the mapping names — is looked at, never opened for reading (issue 38 gap 1). */
 TEST(task_file_device_node_never_opened) {
