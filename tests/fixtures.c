@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -348,6 +352,67 @@ pid_t sleeper_start(const char *comm, long long core_limit) {
 
 pid_t sleeper_start_in_root(const char *comm, const char *root) {
         return sleeper_start_full(comm, -1, root);
+}
+
+/* Copies the file at from to to (created 0755). */
+static int copy_file(const char *from, const char *to) {
+        int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+        char buf[65536];
+        ssize_t n = 0;
+        while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+                if (write(out, buf, (size_t) n) != n)
+                        n = -1;
+        int r = in >= 0 && out >= 0 && n == 0 ? 0 : -1;
+        if (in >= 0)
+                close(in);
+        if (out >= 0)
+                close(out);
+        return r;
+}
+
+static int map_file(const char *path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        return p == MAP_FAILED ? -1 : 0;
+}
+
+pid_t sleeper_start_in_container(const char *root, const char *elf, bool device_over) {
+        int p[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == 0);
+
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char lib[PATH_MAX], kept[PATH_MAX], dev[PATH_MAX], old[PATH_MAX];
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                (void) prctl(PR_SET_NAME, "contained");
+                set_core_limit(-1);
+                snprintf(lib, sizeof lib, "%s/lib", root);
+                snprintf(kept, sizeof kept, "%s/lib/kept.so", root);
+                snprintf(dev, sizeof dev, "%s/lib/dev.so", root);
+                snprintf(old, sizeof old, "%s/old", root);
+                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                    mount("tmpfs", root, "tmpfs", 0, "size=32m,mode=0755") < 0 || mkdir(lib, 0755) < 0 ||
+                    mkdir(old, 0755) < 0 || copy_file(elf, kept) < 0 || map_file(kept) < 0)
+                        _exit(1);
+                /* A mapped file whose path names a device node by the time of the crash. */
+                if (device_over && (copy_file(elf, dev) < 0 || map_file(dev) < 0 ||
+                                    mount("/dev/null", dev, NULL, MS_BIND, NULL) < 0))
+                        _exit(1);
+                if (syscall(SYS_pivot_root, root, old) < 0 || chdir("/") < 0 || umount2("/old", MNT_DETACH) < 0)
+                        _exit(1);
+                send_pidfd_source(p[1]);
+                for (;;)
+                        pause();
+        }
+        close(p[1]);
+        pidfd_source_add(pid, receive_pidfd_source(p[0]));
+        close(p[0]);
+        wait_blocked(pid);
+        return pid;
 }
 
 pid_t sleeper_exec(const char *argv0, const char *script) {

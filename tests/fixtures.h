@@ -59,6 +59,10 @@ size_t record_capture_count(struct record_capture *c);
 pid_t sleeper_start(const char *comm, long long core_limit);
 /* The same, chrooted into root (needs root): a task with a root of its own. */
 pid_t sleeper_start_in_root(const char *comm, const char *root);
+/* A sleeper in a container of its own: a mount namespace whose root (pivot_root) is a tmpfs
+ * mounted on root, holding /lib/kept.so (a copy of the ELF file elf) mapped; with device_over also
+ * /lib/dev.so, mapped and then covered by a bind mount of /dev/null. */
+pid_t sleeper_start_in_container(const char *root, const char *elf, bool device_over);
 /* /bin/sh -c script, with the given argv[0] (hostile cmdline tests); the script should wait. */
 pid_t sleeper_exec(const char *argv0, const char *script);
 void sleeper_stop(pid_t pid);

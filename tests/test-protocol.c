@@ -945,6 +945,190 @@ TEST(saved_file_copied_bounded_never_replacing) {
         test_env_done(&e);
 }
 
+/* ---- a container's files: read by the parser's cell, never by the daemon's own threads -------- */
+
+/* The container's kept file, by inode: every fstat() and pread() on an fd (not O_PATH) of it in this
+ * process — the daemon's — is counted; with watched_hang a pread() of it waits 6 s, as a read from a
+ * FUSE server that never answers would wait for ever (the test would then fail, not hang). */
+static atomic_bool watching, watched_hang;
+static dev_t watched_dev;
+static ino_t watched_ino;
+static atomic_uint watched_touched;
+
+static bool watched(int fd) {
+        struct stat st;
+        if (!atomic_load(&watching) || fd < 0 || syscall(SYS_fstat, fd, &st) < 0)
+                return false;
+        int fl = (int) syscall(SYS_fcntl, fd, F_GETFL);
+        return st.st_dev == watched_dev && st.st_ino == watched_ino && fl >= 0 && !(fl & O_PATH);
+}
+
+int fstat(int fd, struct stat *st) {
+        if (watched(fd))
+                atomic_fetch_add(&watched_touched, 1);
+        return (int) syscall(SYS_fstat, fd, st);
+}
+
+ssize_t pread(int fd, void *buf, size_t size, off_t offset) {
+        if (watched(fd)) {
+                atomic_fetch_add(&watched_touched, 1);
+                for (int i = 0; i < 60 && atomic_load(&watched_hang); i++)
+                        usleep(100 * 1000);
+                if (atomic_load(&watched_hang)) {
+                        errno = EIO;
+                        return -1;
+                }
+        }
+        return (ssize_t) syscall(SYS_pread64, fd, buf, size, offset);
+}
+
+struct container_crash {
+        struct test_env e;
+        char *root;
+        char *parser_saved;
+        uint64_t usec;          /* from the connection to the record */
+};
+
+/* A crash of a sleeper in a container of its own (sleeper_start_in_container()), /lib/kept.so a
+ * copy of /bin/true; fake_parser: a program started for --keep-files instead of the parser. */
+static void container_crash(struct container_crash *c, const char *config, bool device_over, const char *fake_parser) {
+        test_env_init(&c->e, NULL, config);
+        c->root = tmpdir_new();
+        const char *saved = getenv("COREDUMPD_PARSER");
+        c->parser_saved = saved ? strdup(saved) : NULL;
+        if (fake_parser) {
+                _cleanup_free_ char *path = NULL, *text = NULL;
+                CHECK(asprintf(&path, "%s/fake-parser", c->e.dir) > 0);
+                (void) path;
+                CHECK(asprintf(&text, "#!/bin/sh\nif [ \"$1\" = --keep-files ]; then %s; fi\nexec %s \"$@\"\n", fake_parser,
+                               c->parser_saved) > 0);
+                CHECK(write_text_file(c->e.dir, "fake-parser", text) >= 0);
+                CHECK(chmod(path, 0755) == 0);
+                CHECK(setenv("COREDUMPD_PARSER", path, 1) == 0);
+        }
+        sleeper_stop(c->e.sleeper);
+        c->e.sleeper = sleeper_start_in_container(c->root, "/bin/true", device_over);
+        fake_peer_init(&c->e.peer, c->e.sleeper);
+        _cleanup_free_ char *in_root = NULL;
+        CHECK(asprintf(&in_root, "/proc/%d/root/lib/kept.so", (int) c->e.sleeper) > 0);
+        struct stat st;
+        CHECK(stat(in_root, &st) == 0);
+        watched_dev = st.st_dev;
+        watched_ino = st.st_ino;
+        atomic_store(&watched_touched, 0);
+        atomic_store(&watching, true);
+        uint64_t start = now_monotonic_usec();
+        store_one(&c->e, 64 * 1024);
+        c->usec = now_monotonic_usec() - start;
+        atomic_store(&watching, false);
+        atomic_store(&watched_hang, false);
+        check_field(&c->e, 0, "COREDUMPD_RESULT", "stored");
+}
+
+static void container_crash_done(struct container_crash *c) {
+        if (c->parser_saved)
+                CHECK(setenv("COREDUMPD_PARSER", c->parser_saved, 1) == 0);
+        free(c->parser_saved);
+        sleeper_stop(c->e.sleeper);
+        c->e.sleeper = 0;
+        test_env_done(&c->e);
+        tmpdir_remove(c->root);
+        free(c->root);
+}
+
+static size_t kept_copies(struct test_env *e) {
+        char **names;
+        size_t n = test_env_count_cores(e, &names), k = 0;
+        for (size_t i = 0; i < n; i++) {
+                k += strstr(names[i], ".file-") != NULL;
+                free(names[i]);
+        }
+        free(names);
+        return k;
+}
+
+/* The container's file the host lacks is kept next to the core, as the cell read it; the daemon's
+ * process never held an fd of it (issue 38 gap 1); a device node bind-mounted where a mapped file
+ * was is neither listed nor kept. */
+TEST(container_files_kept_by_the_cell_not_the_daemon) {
+        if (geteuid() != 0) {
+                printf("SKIP: a mount namespace needs root\n");
+                return;
+        }
+        struct container_crash c = {};
+        container_crash(&c, "Compress=none\n", true, NULL);
+        CHECK_INT(atomic_load(&watched_touched), ==, 0);
+        struct saved_files files = {};
+        CHECK_OK(saved_files_from_fields(&c.e.records.records[0], &files));
+        const struct saved_file *kept = NULL;
+        for (size_t i = 0; i < files.n; i++) {
+                printf("%s %s %s\n", files.v[i].build_id, files.v[i].stored ? files.v[i].stored : "-", files.v[i].path);
+                CHECK(strcmp(files.v[i].path, "/lib/dev.so") != 0);
+                if (strcmp(files.v[i].path, "/lib/kept.so") == 0)
+                        kept = &files.v[i];
+        }
+        CHECK(kept && kept->stored && !kept->host && kept->build_id[0]);
+        _cleanup_free_ char *copy = NULL, *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        CHECK(asprintf(&copy, "%s/%s", c.e.store_dir, kept->stored) > 0);
+        CHECK_OK(read_file_at(AT_FDCWD, copy, 1 << 24, &a, &na, NULL));
+        CHECK_OK(read_file_at(AT_FDCWD, "/bin/true", 1 << 24, &b, &nb, NULL));
+        CHECK(na == nb && memcmp(a, b, na) == 0);
+        CHECK_INT(kept_copies(&c.e), ==, 1);
+        check_field(&c.e, 0, "COREDUMPD_SAVED_FILE_ERROR", NULL);
+        saved_files_done(&files);
+        container_crash_done(&c);
+}
+
+/* A cell that never opens the files (as on a FUSE server under an overlay that never answers) holds
+ * the crash no longer than its deadline: the crash is stored and recorded without the files, with
+ * why. The daemon's own thread would have waited in the read (6 s here, for ever on FUSE). */
+TEST(container_file_that_never_answers_does_not_hold_the_thread) {
+        if (geteuid() != 0) {
+                printf("SKIP: a mount namespace needs root\n");
+                return;
+        }
+        struct container_crash c = {};
+        atomic_store(&watched_hang, true);
+        container_crash(&c, "Compress=none\nDeadline=1s\n", false, "exec /bin/sleep 600");
+        printf("crash handled in %" PRIu64 " ms\n", c.usec / 1000);
+        CHECK_INT(c.usec, <, 5 * UINT64_C(1000000));
+        CHECK_INT(atomic_load(&watched_touched), ==, 0);
+        _cleanup_free_ char *why = record_capture_field(&c.e.records, 0, "COREDUMPD_SAVED_FILE_ERROR");
+        CHECK(why && strstr(why, "deadline"));
+        printf("%s\n", why);
+        check_field(&c.e, 0, "COREDUMPD_SAVED_FILE", NULL);
+        CHECK_INT(kept_copies(&c.e), ==, 0);
+        container_crash_done(&c);
+}
+
+/* A cell that stops in the middle of a copy (a read that never returns, after the release): the
+ * daemon stops waiting at Deadline=, links no partial copy and says why. */
+TEST(container_file_copy_that_stalls_is_not_kept) {
+        if (geteuid() != 0) {
+                printf("SKIP: a mount namespace needs root\n");
+                return;
+        }
+        struct container_crash c = {};
+        /* Holds every file it is asked for, then announces 100000 bytes of the last, sends 5000. */
+        const char *fake =
+                "exec /usr/bin/python3 -c 'import os,struct,time\n"
+                "h=os.read(0,1568)\n"
+                "n=struct.unpack_from(\"<I\",h,16)[0]\n"
+                "os.write(1,struct.pack(\"<II64i\",0x4b504443,n,*([0]*64)))\n"
+                "os.read(0,1)\n"
+                "os.write(1,struct.pack(\"<IIIi40sQ\",0x4b504443,n-1,3,0,b\"\",100000)+bytes(5000))\n"
+                "time.sleep(600)'";
+        container_crash(&c, "Compress=none\nDeadline=1s\n", false, fake);
+        printf("crash handled in %" PRIu64 " ms\n", c.usec / 1000);
+        CHECK_INT(c.usec, <, 5 * UINT64_C(1000000));
+        _cleanup_free_ char *why = record_capture_field(&c.e.records, 0, "COREDUMPD_SAVED_FILE_ERROR");
+        CHECK(why && strstr(why, "copying"));
+        printf("%s\n", why);
+        CHECK_INT(kept_copies(&c.e), ==, 0);
+        container_crash_done(&c);
+}
+
 /* A crash of a task with a root of its own (here a chroot, in our mount namespace: maps names its
  * files by our paths): its files are listed in COREDUMPD_SAVED_FILE=, those that are the host's
  * own (the same inode) are not copied, and the unwinder still finds its symbols. */
@@ -2019,6 +2203,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_removes_kept_files_with_their_core),
         TEST_ENTRY(saved_file_copied_bounded_never_replacing),
         TEST_ENTRY(crash_with_its_own_root_lists_its_files),
+        TEST_ENTRY(container_files_kept_by_the_cell_not_the_daemon),
+        TEST_ENTRY(container_file_that_never_answers_does_not_hold_the_thread),
+        TEST_ENTRY(container_file_copy_that_stalls_is_not_kept),
         TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),

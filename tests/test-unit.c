@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -3022,6 +3024,56 @@ static struct proc_mapping mapping_of(const char *file, const char *maps_path) {
         };
 }
 
+/* Every openat() of this binary without O_PATH that opened something other than a regular file or a
+ * directory is counted (a definition in the executable comes before libc's). */
+static atomic_uint special_opened;
+
+int openat(int dirfd, const char *path, int flags, ...) {
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        int fd = (int) syscall(SYS_openat, dirfd, path, flags, mode);
+        struct stat st;
+        if (fd >= 0 && !(flags & O_PATH) && syscall(SYS_fstat, fd, &st) == 0 && !S_ISREG(st.st_mode) &&
+            !S_ISDIR(st.st_mode))
+                atomic_fetch_add(&special_opened, 1);
+        return fd;
+}
+
+/* What _FORTIFY_SOURCE makes of an openat() whose flags are not known at compile time. */
+int __openat64_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags) {
+        return openat(dirfd, path, flags);
+}
+
+/* A device node (or, where one cannot be made, a FIFO) where a mapped file is expected — the very
+ * inode the mapping names — is looked at, never opened for reading (issue 38 gap 1). */
+TEST(task_file_device_node_never_opened) {
+        _cleanup_free_ char *dir = tmpdir_new(), *node = NULL;
+        CHECK(asprintf(&node, "%s/lib.so", dir) > 0);
+        if (mknod(node, S_IFCHR | 0644, makedev(1, 3)) < 0)
+                CHECK(mkfifo(node, 0644) == 0);
+        struct stat st;
+        CHECK(stat(node, &st) == 0);
+        struct proc_mapping m = {
+                .path = node,
+                .inode = st.st_ino,
+                .dev_major = major(st.st_dev),
+                .dev_minor = minor(st.st_dev),
+        };
+        atomic_store(&special_opened, 0);
+        CHECK_INT(task_file_open(-1, &m), ==, -EBADF);
+        _cleanup_close_ int root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        m.path = (char *) "/lib.so";
+        CHECK_INT(task_file_open(root_fd, &m), <, 0);
+        CHECK_INT(atomic_load(&special_opened), ==, 0);
+        tmpdir_remove(dir);
+}
+
 /* A task's mapped file is opened inside its root, following no symlink (maps names resolved paths),
  * from our root when the path is ours (a chroot), and only if it is the mapped inode; remote ones
  * never. */
@@ -3271,6 +3323,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(saved_files_round_trip_and_hostile_lines),
         TEST_ENTRY(mountinfo_path_remote_by_longest_mount_point),
         TEST_ENTRY(task_file_opened_inside_its_root),
+        TEST_ENTRY(task_file_device_node_never_opened),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(signature_one_rule_cut_traces_partial),
         TEST_ENTRY(parser_cell_has_no_privileges),

@@ -9,19 +9,10 @@
 #include <unistd.h>
 
 #include "crash/keep-files.h"
-#include "parser/client.h"
 #include "selfdump/proc-maps.h"
-#include "selfdump/task-files.h"
 #include "shared/cleanup.h"
-#include "shared/fileio.h"
 #include "shared/log.h"
-
-#define MOUNTINFO_MAX (4 * 1024 * 1024)
-
-static bool is_elf(int fd) {
-        unsigned char magic[4];
-        return pread(fd, magic, sizeof magic, 0) == (ssize_t) sizeof magic && memcmp(magic, "\177ELF", 4) == 0;
-}
+#include "shared/timestamp.h"
 
 static bool seen(const struct proc_maps *maps, size_t upto, const struct proc_mapping *m) {
         for (size_t i = 0; i < upto; i++) {
@@ -33,12 +24,37 @@ static bool seen(const struct proc_maps *maps, size_t upto, const struct proc_ma
         return false;
 }
 
-void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char *tag) {
+/* The files to keep, by the maps alone (nothing opened): the executable's mapping first, then every
+ * other file in address order, none marked remote, each once. */
+static size_t candidates(const struct crash_context *ctx, const struct proc_maps *maps, struct keep_cell_file *ret) {
+        size_t n = 0;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < maps->n && n < KEEP_FILES_MAX; i++) {
+                        const struct proc_mapping *m = &maps->mappings[i];
+                        bool exe = ctx->exe && m->path && strcmp(m->path, ctx->exe) == 0;
+                        if (!proc_mapping_is_file(m) || m->remote || (pass == 0) != exe || seen(maps, i, m))
+                                continue;
+                        if (!saved_file_path_ok(m->path) || strlen(m->path) > PARSER_KEEP_PATH_MAX)
+                                continue;
+                        ret[n++] = (struct keep_cell_file) {
+                                .path = m->path,
+                                .inode = m->inode,
+                                .dev_major = m->dev_major,
+                                .dev_minor = m->dev_minor,
+                        };
+                        if (exe)
+                                break;
+                }
+        return n;
+}
+
+void kept_files_open(struct crash_context *ctx, struct kept_files *k, uint64_t max_bytes, uint64_t deadline_usec,
+                     const char *tag) {
         _cleanup_(proc_maps_done) struct proc_maps maps = {};
-        int first_error = 0;
-        const char *first_path = NULL;
+        struct keep_cell_file files[KEEP_FILES_MAX];
         size_t n_files = 0, n_remote = 0;
 
+        /* Only a task with a root of its own: a crash in the host's root pays for no cell. */
         if (context_open_root(ctx, tag) <= 0)
                 return;
         int r = proc_maps_read_marked(ctx->proc_fd, &maps);
@@ -51,130 +67,119 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, const char
                         n_files++;
                         n_remote += maps.mappings[i].remote;
                 }
-
-        /* The executable first: the mapping of ctx->exe, then every other file in address order. */
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < maps.n && k->list.n < KEEP_FILES_MAX; i++) {
-                        const struct proc_mapping *m = &maps.mappings[i];
-                        bool exe = ctx->exe && m->path && strcmp(m->path, ctx->exe) == 0;
-                        if (!proc_mapping_is_file(m) || m->remote || (pass == 0) != exe || seen(&maps, i, m))
-                                continue;
-                        if (pass == 1 && exe)
-                                continue;
-                        if (!saved_file_path_ok(m->path))
-                                continue;
-                        int fd = task_file_open(ctx->root_fd, m);
-                        if (fd < 0) {
-                                log_crash_errno(tag, LOG_DEBUG, fd, "Not keeping %s: %m", m->path);
-                                if (!first_error) {
-                                        first_error = fd;
-                                        first_path = m->path;
-                                }
-                                continue;
-                        }
-                        struct saved_file f = { .path = m->path };
-                        if (!is_elf(fd) || saved_files_add(&k->list, &f) < 0) {
-                                close(fd);
-                                continue;
-                        }
-                        k->fds[k->list.n - 1] = fd;
-                        if (exe)
-                                break;
-                }
-        if (k->list.n == 0 && n_files > 0) {
-                if (n_remote == n_files)
+        size_t n = candidates(ctx, &maps, files);
+        if (n == 0) {
+                if (n_files > 0 && n_remote == n_files)
                         log_crash(tag, LOG_NOTICE, "Keeping none of the container's files: all %zu mapped files are on "
                                   "remote file systems, or which are is not known.", n_files);
-                else if (first_error)
+                return;
+        }
+
+        uid_t uid;
+        gid_t gid;
+        char reason[160] = "";
+        parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &uid, &gid);
+        uint64_t wait = MIN(deadline_usec, KEEP_OPEN_MAX_USEC);
+        k->stall_usec = deadline_usec;
+        r = keep_cell_start(ctx->root_fd, files, n, uid, gid, max_bytes, now_monotonic_usec() + wait, &k->cell,
+                            reason, sizeof reason);
+        if (r < 0) {
+                snprintf(k->error, sizeof k->error, "opening %zu file(s) in the container's root (%s, ...): %s", n,
+                         files[0].path, reason);
+                log_crash_errno(tag, LOG_NOTICE, r, "Keeping none of the container's files: %s", k->error);
+                return;
+        }
+        k->started = true;
+        int first_error = 0;
+        const char *first_path = NULL;
+        for (size_t i = 0; i < n; i++) {
+                int e = k->cell.opened.error[i];
+                struct saved_file f = { .path = (char *) files[i].path };
+                if (e == 0 && saved_files_add(&k->list, &f) >= 0)
+                        k->index[k->list.n - 1] = (uint32_t) i;
+                else if (e < 0 && e != -ENOEXEC && !first_error) {
+                        first_error = e;
+                        first_path = files[i].path;
+                }
+                if (e < 0)
+                        log_crash_errno(tag, LOG_DEBUG, e, "Not keeping %s: %m", files[i].path);
+        }
+        if (k->list.n == 0) {
+                keep_cell_stop(&k->cell);
+                if (first_error)
                         log_crash_errno(tag, LOG_NOTICE, first_error, "Keeping none of the container's files: "
                                         "cannot open %s in its root: %m", first_path);
         }
 }
 
-/* The host's file at path (a path the container's maps named), opened to be compared with the
- * container's: never on a remote file system (our own mountinfo says which), through no symlink on
- * the way (open_beneath_nofollow()), and only a regular file — looked at with O_PATH first, so that
- * no device or FIFO a crafted path names is ever opened. -1 otherwise. */
-static int host_file_open(const char *mountinfo, const char *path) {
-        if (!mountinfo || mountinfo_path_is_remote(mountinfo, path) != 0)
-                return -1;
-        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        _cleanup_close_ int at = root < 0 ? -1 : open_beneath_nofollow(root, path, O_PATH | O_CLOEXEC);
-        struct stat st;
-        if (at < 0 || fstat(at, &st) < 0 || !S_ISREG(st.st_mode))
-                return -1;
-        char self[64];
-        snprintf(self, sizeof self, "/proc/self/fd/%d", at);
-        return open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+static struct saved_file *listed(struct kept_files *k, uint32_t index) {
+        for (size_t i = 0; i < k->list.n; i++)
+                if (k->index[i] == index)
+                        return &k->list.v[i];
+        return NULL;
 }
 
-static bool same_inode(int a, int b) {
-        struct stat x, y;
-        return a >= 0 && b >= 0 && fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
-void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, uint64_t budget, struct kept_files *k,
-                     const char *tag) {
-        _cleanup_free_ char *mountinfo = NULL;
-        int fds[2 * KEEP_FILES_MAX], host[KEEP_FILES_MAX];
-        char ids[2 * KEEP_FILES_MAX][41];
-        size_t n = 0;
+void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, struct kept_files *k, const char *tag) {
+        char reason[160] = "";
         unsigned kept = 0;
+        int r;
 
-        if (k->list.n == 0)
+        if (!k->started || k->cell.pid <= 0 || k->list.n == 0)
                 return;
-        (void) read_file_at(AT_FDCWD, "/proc/self/mountinfo", MOUNTINFO_MAX, &mountinfo, NULL, NULL);
-
-        /* Each of the container's files, and the host's of that name where there is one: their
-         * build-ids read by the parser (the container's files are the crasher's to craft). */
-        for (size_t i = 0; i < k->list.n; i++) {
-                host[i] = k->fds[i] >= 0 ? host_file_open(mountinfo, k->list.v[i].path) : -1;
-                if (k->fds[i] >= 0)
-                        fds[n++] = k->fds[i];
-                if (host[i] >= 0)
-                        fds[n++] = host[i];
-        }
-        char reason[256] = "";
-        int r = parser_build_ids(fds, n, ids, reason, sizeof reason);
-        if (r < 0)
-                log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the build-ids of the container's files: %s", reason);
-
-        size_t at = 0;
-        for (size_t i = 0; i < k->list.n; i++) {
-                struct saved_file *f = &k->list.v[i];
-                int fd = k->fds[i];
-                if (fd < 0)
-                        continue;
-                const char *own = ids[at++];
-                const char *host_id = host[i] >= 0 ? ids[at++] : "";
-                snprintf(f->build_id, sizeof f->build_id, "%s", own);
-                if (same_inode(fd, host[i]) || (own[0] && strcmp(own, host_id) == 0))
-                        f->host = true;
-                else {
-                        uint64_t disk = 0;
-                        _cleanup_free_ char *name = store_attachment_name(core_name, kept);
-                        reason[0] = 0;
-                        r = name ? store_save_file(s, fd, name, reader_uid, budget, &disk, tag, reason, sizeof reason)
-                                 : -ENOMEM;
-                        if (r < 0)
-                                log_crash_errno(tag, LOG_NOTICE, r, "Not keeping the container's %s with the core: %s",
-                                                f->path, reason[0] ? reason : "out of memory");
-                        else {
-                                struct stat st;
-                                budget -= fstat(fd, &st) == 0 ? MIN(budget, (uint64_t) st.st_size) : 0;
-                                f->stored = TAKE_PTR(name);
-                                kept++;
-                        }
+        /* The cell compares each file with the host's and sends those to keep; here only its pipe is
+         * read, each wait at most Deadline=. */
+        r = keep_cell_go(&k->cell);
+        for (;;) {
+                struct parser_keep_entry e;
+                char id[41];
+                if (r < 0)
+                        break;
+                r = keep_cell_next(&k->cell, now_monotonic_usec() + k->stall_usec, &e, id, reason, sizeof reason);
+                if (r < 0 || e.what == PARSER_KEEP_END)
+                        break;
+                struct saved_file *f = listed(k, e.index);
+                if (!f) {
+                        r = -EBADMSG;
+                        snprintf(reason, sizeof reason, "it answered for a file it does not hold");
+                        break;
                 }
-                k->fds[i] = safe_close(fd);
-                host[i] = safe_close(host[i]);
+                snprintf(f->build_id, sizeof f->build_id, "%s", id);
+                if (e.what == PARSER_KEEP_HOST)
+                        f->host = true;
+                else if (e.what == PARSER_KEEP_NONE && e.error == -EFBIG)
+                        log_crash(tag, LOG_NOTICE, "Not keeping the container's %s with the core: more than is left "
+                                  "of MaxSize=.", f->path);
+                else if (e.what == PARSER_KEEP_NONE)
+                        log_crash_errno(tag, LOG_NOTICE, e.error, "Not keeping the container's %s with the core: %m",
+                                        f->path);
+                else {
+                        _cleanup_free_ char *name = store_attachment_name(core_name, kept);
+                        char why[160] = "";
+                        r = name ? store_save_stream(s, k->cell.out_fd, e.size, k->stall_usec, name, reader_uid, NULL, tag,
+                                                     why, sizeof why)
+                                 : -ENOMEM;
+                        if (r < 0) {
+                                /* Its stream is out of step now: no more of it is taken. */
+                                snprintf(reason, sizeof reason, "copying %s: %s", f->path, name ? why : "out of memory");
+                                break;
+                        }
+                        f->stored = TAKE_PTR(name);
+                        kept++;
+                }
         }
+        if (r < 0) {
+                snprintf(k->error, sizeof k->error, "reading the container's files: %s", reason);
+                log_crash_errno(tag, LOG_NOTICE, r, "Not keeping all of the container's files: %s", k->error);
+                keep_cell_stop(&k->cell);
+        } else
+                keep_cell_end(&k->cell);
         if (kept > 0)
                 log_crash(tag, LOG_INFO, "Kept %u file(s) of the container with the core, for the debugger.", kept);
 }
 
 void kept_files_done(struct kept_files *k) {
-        for (size_t i = 0; i < k->list.n; i++)
-                k->fds[i] = safe_close(k->fds[i]);
+        if (k->started)
+                keep_cell_stop(&k->cell);
+        k->started = false;
         saved_files_done(&k->list);
 }

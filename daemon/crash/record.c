@@ -288,6 +288,8 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
                 _cleanup_free_ char *saved = saved_file_format(&c->kept.list.v[i]);
                 k = saved ? fields_set_text(f, FIELD_SAVED_FILE, saved) : -ENOMEM;
         }
+        if (c->have_stored && c->kept.error[0] && k >= 0)
+                k = fields_set_text(f, FIELD_SAVED_FILE_ERROR, c->kept.error);
         return k;
 }
 

@@ -259,7 +259,7 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
         /* A container's files, for the debugger: opened while the task is held, kept later; not
          * again for a repeat, whose first crash has them. */
         if (c->decision.action != ACTION_REJECT && !repeat(c)) /* reserve_room() may reject */
-                kept_files_open(&c->context, &c->kept, c->tag);
+                kept_files_open(&c->context, &c->kept, c->decision.max_size, c->settings.deadline_usec, c->tag);
 }
 
 int step_ack(int fd, struct crash *c) {
@@ -468,7 +468,7 @@ void step_keep(const struct crash_env *env, struct crash *c) {
         }
 
         kept_files_save(env->store, c->stored.name, context_user_may_read(&c->context) ? c->context.uid : STORE_NO_READER,
-                        c->decision.max_size, &c->kept, c->tag);
+                        &c->kept, c->tag);
         (void) store_vacuum(env->store, c->stored.name, c->tag);
 }
 

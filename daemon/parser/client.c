@@ -15,6 +15,7 @@
 
 #include "build-config.h"
 #include "parser/client.h"
+#include "parser/launch.h"
 #include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
@@ -76,10 +77,7 @@ static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reaso
         return 0;
 }
 
-/* The parser with req_fd as its stdin, res_fd (or /dev/null, if -1) as its stdout, the n fds at
- * 3, 4, ... (the task's for unwinding, files for --build-ids), and mode (NULL, "--record",
- * "--build-ids") as its argument. */
-static int spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
+int parser_spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none, all;
@@ -126,9 +124,7 @@ static int spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *m
         return -r;
 }
 
-/* Waits until fd is ready for events: 0, -ETIMEDOUT at the deadline (CLOCK_MONOTONIC, usec), or
- * -errno. */
-static int wait_fd(int fd, short events, uint64_t deadline_usec) {
+int parser_wait_fd(int fd, short events, uint64_t deadline_usec) {
         for (;;) {
                 uint64_t now = now_monotonic_usec();
                 if (now >= deadline_usec)
@@ -147,7 +143,7 @@ static int wait_fd(int fd, short events, uint64_t deadline_usec) {
 static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, size_t *ret_size) {
         size_t size = 0;
         for (;;) {
-                int r = wait_fd(fd, POLLIN, deadline_usec);
+                int r = parser_wait_fd(fd, POLLIN, deadline_usec);
                 if (r < 0)
                         return r;
                 ssize_t k = read(fd, (char *) buf + size, cap - size);
@@ -185,7 +181,7 @@ static int errand(const int *fds, size_t n, const char *mode, uid_t owner, const
                 r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
                 goto finish;
         }
-        r = spawn(fds, n, req_pipe[0], res_pipe[1], mode, &pid);
+        r = parser_spawn(fds, n, req_pipe[0], res_pipe[1], mode, &pid);
         req_pipe[0] = safe_close(req_pipe[0]);
         res_pipe[1] = safe_close(res_pipe[1]);
         if (r < 0) {
@@ -283,9 +279,9 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 /* How long a record may take to reach journald. */
 #define RECORD_DEADLINE_USEC (5 * UINT64_C(1000000))
 
-static int write_until(int fd, const void *buf, size_t size, uint64_t deadline_usec) {
+int parser_write_until(int fd, const void *buf, size_t size, uint64_t deadline_usec) {
         while (size > 0) {
-                int r = wait_fd(fd, POLLOUT, deadline_usec);
+                int r = parser_wait_fd(fd, POLLOUT, deadline_usec);
                 if (r < 0)
                         return r;
                 ssize_t k = write(fd, buf, size);
@@ -314,7 +310,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                 return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
                 return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
-        r = spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
+        r = parser_spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
         safe_close(pipe_fds[0]);
         if (r < 0) {
                 safe_close(pipe_fds[1]);
@@ -323,7 +319,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         (void) fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);
         uint64_t deadline = now_monotonic_usec() + RECORD_DEADLINE_USEC;
-        r = write_until(pipe_fds[1], buf, size, deadline);
+        r = parser_write_until(pipe_fds[1], buf, size, deadline);
         safe_close(pipe_fds[1]);
         int status = 0;
         bool ended = child_wait_until(pid, pidfd, deadline, &status);

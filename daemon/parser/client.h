@@ -67,3 +67,40 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
 #define PARSER_COMPACT_DEADLINE_USEC (10 * UINT64_C(1000000))
 int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_size, char *reason,
                         size_t reason_size);
+
+/*
+ * A container's files kept with its core, by `coredumpd-parser --keep-files` (parser/wire.h) as
+ * the crashing user or PARSER_NOBODY: started with the task's root (root_fd, O_PATH, opened
+ * through the pidfd-verified /proc/<pid>) and the candidate files while the task is held; what it
+ * answers is read from pipes within deadlines and checked; the cell is killed and left to the
+ * reaper (shared/child.h) whenever it is late, never waited for.
+ */
+struct keep_cell_file {
+        const char *path;               /* as the maps line names it */
+        uint64_t inode;
+        unsigned dev_major, dev_minor;
+};
+
+struct keep_cell {
+        pid_t pid;                      /* 0: none (ended, or left to the reaper) */
+        int pidfd, in_fd, out_fd;
+        size_t n;
+        struct parser_keep_opened opened;       /* checked: which files it holds */
+        uint64_t budget;                /* what is left of max_bytes */
+        uint32_t next;                  /* the next index an entry may have */
+};
+
+/* Starts the cell and waits for it to open the files, until deadline_usec (CLOCK_MONOTONIC): 0 and
+ * ret->opened, or -errno with reason (the cell then stopped). */
+int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, uid_t uid, gid_t gid, uint64_t max_bytes,
+                    uint64_t deadline_usec, struct keep_cell *ret, char *reason, size_t reason_size);
+/* Once the task is released: the cell compares and sends (keep_cell_next()). */
+int keep_cell_go(struct keep_cell *c);
+/* The next entry, checked (parser_keep_entry_check()), by deadline_usec; a PARSER_KEEP_COPY's
+ * size bytes follow on c->out_fd. 0, or -errno with reason. */
+int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, struct parser_keep_entry *ret,
+                   char ret_build_id[static 41], char *reason, size_t reason_size);
+/* After its last entry: reaped if it ends at once, else as keep_cell_stop(). */
+void keep_cell_end(struct keep_cell *c);
+/* Kills it and leaves it to the reaper, without waiting; closes the pipes. For any state. */
+void keep_cell_stop(struct keep_cell *c);

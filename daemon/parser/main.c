@@ -5,8 +5,9 @@
  * the request on stdin, enters its cell (parser/sandbox.c) before it reads anything the task
  * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
  * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
- * happens to this process, which the daemon kills at its deadline. --record, --build-ids and
- * --compact-core are its other errands (parser/wire.h).
+ * happens to this process, which the daemon kills at its deadline. --record, --build-ids,
+ * --compact-core and --keep-files (a container's files kept with its core, parser/keep.c) are its
+ * other errands (parser/wire.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <systemd/sd-journal.h>
 
 #include "parser/compact-core.h"
+#include "parser/keep.h"
 #include "parser/sandbox.h"
 #include "parser/unwind.h"
 #include "parser/wire.h"
@@ -194,8 +196,10 @@ int main(int argc, char **argv) {
                 return build_ids();
         if (argc == 2 && strcmp(argv[1], "--compact-core") == 0)
                 return compact();
+        if (argc == 2 && strcmp(argv[1], "--keep-files") == 0)
+                return keep_files_main();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments but --record, --build-ids or --compact-core: the coredumpd daemon starts it "
+                fprintf(stderr, "%s takes no arguments but --record, --build-ids, --compact-core or --keep-files: the coredumpd daemon starts it "
                         "for one crash.\n",
                         argv[0]);
                 return 2;

@@ -414,3 +414,46 @@ bool parser_compact_core_valid(const void *buf, size_t size, uint64_t max_size) 
         return eh.e_phoff >= sizeof eh && eh.e_phoff <= size &&
                (uint64_t) eh.e_phnum * sizeof(Elf64_Phdr) <= size - eh.e_phoff;
 }
+
+/* ---- a container's files kept with its core -------------------------------------------------- */
+
+bool parser_keep_request_valid(const struct parser_keep_request *req) {
+        if (req->magic != PARSER_KEEP_MAGIC || req->version != PARSER_VERSION || req->uid == 0 || req->gid == 0 ||
+            req->n_files > PARSER_KEEP_FILES_MAX)
+                return false;
+        for (uint32_t i = 0; i < req->n_files; i++)
+                if (req->files[i].path_len == 0 || req->files[i].path_len > PARSER_KEEP_PATH_MAX)
+                        return false;
+        return true;
+}
+
+int parser_keep_opened_check(const struct parser_keep_opened *o, size_t n) {
+        if (o->magic != PARSER_KEEP_MAGIC || o->n_files != n || n > PARSER_KEEP_FILES_MAX)
+                return -EBADMSG;
+        for (size_t i = 0; i < n; i++)
+                if (o->error[i] > 0 || o->error[i] < -4095)
+                        return -EBADMSG;
+        return 0;
+}
+
+int parser_keep_entry_check(const struct parser_keep_entry *e, const struct parser_keep_opened *opened, size_t n,
+                            uint32_t *next, uint64_t *budget, char ret_build_id[static 41]) {
+        ret_build_id[0] = 0;
+        if (e->magic != PARSER_KEEP_MAGIC || e->error > 0 || e->error < -4095)
+                return -EBADMSG;
+        if (e->what == PARSER_KEEP_END)
+                return 0;
+        if (e->what < PARSER_KEEP_HOST || e->what > PARSER_KEEP_NONE || e->index < *next || e->index >= n ||
+            opened->error[e->index] != 0)
+                return -EBADMSG;
+        if (!build_id_take(e->build_id, ret_build_id))
+                return -EBADMSG;
+        if (e->what == PARSER_KEEP_COPY) {
+                if (e->size > *budget)
+                        return -EBADMSG;
+                *budget -= e->size;
+        } else if (e->size != 0)
+                return -EBADMSG;
+        *next = e->index + 1;
+        return 0;
+}

@@ -239,3 +239,74 @@ bool parser_compact_request_valid(const struct parser_compact_request *req);
 /* Whether size bytes at buf are what the daemon attaches: an ELF64 little-endian x86-64 ET_CORE
  * header, its program header table inside the buffer, at most max_size bytes. */
 bool parser_compact_core_valid(const void *buf, size_t size, uint64_t max_size);
+
+/* ---- a container's files kept with its core -------------------------------------------------- */
+
+/*
+ * `coredumpd-parser --keep-files`: a container's executable and mapped ELF objects opened, compared
+ * with the host's and read for the copy kept next to the core — in the cell, never in the daemon,
+ * whose threads would otherwise wait on whatever file system the crasher put under them (a FUSE
+ * server of their own that never answers, reached through an overlay). Started with the task's
+ * root (an O_PATH directory the daemon opened through the pidfd-verified /proc/<pid>) as fd 3.
+ *
+ * 1. On stdin struct parser_keep_request and then the n paths (path_len bytes each, no NUL). The
+ *    cell opens each inside the root (O_PATH, no symlink followed; only a regular file that is the
+ *    mapped inode is opened for reading, and only an ELF file is held) and answers
+ *    struct parser_keep_opened, while the task is still held.
+ * 2. After the release the daemon writes one byte, PARSER_KEEP_GO (end of stdin instead: the cell
+ *    ends). The cell answers, for each file it holds in order, a struct parser_keep_entry (the
+ *    host's file of the same name the same: PARSER_KEEP_HOST; to keep: PARSER_KEEP_COPY followed
+ *    by exactly size bytes, the file's, within what is left of max_bytes; PARSER_KEEP_NONE with
+ *    why), then one with PARSER_KEEP_END. The daemon checks every entry (parser_keep_entry_check())
+ *    and writes the bytes into the store itself.
+ */
+#define PARSER_KEEP_MAGIC UINT32_C(0x4b504443) /* "CDPK" */
+#define PARSER_KEEP_FILES_MAX 64
+#define PARSER_KEEP_PATH_MAX 4095
+#define PARSER_KEEP_GO 'G'
+#define PARSER_FD_KEEP_ROOT 3
+
+struct parser_keep_file {
+        uint64_t inode;
+        uint32_t dev_major, dev_minor;  /* as the maps line names them */
+        uint32_t path_len;              /* 1 .. PARSER_KEEP_PATH_MAX, the path follows the request */
+        uint32_t reserved;
+};
+
+struct parser_keep_request {
+        uint32_t magic, version;
+        uint32_t uid, gid;              /* never 0 */
+        uint32_t n_files;               /* at most PARSER_KEEP_FILES_MAX; the executable first */
+        uint32_t reserved;
+        uint64_t max_bytes;             /* copied in all (MaxSize=) */
+        struct parser_keep_file files[PARSER_KEEP_FILES_MAX];
+};
+
+struct parser_keep_opened {
+        uint32_t magic, n_files;
+        int32_t error[PARSER_KEEP_FILES_MAX];   /* 0: held (a regular ELF file, the mapped one); -errno */
+};
+
+enum {
+        PARSER_KEEP_END = 1,
+        PARSER_KEEP_HOST,               /* the host's file at that path is the same (inode or build-id) */
+        PARSER_KEEP_COPY,               /* size bytes follow */
+        PARSER_KEEP_NONE,               /* neither: error says why (-EFBIG: beyond what is left) */
+};
+
+struct parser_keep_entry {
+        uint32_t magic, index;          /* index into the request's files, increasing */
+        uint32_t what;                  /* PARSER_KEEP_* */
+        int32_t error;
+        char build_id[40];              /* of the container's file: hex, NUL-padded */
+        uint64_t size;
+};
+
+bool parser_keep_request_valid(const struct parser_keep_request *req);
+/* The answer of step 1 checked against the request's n: 0, or -EBADMSG. */
+int parser_keep_opened_check(const struct parser_keep_opened *o, size_t n);
+/* An entry of step 2 checked: magic, index after *next (then moved past it) and held in opened,
+ * what, error, build-id hex (into ret_build_id), size at most *budget for a copy (then taken from
+ * it). 0, or -EBADMSG. */
+int parser_keep_entry_check(const struct parser_keep_entry *e, const struct parser_keep_opened *opened, size_t n,
+                            uint32_t *next, uint64_t *budget, char ret_build_id[static 41]);

@@ -92,48 +92,66 @@ int open_beneath_nofollow(int root_fd, const char *path, int flags) {
         }
 }
 
-/* Opens path inside root_fd (or from our root when it is -1), following no symlink (maps names
- * resolved paths: none is needed): the fd if it is the mapped file. */
-static int open_checked(int root_fd, const struct proc_mapping *m) {
-        /* O_NONBLOCK: should the path be a FIFO by now, the open does not wait for a writer. */
-        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-        _cleanup_close_ int fd = -1;
+/* Looks path up inside root_fd (or from our root when it is -1), following no symlink (maps names
+ * resolved paths: none is needed), as O_PATH: nothing is opened yet, so a device node or FIFO that
+ * sits at the path by now (a bind mount, a rename) is only looked at, never opened. */
+static int lookup(int root_fd, const char *path) {
+        int flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+        int fd;
         if (root_fd >= 0) {
                 struct open_how how = {
                         .flags = (uint64_t) flags,
                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
                 };
-                fd = (int) syscall(SYS_openat2, root_fd, m->path, &how, sizeof how);
-                /* No openat2(): a kernel before 5.6, or a system call filter; coredumpd.service's
-                 * RestrictSUIDSGID=yes makes systemd answer every openat2() with ENOSYS (its flags
-                 * cannot be inspected by seccomp). maps names a file by its resolved path, so no link
-                 * needs following; none is. */
-                if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
-                        fd = open_beneath_nofollow(root_fd, m->path, flags);
-                        if (fd < 0) {
-                                errno = -fd;
-                                fd = -1;
-                        }
-                }
-        } else {
-                _cleanup_close_ int ours = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                fd = ours < 0 ? -errno : open_beneath_nofollow(ours, m->path, flags);
-                if (fd < 0) {
-                        errno = -fd;
-                        fd = -1;
-                }
+                fd = (int) syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+                /* No openat2(): a kernel before 5.6, or a system call filter (the parser's cell);
+                 * coredumpd.service's RestrictSUIDSGID=yes makes systemd answer every openat2()
+                 * with ENOSYS (its flags cannot be inspected by seccomp). maps names a file by its
+                 * resolved path, so no link needs following; none is. */
+                if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+                        return open_beneath_nofollow(root_fd, path, flags);
+                return fd < 0 ? -errno : fd;
         }
-        if (fd < 0)
-                return -errno;
+        _cleanup_close_ int ours = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return ours < 0 ? -errno : open_beneath_nofollow(ours, path, flags);
+}
 
+int task_file_reopen(int path_fd) {
         struct stat st;
-        if (fstat(fd, &st) < 0)
+        if (fstat(path_fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADF;
-        if (!task_file_is_mapped(fd, m))
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", path_fd);
+        /* O_NONBLOCK besides: no mandatory lock or lease makes the open wait. */
+        int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        /* The magic link opens the inode path_fd holds: still the regular file looked at. */
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EBADF;
+        }
+        return fd;
+}
+
+/* The fd of the mapped file at m->path inside root_fd (or our root), read-only: looked at first
+ * (regular, the mapped inode), opened after. */
+static int open_checked(int root_fd, const struct proc_mapping *m) {
+        _cleanup_close_ int at = lookup(root_fd, m->path);
+        if (at < 0)
+                return at;
+        struct stat st;
+        if (fstat(at, &st) < 0)
+                return -errno;
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP; /* O_PATH | O_NOFOLLOW: the link itself, not followed */
+        if (!S_ISREG(st.st_mode))
+                return -EBADF;
+        if (!task_file_is_mapped(at, m))
                 return -ESTALE;
-        return TAKE_FD(fd);
+        return task_file_reopen(at);
 }
 
 int task_file_open(int root_fd, const struct proc_mapping *m) {

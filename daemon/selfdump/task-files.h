@@ -31,8 +31,13 @@ int task_root_open(int proc_fd, pid_t tid, int *ret_fd);
  * namespace): a path that is not the mapped file inside root_fd is tried from our root too. Either
  * way only the mapped inode is taken. -EREMOTE for a mapping marked remote, -ESTALE when the path
  * names another file than the mapped one (replaced, deleted, or a symlink elsewhere), -EBADF when
- * it is not a regular file. Returns the fd. */
+ * it is not a regular file. The path is looked at with O_PATH first: a device node or FIFO at it is
+ * never opened. Returns the fd. */
 int task_file_open(int root_fd, const struct proc_mapping *m);
+
+/* A regular file looked at with O_PATH (path_fd) opened read-only through /proc/self/fd: the fd,
+ * -EBADF for anything but a regular file (never opened), or -errno. */
+int task_file_reopen(int path_fd);
 
 /* openat2()'s RESOLVE_IN_ROOT for a resolved path, where there is no openat2(): path (absolute) is
  * walked from root_fd one component at a time, following no symlink and no "..", so it cannot leave

@@ -96,6 +96,8 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
         /* checked line by line on the way in (shared/saved-files.c) */
         [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },
+        /* the cell was late, died or answered nonsense (crash/keep-files.h): a path in it escaped */
+        [FIELD_SAVED_FILE_ERROR]  = { "COREDUMPD_SAVED_FILE_ERROR", NULL,                        FIELD_ESCAPED },
         /* the compact core (parser/compact-core.h): systemd-coredump's Storage=journal field, which
          * coredumpctl opens where a record has no COREDUMP_FILENAME=, and dumpctl also where the file
          * is gone or on another machine (a collector) */

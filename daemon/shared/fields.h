@@ -100,6 +100,8 @@ enum field {
         FIELD_REPEAT,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
         FIELD_SAVED_FILE,
+        /* why a container's files are not all listed or kept (crash/keep-files.h) */
+        FIELD_SAVED_FILE_ERROR,
         /* the compact core in the record (parser/compact-core.h), its size, or why there is none */
         FIELD_COREDUMP,
         FIELD_JOURNAL_CORE_SIZE,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A regular file copied into the store through a core writer: a plain core compressed in its place
- * once the task is released, and the files kept beside a core (their names and the copy). */
+ * once the task is released, and the files kept beside a core (their names, and their bytes as the
+ * parser's cell sends them on a pipe: the daemon never reads a container's file itself). */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +189,83 @@ int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_
                 return -EFBIG;
         }
         int r = store_core_generated(s, &t, fill_from_file, &fill, &saved, reason, reason_size);
+        if (r < 0)
+                return r;
+        if (ret_disk_size)
+                *ret_disk_size = saved.disk_size;
+        stored_core_done(&saved);
+        return 0;
+}
+
+/* Fills from a pipe: exactly size bytes, each wait for more at most stall_usec. */
+struct pipe_fill {
+        struct store *store;
+        int fd;
+        uint64_t size;
+        uint64_t stall_usec;
+};
+
+static int fill_from_pipe(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
+                          size_t reason_size) {
+        struct pipe_fill *f = userdata;
+        _cleanup_free_ uint8_t *buf = malloc(STREAM_BUFFER_SIZE);
+        uint64_t done = 0, last = now_monotonic_usec();
+
+        if (!buf)
+                return -ENOMEM;
+        while (done < f->size) {
+                if (atomic_load(&f->store->interrupted)) {
+                        snprintf(reason, reason_size, "interrupted: the daemon is stopping");
+                        return -ECANCELED;
+                }
+                uint64_t now = now_monotonic_usec();
+                if (now - last >= f->stall_usec) {
+                        snprintf(reason, reason_size, "nothing came for %" PRIu64 " ms", f->stall_usec / 1000);
+                        return -ETIMEDOUT;
+                }
+                struct pollfd p = { .fd = f->fd, .events = POLLIN };
+                int n = poll(&p, 1, (int) MIN((f->stall_usec - (now - last) + 999) / 1000, 100));
+                if (n < 0 && errno != EINTR) {
+                        int r = negative_errno();
+                        snprintf(reason, reason_size, "cannot wait for the file: %s", strerror(-r));
+                        return r;
+                }
+                if (n <= 0)
+                        continue;
+                ssize_t k = read(f->fd, buf, (size_t) MIN((uint64_t) STREAM_BUFFER_SIZE, f->size - done));
+                if (k < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (k <= 0) {
+                        int r = k < 0 ? negative_errno() : -EPIPE;
+                        snprintf(reason, reason_size, "the file ended after %" PRIu64 " of %" PRIu64 " bytes", done,
+                                 f->size);
+                        return r;
+                }
+                done += (uint64_t) k;
+                last = now_monotonic_usec();
+                int r = core_writer_write(w, buf, (size_t) k);
+                if (r < 0) {
+                        snprintf(reason, reason_size, "writing the copy failed: %s", strerror(-r));
+                        return r;
+                }
+        }
+        *ret_truncated = false;
+        return 0;
+}
+
+int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, const char *name,
+                      uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size) {
+        struct pipe_fill fill = { .store = s, .fd = pipe_fd, .size = size, .stall_usec = MAX(stall_usec, 1) };
+        const struct store_target t = {
+                .name = name,
+                .reader_uid = reader_uid,
+                .max_size = size,
+                .compress = COMPRESSION_NONE,
+                .tag = tag,
+        };
+        struct stored_core saved = {};
+
+        int r = store_core_generated(s, &t, fill_from_pipe, &fill, &saved, reason, reason_size);
         if (r < 0)
                 return r;
         if (ret_disk_size)

@@ -185,6 +185,12 @@ bool store_name_is_attachment(const char *name, size_t *ret_base_len);
 int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_uid, uint64_t max_size,
                     uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
 
+/* As store_save_file(), from a pipe (the parser's cell, parser/keep.c): exactly size bytes, each
+ * wait for more at most stall_usec (-ETIMEDOUT: nothing is linked); the writer is never handed the
+ * source file. */
+int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, const char *name,
+                      uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
+
 /* Deletes core.* files older (by mtime) than their MaxAge= (the user.coredumpd.max_age attribute
  * their rule set, else the store's), then until each user's cores take at most MaxUsePerUser=, the
  * store at most MaxUse= and the file system has KeepFree= left: first the oldest of a user over its
