@@ -83,6 +83,7 @@ struct keep_cell_file {
 
 struct keep_cell {
         pid_t pid;                      /* 0: none (ended, or left to the reaper) */
+        uid_t uid;                      /* it runs as: its owner for shared/child.h's budget */
         int pidfd, in_fd, out_fd;
         size_t n;
         struct parser_keep_opened opened;       /* checked: which files it holds */

@@ -55,7 +55,7 @@ void keep_cell_stop(struct keep_cell *c) {
                         (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
                 else
                         (void) kill(c->pid, SIGKILL);
-                child_reap_later(c->pid);
+                child_reap_later(c->pid, c->uid);
         }
         c->pid = 0;
         c->pidfd = safe_close(c->pidfd);
@@ -68,9 +68,11 @@ int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, u
         _cleanup_free_ char *paths = NULL;
         size_t paths_size = 0;
 
-        *ret = (struct keep_cell) { .pidfd = -1, .in_fd = -1, .out_fd = -1, .n = n, .budget = max_bytes };
+        *ret = (struct keep_cell) { .uid = uid, .pidfd = -1, .in_fd = -1, .out_fd = -1, .n = n, .budget = max_bytes };
         if (n == 0 || n > PARSER_KEEP_FILES_MAX)
                 return fail(-EINVAL, reason, reason_size, "no files, or too many");
+        if (child_budget_exhausted(uid))
+                return fail(-EBUSY, reason, reason_size, "too many of this user's cells could not be ended");
         req = calloc(1, sizeof *req);
         paths = malloc(n * PARSER_KEEP_PATH_MAX);
         if (!req || !paths)

@@ -152,7 +152,7 @@ int keep_files_main(void) {
         }
         _cleanup_free_ char *mountinfo = read_mountinfo();
         _cleanup_close_ int host_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct sandbox_limits limits = {
+        struct cell_limits limits = {
                 .address_space = UINT64_C(256) << 20,
                 .cpu_seconds = 120,
                 .open_files = 2 * PARSER_KEEP_FILES_MAX + 16,
