@@ -20,20 +20,32 @@
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630
 #endif
 
-static bool same_inode(const struct stat *a, const struct stat *b) {
-        return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+/* The identity of a directory as the VFS has it cached: AT_STATX_DONT_SYNC keeps a file system
+ * that asks someone (FUSE, and overlayfs over it) from being asked — the task's root may be a
+ * mount its user serves and never answers. Device and inode number are the inode's own. */
+static int cached_identity(int dir_fd, const char *path, int flags, struct statx *ret) {
+        if (statx(dir_fd, path, flags | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO, ret) < 0)
+                return -errno;
+        return 0;
+}
+
+static bool same_inode(const struct statx *a, const struct statx *b) {
+        return a->stx_dev_major == b->stx_dev_major && a->stx_dev_minor == b->stx_dev_minor &&
+               a->stx_ino == b->stx_ino;
 }
 
 static int root_of(int proc_fd, const char *name, int *ret_fd) {
-        struct stat ours, theirs;
+        struct statx ours, theirs;
 
-        if (stat("/", &ours) < 0)
-                return -errno;
+        int r = cached_identity(AT_FDCWD, "/", 0, &ours);
+        if (r < 0)
+                return r;
         _cleanup_close_ int fd = openat(proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &theirs) < 0)
-                return -errno;
+        r = cached_identity(fd, "", AT_EMPTY_PATH, &theirs);
+        if (r < 0)
+                return r;
         if (same_inode(&ours, &theirs)) {
                 *ret_fd = -1;
                 return 0;
