@@ -223,6 +223,15 @@ static void check_locked_down(pid_t pid) {
         }
         CHECK(strstr(status, "NoNewPrivs:\t1"));
         CHECK(strstr(status, "Seccomp:\t2"));
+        /* A filter of its own, started under no unit: more than the test (its parent) has. */
+        _cleanup_free_ char *ours = NULL;
+        CHECK_OK(read_file_at(AT_FDCWD, "/proc/self/status", 1 << 16, &ours, NULL, NULL));
+        const char *mine = strstr(ours, "\nSeccomp_filters:"), *theirs = strstr(status, "\nSeccomp_filters:");
+        if (mine && theirs) {
+                int a = atoi(mine + strlen("\nSeccomp_filters:")), b = atoi(theirs + strlen("\nSeccomp_filters:"));
+                if (b != a + 1)
+                        test_fail(__FILE__, __LINE__, "the daemon has %d system call filters, the test %d", b, a);
+        }
 }
 
 /* A fatal signal ends the daemon at once and without a core (a dump of coredumpd would be sent to

@@ -21,6 +21,12 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <pthread.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "config/conf-files.h"
@@ -2156,6 +2162,245 @@ TEST(privileges_lock_down_filters_bpf_and_perf) {
         CHECK_INT(WEXITSTATUS(status), ==, 0);
 }
 
+/* The lock-down's filter holds what the unit's SystemCallFilter= denies wherever the daemon runs
+ * (here: in a child of the test, under no unit): another process's memory (ptrace, process_vm_*,
+ * kcmp, pidfd_getfd), mounting, modules, swap, clocks, raw I/O are refused with EPERM. Each is called
+ * so that, unfiltered, root gets another answer (a bad pointer, a missing path, a bad fd); the
+ * ptrace target is a sleeping sibling. What the daemon, its parser and its writers do still works:
+ * processes (fork, pidfd_open, execve), splice, copy_file_range, sd-event's fds, a further filter.
+ * Fails on 51da36f, whose filter refused only bpf() and perf_event_open(). */
+static void *noop_thread(void *arg) {
+        return arg;
+}
+
+TEST(privileges_lock_down_denies_what_the_unit_denies) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root (unfiltered, these calls must fail for another reason than EPERM)\n");
+                exit(77);
+        }
+        pid_t sleeper = fork();
+        CHECK(sleeper >= 0);
+        if (sleeper == 0) {
+                pause();
+                _exit(0);
+        }
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                if (privileges_drop_setup_capabilities() < 0)
+                        _exit(10);
+#define REFUSED(code, call)                                                                            \
+                do {                                                                                   \
+                        errno = 0;                                                                     \
+                        if ((call) >= 0 || errno != EPERM) {                                           \
+                                fprintf(stderr, "%s: not refused with EPERM (%m)\n", #call);           \
+                                _exit(code);                                                           \
+                        }                                                                              \
+                } while (0)
+                REFUSED(11, syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, sleeper, 0, 0));
+                REFUSED(12, syscall(SYS_process_vm_readv, sleeper, NULL, 0, NULL, 0, 0));
+                REFUSED(13, syscall(SYS_kcmp, getpid(), sleeper, 0 /* KCMP_FILE */, 0, 0));
+                REFUSED(14, syscall(SYS_pidfd_getfd, -1, 0, 0));
+                REFUSED(15, syscall(SYS_mount, "none", "/nonexistent/coredumpd-test", "tmpfs", 0, NULL));
+                REFUSED(16, syscall(SYS_umount2, "/nonexistent/coredumpd-test", 0));
+                REFUSED(17, syscall(SYS_init_module, NULL, 0, ""));
+                REFUSED(18, syscall(SYS_swapon, NULL, 0));
+                REFUSED(19, syscall(SYS_clock_settime, CLOCK_REALTIME, NULL));
+                REFUSED(20, syscall(SYS_open_tree, -1, "", 0));
+                REFUSED(21, syscall(SYS_chroot, "/nonexistent/coredumpd-test"));
+#ifdef SYS_iopl
+                REFUSED(22, syscall(SYS_iopl, 4 /* invalid level: EINVAL unfiltered */));
+#endif
+#undef REFUSED
+                /* What serving crashes needs. */
+                int fds[2], out[2];
+                if (pipe(fds) < 0 || pipe(out) < 0 || write(fds[1], "x", 1) != 1 ||
+                    splice(fds[0], NULL, out[1], NULL, 1, 0) != 1)
+                        _exit(30);
+                int memfd = memfd_create("coredumpd-test", MFD_CLOEXEC), memfd2 = memfd_create("coredumpd-test", MFD_CLOEXEC);
+                if (memfd < 0 || memfd2 < 0 || write(memfd, "abc", 3) != 3 || lseek(memfd, 0, SEEK_SET) != 0 ||
+                    copy_file_range(memfd, NULL, memfd2, NULL, 3, 0) != 3)
+                        _exit(31);
+                int pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0);
+                if (pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+                        _exit(32);
+                if (epoll_create1(EPOLL_CLOEXEC) < 0 || timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) < 0 ||
+                    eventfd(0, EFD_CLOEXEC) < 0)
+                        _exit(33);
+                sigset_t mask;
+                sigemptyset(&mask);
+                sigaddset(&mask, SIGUSR2);
+                if (signalfd(-1, &mask, SFD_CLOEXEC) < 0)
+                        _exit(34);
+                pthread_t thread;
+                if (pthread_create(&thread, NULL, noop_thread, NULL) != 0 || pthread_join(thread, NULL) != 0)
+                        _exit(35);
+                pid_t child = fork();
+                if (child == 0) {
+                        /* The parser's own filter goes on top of this one. */
+                        char reason[256] = "";
+                        struct cell_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                        if (sandbox_enter(65534, 65534, &l, SANDBOX_READ, reason, sizeof reason) < 0) {
+                                fprintf(stderr, "sandbox_enter under the daemon's filter: %s\n", reason);
+                                _exit(1);
+                        }
+                        _exit(0);
+                }
+                int st;
+                if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        _exit(36);
+                child = fork();
+                if (child == 0) {
+                        execl("/bin/true", "true", (char *) NULL);
+                        _exit(1);
+                }
+                if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                        _exit(37);
+                _exit(0);
+        }
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        CHECK(kill(sleeper, SIGKILL) == 0);
+        CHECK(waitpid(sleeper, NULL, 0) == sleeper);
+        if (!WIFEXITED(status))
+                test_fail(__FILE__, __LINE__, "the filtered child was killed by signal %d", WTERMSIG(status));
+        CHECK_INT(WEXITSTATUS(status), ==, 0);
+}
+
+/* Seccomp_filters: of /proc/<pid>/status (Linux 5.9): how many filters the process has stacked; -1
+ * where the kernel does not say. */
+static int seccomp_filters_of(pid_t pid) {
+        _cleanup_free_ char *path = NULL, *status = NULL;
+        CHECK(asprintf(&path, "/proc/%d/status", (int) pid) > 0);
+        if (read_file_at(AT_FDCWD, path, 1 << 16, &status, NULL, NULL) < 0)
+                return -1;
+        const char *p = strstr(status, "\nSeccomp_filters:");
+        return p ? atoi(p + strlen("\nSeccomp_filters:")) : -1;
+}
+
+/* The parser's filter is its own, not the one it inherits: coredumpd-parser, executed as the daemon
+ * executes it by a child that holds the daemon's filter (privileges_install_syscall_filter(); in the
+ * unit, systemd's filters come first), has one more in Seccomp_filters than that child had. Caught
+ * in its cell, blocked reading the task's maps (a pipe the test holds), as nobody. With the filter
+ * of parser/sandbox.c left out it has as many as its parent, and this fails. */
+TEST(parser_filter_is_its_own) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to start the parser as nobody\n");
+                exit(77);
+        }
+        if (seccomp_filters_of(getpid()) < 0) {
+                printf("SKIP: no Seccomp_filters in /proc/self/status (Linux before 5.9)\n");
+                exit(77);
+        }
+        const char *parser = parser_program();
+        int in[2], out[2], maps[2], report[2];
+        CHECK(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(maps, O_CLOEXEC) == 0 &&
+              pipe2(report, O_CLOEXEC) == 0);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                int mem = open("/dev/null", O_RDONLY), mountinfo = open("/dev/null", O_RDONLY),
+                    root = open("/", O_PATH | O_DIRECTORY);
+                if (mem < 0 || mountinfo < 0 || root < 0)
+                        _exit(120);
+                /* Out of the way of the fd numbers the parser takes them at. */
+                int fds[] = { in[0], out[1], fcntl(mem, F_DUPFD, 10), fcntl(maps[0], F_DUPFD, 10),
+                              fcntl(mountinfo, F_DUPFD, 10), fcntl(root, F_DUPFD, 10) };
+                for (int i = 0; i < 6; i++)
+                        if (fds[i] < 0 || dup2(fds[i], i == 0 ? 0 : i == 1 ? 1 : PARSER_FD_MEM + i - 2) < 0)
+                                _exit(121);
+                if (privileges_install_syscall_filter() < 0)
+                        _exit(122);
+                int n = seccomp_filters_of(getpid());
+                if (write(report[1], &n, sizeof n) != sizeof n)
+                        _exit(123);
+                execl(parser, "coredumpd-parser", (char *) NULL);
+                _exit(124);
+        }
+        close(in[0]), close(out[1]), close(maps[0]), close(report[1]);
+        int daemon_filters = -1;
+        CHECK(read(report[0], &daemon_filters, sizeof daemon_filters) == sizeof daemon_filters);
+        close(report[0]);
+        CHECK_INT(daemon_filters, ==, seccomp_filters_of(getpid()) + 1);
+
+        static struct parser_request req;
+        req = (struct parser_request) { .magic = PARSER_MAGIC, .version = PARSER_VERSION, .pid = getpid(),
+                                        .uid = 65534, .gid = 65534, .max_frames = 8, .budget_usec = 5000000,
+                                        .memory_max = UINT64_C(1) << 30, .n_threads = 0 };
+        strcpy(req.exe, "/nonexistent");
+        CHECK(write(in[1], &req, sizeof req) == (ssize_t) sizeof req);
+        close(in[1]);
+
+        /* Waiting in read(PARSER_FD_MAPS): the cell is entered, the filter loaded. */
+        _cleanup_free_ char *path = NULL, *want = NULL;
+        CHECK(asprintf(&path, "/proc/%d/syscall", (int) pid) > 0);
+        CHECK(asprintf(&want, "%d 0x%x ", (int) SYS_read, PARSER_FD_MAPS) > 0);
+        bool waiting = false;
+        for (int i = 0; i < 500 && !waiting; i++) {
+                _cleanup_free_ char *sc = NULL;
+                waiting = read_file_at(AT_FDCWD, path, 4096, &sc, NULL, NULL) >= 0 && strncmp(sc, want, strlen(want)) == 0;
+                if (!waiting)
+                        usleep(10000);
+        }
+        int parser_filters = seccomp_filters_of(pid);
+        _cleanup_free_ char *status_path = NULL, *status = NULL;
+        CHECK(asprintf(&status_path, "/proc/%d/status", (int) pid) > 0);
+        CHECK_OK(read_file_at(AT_FDCWD, status_path, 1 << 16, &status, NULL, NULL));
+        close(maps[1]);
+        char buf[4096];
+        while (read(out[0], buf, sizeof buf) > 0)
+                ;
+        close(out[0]);
+        int st;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        if (!waiting)
+                test_fail(__FILE__, __LINE__, "the parser was not caught reading its maps (status %#x)", (unsigned) st);
+        CHECK(strstr(status, "\nUid:\t65534\t65534\t65534\t65534\n"));
+        CHECK(strstr(status, "\nSeccomp:\t2\n"));
+        if (parser_filters != daemon_filters + 1)
+                test_fail(__FILE__, __LINE__, "the parser has %d filters, its parent %d: not one of its own",
+                          parser_filters, daemon_filters);
+        CHECK(WIFEXITED(st));
+}
+
+#if defined(__x86_64__)
+/* A system call of another ABI (i386's int 0x80) kills the process under either filter: none of
+ * their rules would read its numbers right. */
+static void check_compat_call_kills(bool parser) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char reason[256] = "";
+                struct cell_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                if (parser ? sandbox_enter(65534, 65534, &l, SANDBOX_READ, reason, sizeof reason) < 0
+                           : privileges_install_syscall_filter() < 0)
+                        _exit(10);
+                long ret;
+                __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20 /* i386's getpid */) : "memory");
+                _exit(11);
+        }
+        int status;
+        CHECK(waitpid(pid, &status, 0) == pid);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSYS)
+                test_fail(__FILE__, __LINE__, "%s: int 0x80 did not kill with SIGSYS (status %#x)",
+                          parser ? "parser" : "daemon", (unsigned) status);
+}
+#endif
+
+TEST(syscall_filters_kill_other_abis) {
+#if defined(__x86_64__)
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        check_compat_call_kills(true);
+        check_compat_call_kills(false);
+#else
+        printf("SKIP: x86-64's int 0x80 only\n");
+        exit(77);
+#endif
+}
+
 
 /* COREDUMPD_SAVED_FILES=: what the daemon writes reads back; a hostile journal's lines are refused
  * whole (paths that climb out, store names with a '/', blanks, odd build-ids). */
@@ -2565,6 +2810,9 @@ TEST(parser_cell_has_no_privileges) {
                         _exit(20);
                 if (open("/tmp/coredumpd-parser-writes", O_WRONLY | O_CREAT | O_CLOEXEC, 0600) >= 0)
                         _exit(21);
+                char *const argv[] = { (char *) "true", NULL };
+                if (execve("/bin/true", argv, argv + 1) == 0 || errno != EPERM)
+                        _exit(25);
                 _exit(0);
         }
         /* Seen from outside, while the child waits in its cell: its real ids are the ones asked
@@ -2599,6 +2847,48 @@ TEST(parser_cell_has_no_privileges) {
         CHECK(WIFEXITED(st));
         CHECK_INT(WEXITSTATUS(st), ==, 0);
         close(ns_pipe[0]), close(ns_pipe[1]), close(go_pipe[0]), close(go_pipe[1]);
+}
+
+/* --record's cell (SANDBOX_JOURNAL): a socket to journald (AF_UNIX only: the filter reads socket()'s
+ * first argument), a memfd; still nothing written by path, no other socket, no execve. */
+TEST(parser_record_cell_reaches_only_journald) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to change ids\n");
+                exit(77);
+        }
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+                char reason[256] = "";
+                struct cell_limits l = { .address_space = 1u << 30, .cpu_seconds = 5, .open_files = 64 };
+                if (sandbox_enter(65534, 65534, &l, SANDBOX_JOURNAL, reason, sizeof reason) < 0) {
+                        fprintf(stderr, "sandbox_enter: %s\n", reason);
+                        _exit(10);
+                }
+                int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                if (fd < 0)
+                        _exit(11);
+                close(fd);
+                if (memfd_create("coredumpd-test", MFD_CLOEXEC) < 0)
+                        _exit(12);
+                errno = 0;
+                if (socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) >= 0 || errno != EPERM)
+                        _exit(13);
+                errno = 0;
+                if (socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, 0) >= 0 || errno != EPERM)
+                        _exit(14);
+                errno = 0;
+                if (open("/tmp/coredumpd-record-writes", O_WRONLY | O_CREAT | O_CLOEXEC, 0600) >= 0 || errno != EPERM)
+                        _exit(15);
+                char *const argv[] = { (char *) "true", NULL };
+                if (execve("/bin/true", argv, argv + 1) == 0 || errno != EPERM)
+                        _exit(16);
+                _exit(0);
+        }
+        int st;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFEXITED(st));
+        CHECK_INT(WEXITSTATUS(st), ==, 0);
 }
 
 /* A held crash's deadline (server/workers.c): Deadline= without progress; after it, an average below
@@ -3262,6 +3552,9 @@ TEST(store_attachment_names) {
 static const struct test_case tests[] = {
         TEST_ENTRY(core_writer_splices_or_copies),
         TEST_ENTRY(privileges_lock_down_filters_bpf_and_perf),
+        TEST_ENTRY(privileges_lock_down_denies_what_the_unit_denies),
+        TEST_ENTRY(syscall_filters_kill_other_abis),
+        TEST_ENTRY(parser_filter_is_its_own),
         TEST_ENTRY(escape_text_hostile_bytes),
         TEST_ENTRY(escape_text_bidi_and_separators),
         TEST_ENTRY(escape_cmdline_arguments),
@@ -3327,6 +3620,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),
         TEST_ENTRY(signature_one_rule_cut_traces_partial),
         TEST_ENTRY(parser_cell_has_no_privileges),
+        TEST_ENTRY(parser_record_cell_reaches_only_journald),
         TEST_ENTRY(cell_has_no_privileges),
         TEST_ENTRY(abandoned_children_bounded),
         TEST_ENTRY(parser_build_ids_answer_checked),

@@ -2,10 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,12 +11,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "parser/sandbox.h"
 #include "shared/cell.h"
 #include "shared/cleanup.h"
+#include "shared/syscall-filter.h"
 
 static int fail(int r, char *reason, size_t size, const char *what) {
         snprintf(reason, size, "%s: %s", what, strerror(-r));
@@ -42,71 +39,80 @@ static int own_namespaces(void) {
 }
 
 /* What the parser needs once it is in the cell: libc's and libelf/libdw's reading of files and
- * memory, the heap, time. */
-static const unsigned allowed[] = {
-        __NR_read, __NR_pread64, __NR_readv, __NR_preadv, __NR_write, __NR_writev, __NR_close,
-        __NR_lseek, __NR_fstat, __NR_newfstatat, __NR_statx, __NR_fstatfs,
-        __NR_fcntl, __NR_mmap, __NR_munmap, __NR_mremap, __NR_mprotect, __NR_brk, __NR_madvise,
-        __NR_futex, __NR_clock_gettime, __NR_gettimeofday, __NR_getpid, __NR_gettid, __NR_getrandom,
-        __NR_getuid, __NR_geteuid, __NR_getgid, __NR_getegid, __NR_getgroups,
-        __NR_rt_sigreturn, __NR_rt_sigprocmask, __NR_sched_yield, __NR_exit, __NR_exit_group,
+ * memory, the heap, time. By name, for libseccomp to resolve on each architecture: the 32-bit
+ * architectures' own spellings of the same calls (fstat64, _llseek, mmap2, fcntl64, the *32 ids, the
+ * time64 ones) name nothing on a 64-bit one. */
+static const char *const allowed[] = {
+        "read", "pread64", "readv", "preadv", "write", "writev", "close",
+        "lseek", "_llseek", "fstat", "fstat64", "newfstatat", "fstatat64", "statx", "fstatfs", "fstatfs64",
+        "fcntl", "fcntl64", "mmap", "mmap2", "munmap", "mremap", "mprotect", "brk", "madvise",
+        "futex", "futex_time64", "clock_gettime", "clock_gettime64", "gettimeofday", "getpid", "gettid", "getrandom",
+        "getuid", "geteuid", "getgid", "getegid", "getgroups",
+        "getuid32", "geteuid32", "getgid32", "getegid32", "getgroups32",
+        "rt_sigreturn", "sigreturn", "rt_sigprocmask", "sched_yield", "exit", "exit_group",
 };
 
 /* And for --record: sd_journal_sendv()'s datagram to journald, or for a large record a sealed memfd
  * passed along it. socket() only for AF_UNIX (its first argument). */
-static const unsigned allowed_journal[] = {
-        __NR_connect, __NR_sendmsg, __NR_sendto, __NR_setsockopt, __NR_getsockopt, __NR_memfd_create,
-        __NR_ftruncate, __NR_pwrite64,
+static const char *const allowed_journal[] = {
+        "connect", "sendmsg", "sendto", "setsockopt", "getsockopt", "memfd_create",
+        "ftruncate", "ftruncate64", "pwrite64",
 };
 
-#if defined(__x86_64__)
-#define OUR_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define OUR_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
 /* openat() only to read: no flag that writes, creates or truncates. openat2() hides its flags in a
- * struct the filter cannot read: refused (EPERM), and task_file_open() walks the path instead. */
-/* O_TMPFILE without its O_DIRECTORY (libc's __O_TMPFILE includes it): the kernel's own bit. */
-#define OPEN_TMPFILE_BIT 020000000
-#define OPEN_WRITING (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | OPEN_TMPFILE_BIT)
+ * struct the filter cannot read: refused (EPERM), and task_file_open() walks the path instead.
+ * O_TMPFILE without its O_DIRECTORY (libc's O_TMPFILE includes it): the kernel's own bit, which
+ * differs between architectures as the others do. */
+#define OPEN_WRITING (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY))
 
-static int install_filter(enum sandbox_calls calls) {
-#ifdef OUR_AUDIT_ARCH
-        struct sock_filter filter[4 + 5 + 5 + 2 * (ELEMENTSOF(allowed) + ELEMENTSOF(allowed_journal)) + 1];
-        size_t n = 0;
+static int filter_fail(int r, char *reason, size_t size, const char *what, const char *name) {
+        snprintf(reason, size, "cannot build the system call filter: %s%s%s: %s", what, name ? " " : "",
+                 name ? name : "", strerror(-r));
+        return r;
+}
 
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OUR_AUDIT_ARCH, 1, 0);
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4);
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2]));
-        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, OPEN_WRITING, 0, 1);
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-        for (size_t i = 0; i < ELEMENTSOF(allowed); i++) {
-                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], 0, 1);
-                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-        }
+/* An allow-list: everything else is answered EPERM, a call of another ABI kills the process
+ * (shared/syscall-filter.c). One filter, loaded last: /proc/<pid>/status shows the parser with one
+ * more in Seccomp_filters than the daemon that started it. */
+static int install_filter(enum sandbox_calls calls, char *reason, size_t size) {
+        scmp_filter_ctx ctx = NULL;
+        const char *name = NULL;
+        int r;
+
+        r = syscall_filter_new(SCMP_ACT_ERRNO(EPERM), &ctx);
+        if (r < 0)
+                return filter_fail(r, reason, size, "libseccomp", NULL);
+        r = syscall_filter_add(ctx, SCMP_ACT_ALLOW, allowed, ELEMENTSOF(allowed), false, &name);
+        if (r < 0)
+                goto fail;
+        name = "openat";
+        r = syscall_filter_resolve(name);
+        if (r != -ENOENT) /* a pseudo number included */
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, OPEN_WRITING, 0));
+        if (r < 0)
+                goto fail;
         if (calls == SANDBOX_JOURNAL) {
-                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4);
-                filter[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-                filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
-                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-                filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-                for (size_t i = 0; i < ELEMENTSOF(allowed_journal); i++) {
-                        filter[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed_journal[i], 0, 1);
-                        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-                }
+                r = syscall_filter_add(ctx, SCMP_ACT_ALLOW, allowed_journal, ELEMENTSOF(allowed_journal), false,
+                                       &name);
+                if (r < 0)
+                        goto fail;
+                name = "socket";
+                r = syscall_filter_resolve(name);
+                if (r != -ENOENT) /* a pseudo number included */
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r, 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+                if (r < 0)
+                        goto fail;
         }
-        filter[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-        struct sock_fprog prog = { .len = (unsigned short) n, .filter = filter };
-
-        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-                return -errno;
-#endif
+        r = syscall_filter_load(ctx);
+        seccomp_release(ctx);
+        if (r < 0) {
+                snprintf(reason, size, "cannot install the system call filter: %s", strerror(-r));
+                return r;
+        }
         return 0;
+fail:
+        seccomp_release(ctx);
+        return filter_fail(r, reason, size, "rule for", name);
 }
 
 int sandbox_enter(uid_t uid, gid_t gid, const struct cell_limits *limits, enum sandbox_calls calls, char *reason,
@@ -122,8 +128,7 @@ int sandbox_enter(uid_t uid, gid_t gid, const struct cell_limits *limits, enum s
         }
         if (cell_holds_capabilities())
                 return fail(-EPERM, reason, reason_size, "capabilities left in its own user namespace");
-        r = install_filter(calls);
-        if (r < 0)
-                return fail(r, reason, reason_size, "cannot install the system call filter");
-        return 0;
+        /* Fail closed: without its filter the parser does not run (parser/main.c answers the error
+         * and exits before it reads a byte of the task's). */
+        return install_filter(calls, reason, reason_size);
 }

@@ -7,7 +7,10 @@
  * privileges), then for the parser a user namespace of its own, and an allow-list system call
  * filter: reading, mapping and closing files and memory, opening files, time, and exiting. No
  * sockets, no processes, no signals to others, no ptrace, no process_vm_*, no ioctl: the default
- * answer is EPERM.
+ * answer is EPERM, and a call of another ABI (i386's on x86-64) kills it. Built with libseccomp for
+ * whatever architecture this is; where it cannot be built or loaded, sandbox_enter() fails and the
+ * parser does not run. The filter is the parser's own, stacked on whatever it inherited (the unit's,
+ * the daemon's): its Seccomp_filters in /proc/<pid>/status is one more than its parent's.
  */
 
 #include <stddef.h>

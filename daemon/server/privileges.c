@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <linux/audit.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +12,7 @@
 #include "server/privileges.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/syscall-filter.h"
 
 /*
  * Kept for serving crashes: CAP_SYS_PTRACE for ptrace access to /proc/<pid>/{exe,auxv,mem} of any
@@ -69,50 +67,78 @@ static int drop_bounding_set(void) {
         return 0;
 }
 
-#if defined(__x86_64__)
-#define OUR_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define OUR_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
+/*
+ * What the unit's SystemCallFilter= denies, denied again by a filter of the daemon's own, so that it
+ * holds wherever the daemon runs (started by hand with --listen, by another service manager, in a
+ * test): systemd's @obsolete, @swap, @reboot, @module, @mount, @raw-io, @clock and @cpu-emulation
+ * (as systemd 252 lists them), and every way into another process's memory but the
+ * /proc/<pid>/mem the daemon opened. None of it is anything the daemon, its parser or its core
+ * writers call; all of them inherit this filter.
+ */
+static const char *const denied[] = {
+        /* @obsolete */
+        "_sysctl", "afs_syscall", "bdflush", "break", "create_module", "ftime", "get_kernel_syms", "getpmsg",
+        "gtty", "idle", "lock", "mpx", "prof", "profil", "putpmsg", "query_module", "security", "sgetmask",
+        "ssetmask", "stime", "stty", "sysfs", "tuxcall", "ulimit", "uselib", "ustat", "vserver",
+        /* @swap, @reboot, @module */
+        "swapoff", "swapon", "kexec_file_load", "kexec_load", "reboot", "delete_module", "finit_module",
+        "init_module",
+        /* @mount */
+        "chroot", "fsconfig", "fsmount", "fsopen", "fspick", "mount", "mount_setattr", "move_mount", "open_tree",
+        "pivot_root", "umount", "umount2",
+        /* @raw-io */
+        "ioperm", "iopl", "pciconfig_iobase", "pciconfig_read", "pciconfig_write", "s390_pci_mmio_read",
+        "s390_pci_mmio_write",
+        /* @clock */
+        "adjtimex", "clock_adjtime", "clock_adjtime64", "clock_settime", "clock_settime64", "settimeofday",
+        /* @cpu-emulation */
+        "modify_ldt", "subpage_prot", "switch_endian", "vm86", "vm86old",
+        /* another process's memory and files */
+        "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+        /* setup's: attaching the probe is done (below) */
+        "perf_event_open",
+};
 
 /*
  * After setup, the kernel interfaces that only setup needed are closed for good: perf_event_open
- * entirely, and of bpf() only the map reads and deletes the probe does per crash remain. The unit's
- * SystemCallFilter= must allow both for setup, so this filter narrows them afterwards.
+ * entirely, and of bpf() only the map reads and deletes the probe does per crash remain
+ * (selfdump/probe.c: its own maps or the pinned ones, opened at setup). The unit's SystemCallFilter=
+ * must allow both for setup, so this filter narrows them afterwards. A deny-list: the answer is
+ * EPERM, as the unit's SystemCallErrorNumber=; a call of another ABI kills the daemon.
  */
-static int install_syscall_filter(void) {
-#ifdef OUR_AUDIT_ARCH
-        struct sock_filter filter[] = {
-                /*  0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-                /*  1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, OUR_AUDIT_ARCH, 1, 0),
-                /*  2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-                /*  3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-                /*  4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),  /* x32 numbers */
-                /*  5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-                /*  6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-                /*  7 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-                /*  8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_bpf, 0, 5),
-                /* bpf(cmd, ...): the command is the first argument (its low 32 bits). */
-                /*  9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-                /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BPF_MAP_LOOKUP_ELEM, 3, 0),
-                /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BPF_MAP_DELETE_ELEM, 2, 0),
-                /* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BPF_MAP_GET_NEXT_KEY, 1, 0),
-                /* 13 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-                /* 14 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        };
-        struct sock_fprog prog = { .len = ELEMENTSOF(filter), .filter = filter };
+int privileges_install_syscall_filter(void) {
+        scmp_filter_ctx ctx = NULL;
+        const char *name = NULL;
+        int r;
 
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-                return -errno;
-        /* prctl(), not seccomp(2), which the unit's own filter does not allow. It binds the calling
-         * thread: this runs before any other thread exists, and every later one inherits it. */
-        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-                return -errno;
+        r = syscall_filter_new(SCMP_ACT_ALLOW, &ctx);
+        if (r < 0)
+                return log_error_errno(r, "Cannot build the system call filter with libseccomp: %m");
+        /* Every name must be known to libseccomp: one it cannot resolve could not be denied. */
+        r = syscall_filter_add(ctx, SCMP_ACT_ERRNO(EPERM), denied, ELEMENTSOF(denied), true, &name);
+        if (r >= 0) {
+                /* bpf(cmd, ...): the command is the first argument. */
+                name = "bpf";
+                int nr = syscall_filter_resolve(name);
+                r = nr == -ENOENT ? nr : 0;
+                if (r >= 0)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_LT, BPF_MAP_LOOKUP_ELEM));
+                if (r >= 0)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_EQ, BPF_MAP_UPDATE_ELEM));
+                if (r >= 0)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_GT, BPF_MAP_GET_NEXT_KEY));
+        }
+        if (r < 0) {
+                seccomp_release(ctx);
+                return log_error_errno(r, "Cannot build the system call filter (%s): %m", name);
+        }
+        /* It binds the calling thread: this runs before any other thread exists, and every later
+         * one inherits it. Loaded with seccomp(2) where allowed, else prctl() (libseccomp). */
+        r = syscall_filter_load(ctx);
+        seccomp_release(ctx);
+        if (r < 0)
+                return log_error_errno(r, "Cannot load the system call filter: %m");
         return 0;
-#else
-        log_notice("No system call filter on this architecture: bpf() and perf_event_open() stay open.");
-        return 0;
-#endif
 }
 
 int privileges_drop_setup_capabilities(void) {
@@ -136,9 +162,9 @@ int privileges_drop_setup_capabilities(void) {
                                                cap_in(data, CAP_SETPCAP, false) ? "" : " (CAP_SETPCAP is missing)");
         }
 
-        r = install_syscall_filter();
+        r = privileges_install_syscall_filter();
         if (r < 0)
-                return log_error_errno(r, "Cannot install the system call filter: %m");
+                return r;
 
         for (unsigned i = 0; i < 2; i++) {
                 data[i].permitted &= keep[i];

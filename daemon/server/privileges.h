@@ -11,7 +11,15 @@
  */
 
 /* Locks the daemon down for serving crashes: the bounding set shrinks to those five (when we hold
- * more; needs CAP_SETPCAP), a system call filter refuses perf_event_open() and every bpf() command
- * but the probe's map reads and deletes, and the permitted, effective, inheritable and ambient sets
- * keep those five (where held). 0 or -errno (logged); the daemon must not serve crashes then. */
+ * more; needs CAP_SETPCAP), the system call filter goes in (privileges_install_syscall_filter()),
+ * and the permitted, effective, inheritable and ambient sets keep those five (where held). 0 or
+ * -errno (logged); the daemon must not serve crashes then. */
 int privileges_drop_setup_capabilities(void);
+
+/* The daemon's own system call filter, built with libseccomp for any architecture: what the unit's
+ * SystemCallFilter= denies (@obsolete, @swap, @reboot, @module, @mount, @raw-io, @clock,
+ * @cpu-emulation; ptrace, process_vm_readv/writev, kcmp, pidfd_getfd) answered EPERM, and after
+ * setup perf_event_open() and every bpf() command but the probe's map reads and deletes; a call of
+ * another ABI kills. Stacked on whatever the daemon inherited, inherited by its children. 0, or
+ * -errno (logged) where it cannot be built or loaded: the daemon must not serve crashes then. */
+int privileges_install_syscall_filter(void);

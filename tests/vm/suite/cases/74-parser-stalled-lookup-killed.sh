@@ -5,7 +5,8 @@
 # Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
 # crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
 # it waits this case reads its /proc/PID/status: not root, no capability, no_new_privs, a seccomp
-# filter, a user namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
+# filter of its own (Seccomp_filters one more than the daemon's: the unit's filters, which every
+# child inherits, and the daemon's own do not count), a user namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
 # and goes on: the crash is stored without those frames' symbols, the daemon is the same process, and the next (root's) crash is stored. A FUSE
 # request the server has taken is waited for even by a killed process: the parser stays, SIGKILLed,
 # until the file system goes away, and is then reaped by the daemon (no zombie is left).
@@ -47,7 +48,7 @@ for _ in $(seq 400); do
 	sleep 0.05
 done
 [ -n "$status" ] || die "no coredumpd-parser caught waiting in the path walk (fuse: $(cat "$WORK/fuse.err"))"
-echo "$status" | grep -E '^(Name|Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' | sed 's/^/parser: /'
+echo "$status" | grep -E '^(Name|Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|Seccomp_filters):' | sed 's/^/parser: /'
 uid=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
 [ "$uid" = "65534 65534 65534 65534" ] || die "the parser of root's crash runs as uids '$uid', not nobody's"
 for set in CapPrm CapEff CapAmb; do
@@ -56,6 +57,15 @@ for set in CapPrm CapEff CapAmb; do
 done
 echo "$status" | grep -q '^NoNewPrivs:[[:space:]]*1' || die "the parser lacks no_new_privs"
 echo "$status" | grep -q '^Seccomp:[[:space:]]*2' || die "the parser has no system call filter"
+# Seccomp: 2 alone would hold with the filters inherited from the unit (SystemCallFilter= and the
+# others systemd installs) and from the daemon; the parser's own is one more than its parent has.
+parser_filters=$(echo "$status" | awk '/^Seccomp_filters:/ {print $2}')
+daemon_filters=$(awk '/^Seccomp_filters:/ {print $2}' "/proc/$main/status")
+say "parser: $parser_filters system call filters, the daemon $daemon_filters"
+[ -n "$parser_filters" ] && [ -n "$daemon_filters" ] || die "no Seccomp_filters in /proc/PID/status (Linux >= 5.9)"
+[ "$daemon_filters" -ge 2 ] || die "the daemon has $daemon_filters filters: not the unit's and its own"
+[ "$parser_filters" -eq $((daemon_filters + 1)) ] ||
+	die "the parser has $parser_filters filters, the daemon $daemon_filters: none of the parser's own"
 # Its own user namespace (the kernel allows unprivileged user namespaces here).
 for ns in user; do
 	mine=$(readlink /proc/1/ns/$ns) theirs=$(readlink "/proc/$p/ns/$ns")
@@ -88,4 +98,4 @@ for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25;
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the next crash: $(field COREDUMPD_RESULT "$e")"
-say "# report: parser-stalled-lookup: parser as nobody, no capabilities, seccomp; killed at its deadline; the daemon served on"
+say "# report: parser-stalled-lookup: parser as nobody, no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
