@@ -211,7 +211,7 @@ TEST(value_parsers) {
         CHECK(parse_duration("60", &u) == 0 && u == 60 * USEC_PER_SEC);
         CHECK(parse_duration("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
         CHECK(parse_duration("2min", &u) == 0 && u == 120 * USEC_PER_SEC);
-        CHECK(parse_duration("1 s", &u) == -EINVAL);
+        CHECK(parse_duration("1 s", &u) == 0 && u == USEC_PER_SEC);
         CHECK_STR(format_duration(buf, 0), "0");
         CHECK_STR(format_duration(buf, 3600 * USEC_PER_SEC), "1h");
         CHECK_STR(format_duration(buf, 90 * USEC_PER_SEC), "90s");
@@ -303,19 +303,19 @@ TEST(timestamp_parser) {
 
 TEST(timespan_parser) {
         uint64_t u;
-        CHECK(parse_timespan("90", &u) == 0 && u == 90 * USEC_PER_SEC);
-        CHECK(parse_timespan("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
-        CHECK(parse_timespan("2 minutes 3s", &u) == 0 && u == 123 * USEC_PER_SEC);
-        CHECK(parse_timespan("1d", &u) == 0 && u == 86400 * USEC_PER_SEC);
-        CHECK(parse_timespan("1w", &u) == 0 && u == 7 * 86400 * USEC_PER_SEC);
-        CHECK(parse_timespan("1M", &u) == 0 && u == UINT64_C(2629800) * USEC_PER_SEC);
-        CHECK(parse_timespan("1m", &u) == 0 && u == 60 * USEC_PER_SEC);
-        CHECK(parse_timespan("1y", &u) == 0 && u == UINT64_C(31557600) * USEC_PER_SEC);
-        CHECK(parse_timespan("5us", &u) == 0 && u == 5);
-        CHECK(parse_timespan("", &u) == -EINVAL);
-        CHECK(parse_timespan("h", &u) == -EINVAL);
-        CHECK(parse_timespan("1 parsec", &u) == -EINVAL);
-        CHECK(parse_timespan("-1s", &u) == -EINVAL);
+        CHECK(parse_duration("90", &u) == 0 && u == 90 * USEC_PER_SEC);
+        CHECK(parse_duration("500ms", &u) == 0 && u == 500 * USEC_PER_MSEC);
+        CHECK(parse_duration("2 minutes 3s", &u) == 0 && u == 123 * USEC_PER_SEC);
+        CHECK(parse_duration("1d", &u) == 0 && u == 86400 * USEC_PER_SEC);
+        CHECK(parse_duration("1w", &u) == 0 && u == 7 * 86400 * USEC_PER_SEC);
+        CHECK(parse_duration("1M", &u) == 0 && u == UINT64_C(2629800) * USEC_PER_SEC);
+        CHECK(parse_duration("1m", &u) == 0 && u == 60 * USEC_PER_SEC);
+        CHECK(parse_duration("1y", &u) == 0 && u == UINT64_C(31557600) * USEC_PER_SEC);
+        CHECK(parse_duration("5us", &u) == 0 && u == 5);
+        CHECK(parse_duration("", &u) == -EINVAL);
+        CHECK(parse_duration("h", &u) == -EINVAL);
+        CHECK(parse_duration("1 parsec", &u) == -EINVAL);
+        CHECK(parse_duration("-1s", &u) == -EINVAL);
 }
 
 TEST(timestamp_relative) {
