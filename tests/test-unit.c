@@ -47,6 +47,7 @@
 #include "shared/saved-files.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
+#include "shared/ini-file.h"
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/parse.h"
@@ -1030,10 +1031,12 @@ TEST(policy_malformed_names_file_and_line) {
         /* The error before a rule's first key counts to it too; the rule after it stays. */
         check_bad_policy_kept("[Rule]\nbroken\nName=a\nAction=reject\n[Rule]\nName=b\nAction=reject\n", "2: syntax error", 1);
 
-        char long_line[400];
-        memset(long_line, 'x', sizeof long_line);
+        /* Longer than the reader's bound (64 KiB; libinih's was 200 bytes). */
+        _cleanup_free_ char *long_line = malloc(INI_LINE_MAX + 2);
+        CHECK(long_line);
+        memset(long_line, 'x', INI_LINE_MAX + 1);
         memcpy(long_line, "MatchExe=", 9);
-        long_line[sizeof long_line - 1] = 0;
+        long_line[INI_LINE_MAX + 1] = 0;
         _cleanup_free_ char *text = NULL;
         CHECK(asprintf(&text, "[Rule]\nAction=kernel\n%s\n", long_line) > 0);
         check_bad_policy(text, "3: line too long");
