@@ -350,11 +350,56 @@ TEST(config_keys_use_the_shared_parsers) {
         config_done(&c);
 }
 
+/* A time span's key ends in Sec (DeadlineSec=, ..., as RateLimitIntervalSec=); the older names are
+ * aliases that still work, and the printer writes the new ones. */
+TEST(config_duration_keys_sec_and_aliases) {
+        static const char *const pairs[][3] = {
+                { "DeadlineSec", "Deadline", "\nDeadlineSec=7s\n" },
+                { "QueueDeadlineSec", "QueueDeadline", "\nQueueDeadlineSec=7s\n" },
+                { "UnwindTimeoutSec", "UnwindTimeout", "\nUnwindTimeoutSec=7s\n" },
+                { "MaxDurationSec", "MaxDuration", "\nMaxDurationSec=7s\n" },
+                { "IdleExitSec", "IdleExit", "\nIdleExitSec=7s\n" },
+                { "MaxAgeSec", "MaxAge", "\nMaxAgeSec=7s\n" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(pairs); i++)
+                for (int alias = 0; alias < 2; alias++) {
+                        struct config c;
+                        _cleanup_free_ char *text = NULL, *out = NULL;
+                        size_t size;
+                        config_init_defaults(&c);
+                        CHECK(asprintf(&text, "[Coredump]\n%s=7\n", pairs[i][alias]) > 0);
+                        CHECK_INT(load_config_text(text, &c, NULL), ==, 0);
+                        FILE *f = open_memstream(&out, &size);
+                        CHECK(f);
+                        config_print(&c, f);
+                        fclose(f);
+                        if (!strstr(out, pairs[i][2]))
+                                test_fail(__FILE__, __LINE__, "%s=7 not printed as %s", pairs[i][alias], pairs[i][2] + 1);
+                        CHECK_STR(config_key_canonical(pairs[i][alias]), pairs[i][0]);
+                        config_done(&c);
+                }
+        /* An error names the key as written. */
+        struct log_capture logs;
+        struct config c;
+        config_init_defaults(&c);
+        _cleanup_free_ char *dir = tmpdir_new(), *path = NULL;
+        CHECK_OK(write_text_file(dir, "c.conf", "[Coredump]\nDeadline=soon\nIdleExitSec=later\n"));
+        CHECK(asprintf(&path, "%s/c.conf", dir) > 0);
+        log_capture_start(&logs);
+        CHECK_INT(config_load(&c, path, true), ==, 2);
+        CHECK(log_capture_contains(&logs, ":2: invalid Deadline= 'soon'"));
+        CHECK(log_capture_contains(&logs, ":3: invalid IdleExitSec= 'later'"));
+        log_capture_stop(&logs);
+        config_done(&c);
+        tmpdir_remove(dir);
+}
+
 /* Policy files take the same spans. */
 TEST(policy_keys_use_the_shared_parser) {
         _cleanup_free_ char *dir = tmpdir_new();
         CHECK_OK(write_text_file(dir, "10-a.conf", "[Rule]\nName=a\nMatchExe=/x\n  Action=reject\n"
-                                                   "MaxAge=1M\nRateLimitIntervalSec=1d 12h\n"));
+                                                   "MaxAge=1M\nRateLimitIntervalSec=1d 12h\n\n"
+                                                   "[Rule]\nName=b\nAction=kernel\nMaxAgeSec=6months\n"));
         struct log_capture logs;
         log_capture_start(&logs);
         _cleanup_(policy_unrefp) struct policy *p = NULL;
@@ -365,6 +410,8 @@ TEST(policy_keys_use_the_shared_parser) {
         CHECK_INT(p->rules[0].action, ==, ACTION_REJECT);
         CHECK_INT(p->rules[0].max_age_usec, ==, USEC_PER_MONTH);
         CHECK_INT(p->rules[0].rate_limit_interval_usec, ==, DAY + 12 * HOUR);
+        CHECK_STR(p->rules[1].name, "b");
+        CHECK_INT(p->rules[1].max_age_usec, ==, 6 * USEC_PER_MONTH);
         tmpdir_remove(dir);
 }
 
@@ -384,6 +431,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(reader_errors_at_file_line),
         TEST_ENTRY(config_max_age_month_and_combined),
         TEST_ENTRY(config_keys_use_the_shared_parsers),
+        TEST_ENTRY(config_duration_keys_sec_and_aliases),
         TEST_ENTRY(policy_keys_use_the_shared_parser),
 };
 

@@ -642,7 +642,7 @@ TEST(config_print_round_trips) {
         config_print(&a, f);
         fclose(f);
         CHECK(strstr(text, "[Coredump]\nStorage=/srv/c\nMaxUse=3G\n"));
-        CHECK(strstr(text, "\nDeadline=90s\n") && strstr(text, "\nUnwindTimeout=0\n") && strstr(text, "\nOnRepeat=reject\n"));
+        CHECK(strstr(text, "\nDeadlineSec=90s\n") && strstr(text, "\nUnwindTimeoutSec=0\n") && strstr(text, "\nOnRepeat=reject\n"));
         CHECK(strstr(text, "\nJournalSizeMax=192K\n"));
         CHECK_OK(write_text_file(root, "printed.conf", text));
         CHECK_OK(config_load(&b, path, true));

@@ -116,6 +116,12 @@ const char *const *config_dropin_dirs(char *const *given, bool config_explicit);
  * it is. Returns the name of the first such key that next changes ("Storage"), or NULL. */
 const char *config_update_runtime(struct config *live, const struct config *next);
 
+/* The keys coredumpd.conf takes, by their names (NULL-terminated); the older names of some, each
+ * {alias, key}, {NULL, NULL} last; the key an alias names (any other key as it is). */
+const char *const *config_known_keys(void);
+extern const char *const config_key_aliases[][2];
+const char *config_key_canonical(const char *key);
+
 /* The effective configuration, in the file format. */
 void config_print(const struct config *c, FILE *out);
 
