@@ -415,6 +415,101 @@ TEST(policy_keys_use_the_shared_parser) {
         tmpdir_remove(dir);
 }
 
+/* ---- the shipped coredumpd.conf ---- */
+
+static char *print_config(const struct config *c) {
+        char *out = NULL;
+        size_t size;
+        FILE *f = open_memstream(&out, &size);
+        CHECK(f);
+        config_print(c, f);
+        fclose(f);
+        return out;
+}
+
+static bool in_list(char *const *list, const char *s) {
+        for (char *const *l = list; l && *l; l++)
+                if (strcmp(*l, s) == 0)
+                        return true;
+        return false;
+}
+
+/* Its commented "#Key=value" lines are the code's defaults, each key once, every key the parser
+ * knows by its name (no alias), the same the printer writes; and the file is clean as it is. */
+TEST(shipped_conffile_says_the_defaults_and_every_key) {
+        const char *root = getenv("COREDUMPD_SOURCE_ROOT");
+        CHECK(root);
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/daemon/config/coredumpd.conf", root) > 0);
+        FILE *f = fopen(path, "re");
+        CHECK(f);
+
+        _cleanup_(strv_freep) char **keys = NULL;
+        char *uncommented = strdup("[Coredump]\n"), *line = NULL;
+        size_t allocated = 0;
+        CHECK(uncommented);
+        while (getline(&line, &allocated, f) > 0) {
+                if (line[0] != '#' || !(line[1] >= 'A' && line[1] <= 'Z') || !strchr(line, '='))
+                        continue;
+                char *key = strndup(line + 1, strcspn(line + 1, "="));
+                CHECK(key);
+                if (in_list(keys, key))
+                        test_fail(__FILE__, __LINE__, "%s: %s= twice", path, key);
+                if (strcmp(config_key_canonical(key), key) != 0)
+                        test_fail(__FILE__, __LINE__, "%s: %s= is the old name of %s=", path, key,
+                                  config_key_canonical(key));
+                CHECK_OK(strv_extend(&keys, key));
+                free(key);
+                char *grown = NULL;
+                CHECK(asprintf(&grown, "%s%s", uncommented, line + 1) > 0);
+                free(uncommented);
+                uncommented = grown;
+        }
+        free(line);
+        fclose(f);
+
+        /* Every key the parser knows is there, and nothing else. */
+        for (const char *const *k = config_known_keys(); *k; k++)
+                if (!in_list(keys, *k))
+                        test_fail(__FILE__, __LINE__, "%s: no #%s= line", path, *k);
+        size_t n_known = 0;
+        for (const char *const *k = config_known_keys(); *k; k++)
+                n_known++;
+        CHECK_INT(strv_length(keys), ==, n_known);
+
+        /* The values are the defaults: the file with every line uncommented is read without an
+         * error, and what is in force then prints as an empty file's defaults. */
+        struct config defaults, shipped, as_is;
+        config_init_defaults(&defaults);
+        config_init_defaults(&shipped);
+        config_init_defaults(&as_is);
+        CHECK_INT(load_config_text(uncommented, &shipped, NULL), ==, 0);
+        _cleanup_free_ char *want = print_config(&defaults), *got = print_config(&shipped);
+        if (strcmp(want, got) != 0)
+                test_fail(__FILE__, __LINE__, "the shipped file's values are not the defaults:\n%s\nvs\n%s", got, want);
+        CHECK_INT(config_load(&as_is, path, true), ==, 0);
+        _cleanup_free_ char *as_is_text = print_config(&as_is);
+        CHECK_STR(as_is_text, want);
+
+        /* The printer writes every key, by its name. */
+        _cleanup_(strv_freep) char **printed = strv_split(want, "\n");
+        CHECK(printed);
+        size_t n_printed = 0;
+        for (char **l = printed; *l; l++) {
+                if (**l == '[' || !strchr(*l, '='))
+                        continue;
+                _cleanup_free_ char *key = strndup(*l, strcspn(*l, "="));
+                if (!in_list(keys, key))
+                        test_fail(__FILE__, __LINE__, "printed %s= is not in the shipped file", key);
+                n_printed++;
+        }
+        CHECK_INT(n_printed, ==, n_known);
+        free(uncommented);
+        config_done(&defaults);
+        config_done(&shipped);
+        config_done(&as_is);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(duration_every_unit),
         TEST_ENTRY(duration_month_is_not_minute),
@@ -433,6 +528,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(config_keys_use_the_shared_parsers),
         TEST_ENTRY(config_duration_keys_sec_and_aliases),
         TEST_ENTRY(policy_keys_use_the_shared_parser),
+        TEST_ENTRY(shipped_conffile_says_the_defaults_and_every_key),
 };
 
 int main(int argc, char *argv[]) {
