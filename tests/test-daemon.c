@@ -96,7 +96,7 @@ TEST(check_config_reports_every_error_and_the_effective_configuration) {
         _cleanup_free_ char *files = NULL;
         CHECK(asprintf(&files, "# %s\n# %s/10-size.conf\n[Coredump]\n", conf, cdir) > 0);
         CHECK(strstr(out, files));
-        CHECK(strstr(out, "\nMaxUse=1G\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nIdleExit=30s\n"));
+        CHECK(strstr(out, "\nMaxUse=1G\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nIdleExitSec=30s\n"));
         CHECK(!strstr(out, "[Rule]"));
         CHECK(strstr(err, "/policy.d/10-p.conf:1: rule 'u': Action=userspace with Wait=no writes no core"));
 
@@ -107,7 +107,7 @@ TEST(check_config_reports_every_error_and_the_effective_configuration) {
         free(out);
         out = read_output(dir, "stdout");
         CHECK(strstr(out, "\nMaxSize=1G\n") && !strstr(out, "10-size.conf"));
-        CHECK(strstr(out, "IdleExit=30s\n\n# ") && strstr(out, "[Rule]\nName=u\n"));
+        CHECK(strstr(out, "IdleExitSec=30s\n\n# ") && strstr(out, "[Rule]\nName=u\n"));
 
         /* Errors in the main file, a drop-in and the policy: all of them, and exit 1; what is in
          * force all the same (the wrong lines left out) is printed. */
@@ -132,7 +132,7 @@ TEST(check_config_reports_every_error_and_the_effective_configuration) {
                         test_fail(__FILE__, __LINE__, "stderr lacks '%s':\n%s", needles[i], err);
         free(out);
         out = read_output(dir, "stdout");
-        CHECK(strstr(out, "\nDeadline=1min\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nCompress=zstd\n"));
+        CHECK(strstr(out, "\nDeadlineSec=1min\n") && strstr(out, "\nMaxSize=2G\n") && strstr(out, "\nCompress=zstd\n"));
         tmpdir_remove(dir);
 }
 

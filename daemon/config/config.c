@@ -133,27 +133,51 @@ static int parse_size_or_auto(const char *value, uint64_t *ret) {
  * this list and the parser agree). */
 static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
-        "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "Deadline", "QueueDeadline",
-        "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeout", "UnwindMaxFrames", "MinRate", "MaxDuration",
-        "IdleExit", "MaxAge", "JournalSizeMax", "JournalCore", NULL,
+        "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "DeadlineSec", "QueueDeadlineSec",
+        "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeoutSec", "UnwindMaxFrames", "MinRate", "MaxDurationSec",
+        "IdleExitSec", "MaxAgeSec", "JournalSizeMax", "JournalCore", NULL,
 };
+
+/* A time span's key ends in Sec, as systemd's (RateLimitIntervalSec=, TimeoutSec=); the names before
+ * 2026-12 without it still work, as systemd's RateLimitInterval= does. */
+const char *const config_key_aliases[][2] = {
+        { "Deadline", "DeadlineSec" },
+        { "QueueDeadline", "QueueDeadlineSec" },
+        { "UnwindTimeout", "UnwindTimeoutSec" },
+        { "MaxDuration", "MaxDurationSec" },
+        { "IdleExit", "IdleExitSec" },
+        { "MaxAge", "MaxAgeSec" },
+        { NULL, NULL },
+};
+
+const char *config_key_canonical(const char *key) {
+        for (size_t i = 0; config_key_aliases[i][0]; i++)
+                if (strcmp(key, config_key_aliases[i][0]) == 0)
+                        return config_key_aliases[i][1];
+        return key;
+}
+
+const char *const *config_known_keys(void) {
+        return config_keys;
+}
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
 #define HINT_SIZE_AUTO HINT_SIZE ", or auto"
-#define HINT_DURATION "a duration such as 500ms, 30s, 5min or 1h"
+#define HINT_DURATION "a duration such as 500ms, 30s, 5min, 1d 12h or 1M (M: a month, m: a minute)"
 
 /* "invalid Key= 'value'[, what]" with a hint. */
 #define INVALID(ini, key, value, what, ...)                                                           \
         (ini_file_error((ini), "invalid %s= '%s'%s", (key), (value), (what)), ini_file_hint((ini), __VA_ARGS__))
 
-static int config_entry(struct ini_file *ini, const char *section, const char *key, const char *value,
+static int config_entry(struct ini_file *ini, const char *section, const char *written, const char *value,
                         void *userdata) {
         struct config *c = userdata;
+        const char *key = config_key_canonical(written);
         uint64_t u64;
         uint32_t u32;
 
         if (!*section)
-                return ini_file_error(ini, "'%s=' outside of a section", key),
+                return ini_file_error(ini, "'%s=' outside of a section", written),
                        ini_file_hint(ini, "put a [%s] line before the first key", CONFIG_SECTION);
         if (strcmp(section, CONFIG_SECTION) != 0)
                 return ini_file_section_error(ini, section, CONFIG_SECTION);
@@ -169,105 +193,105 @@ static int config_entry(struct ini_file *ini, const char *section, const char *k
                 c->storage = s;
         } else if (strcmp(key, "MaxUse") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
+                        return INVALID(ini, written, value, "", HINT_SIZE_AUTO);
                 c->max_use = u64;
         } else if (strcmp(key, "MaxUsePerUser") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
+                        return INVALID(ini, written, value, "", HINT_SIZE_AUTO);
                 c->max_use_per_user = u64;
         } else if (strcmp(key, "KeepFree") == 0) {
                 if (parse_size_or_auto(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_SIZE_AUTO);
+                        return INVALID(ini, written, value, "", HINT_SIZE_AUTO);
                 c->keep_free = u64;
         } else if (strcmp(key, "MaxSize") == 0) {
                 if (parse_size(value, &u64) < 0 || u64 == 0)
-                        return INVALID(ini, key, value, "", HINT_SIZE ", not 0");
+                        return INVALID(ini, written, value, "", HINT_SIZE ", not 0");
                 c->max_size = u64;
         } else if (strcmp(key, "Compress") == 0) {
                 if (compression_from_string(value, &c->compress) < 0)
-                        return INVALID(ini, key, value, ", expected zstd or none", "yes and no are taken too");
+                        return INVALID(ini, written, value, ", expected zstd or none", "yes and no are taken too");
         } else if (strcmp(key, "CompressLevel") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 19)
-                        return INVALID(ini, key, value, ", expected 1..19", "3 is fast, 19 is small");
+                        return INVALID(ini, written, value, ", expected 1..19", "3 is fast, 19 is small");
                 c->compress_level = (int) u32;
         } else if (strcmp(key, "MaxConcurrent") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
-                        return INVALID(ini, key, value, ", expected 1..1024", "crashes handled at once, default 16");
+                        return INVALID(ini, written, value, ", expected 1..1024", "crashes handled at once, default 16");
                 c->max_concurrent = u32;
         } else if (strcmp(key, "MaxConcurrentPerUser") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 1024)
-                        return INVALID(ini, key, value, ", expected 1..1024", "crashes of one user at once, default 8");
+                        return INVALID(ini, written, value, ", expected 1..1024", "crashes of one user at once, default 8");
                 c->max_concurrent_per_user = u32;
         } else if (strcmp(key, "ReservedConcurrent") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 1024)
-                        return INVALID(ini, key, value, ", expected 0..1024", "slots kept for system users, default 2");
+                        return INVALID(ini, written, value, ", expected 0..1024", "slots kept for system users, default 2");
                 c->reserved_concurrent = u32;
         } else if (strcmp(key, "MaxQueued") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 65536)
-                        return INVALID(ini, key, value, ", expected 0..65536", "crashes waiting for a slot, default 256");
+                        return INVALID(ini, written, value, ", expected 0..65536", "crashes waiting for a slot, default 256");
                 c->max_queued = u32;
         } else if (strcmp(key, "MaxQueuedPerUser") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 65536)
-                        return INVALID(ini, key, value, ", expected 0..65536", "crashes of one user waiting for a slot, default 32");
+                        return INVALID(ini, written, value, ", expected 0..65536", "crashes of one user waiting for a slot, default 32");
                 c->max_queued_per_user = u32;
-        } else if (strcmp(key, "Deadline") == 0) {
+        } else if (strcmp(key, "DeadlineSec") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1ms");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", at least 1ms");
                 c->deadline_usec = u64;
-        } else if (strcmp(key, "QueueDeadline") == 0) {
+        } else if (strcmp(key, "QueueDeadlineSec") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_MSEC)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1ms");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", at least 1ms");
                 c->queue_deadline_usec = u64;
         } else if (strcmp(key, "RateLimitIntervalSec") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 == 0)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", not 0 (RateLimitBurst=0 turns the limit off)");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", not 0 (RateLimitBurst=0 turns the limit off)");
                 c->rate_limit_interval_usec = u64;
         } else if (strcmp(key, "RateLimitBurst") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 > 1000000)
-                        return INVALID(ini, key, value, "", "a number of crashes from 0 (no rate limit) to 1000000");
+                        return INVALID(ini, written, value, "", "a number of crashes from 0 (no rate limit) to 1000000");
                 c->rate_limit_burst = u32;
         } else if (strcmp(key, "OnRepeat") == 0) {
                 enum action a = action_from_string(value);
                 if (a != ACTION_REJECT && a != ACTION_USERSPACE)
-                        return INVALID(ini, key, value, ", expected userspace or reject",
+                        return INVALID(ini, written, value, ", expected userspace or reject",
                                        "repeats get a stacks core of our own (userspace) or nothing (reject)");
                 c->on_repeat = (int) a;
-        } else if (strcmp(key, "UnwindTimeout") == 0) {
+        } else if (strcmp(key, "UnwindTimeoutSec") == 0) {
                 if (parse_duration(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for no unwinding");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", or 0 for no unwinding");
                 c->unwind_timeout_usec = u64;
         } else if (strcmp(key, "UnwindMaxFrames") == 0) {
                 if (parse_uint32(value, &u32) < 0 || u32 < 1 || u32 > 64)
-                        return INVALID(ini, key, value, ", expected 1..64", "frames per thread, default 64");
+                        return INVALID(ini, written, value, ", expected 1..64", "frames per thread, default 64");
                 c->unwind_max_frames = u32;
         } else if (strcmp(key, "MinRate") == 0) {
                 if (parse_size(value, &u64) < 0 || u64 < 1024)
-                        return INVALID(ini, key, value, ", expected a size per second of at least 1K",
+                        return INVALID(ini, written, value, ", expected a size per second of at least 1K",
                                        "such as 512K or 1M");
                 c->min_rate = u64;
-        } else if (strcmp(key, "MaxDuration") == 0) {
+        } else if (strcmp(key, "MaxDurationSec") == 0) {
                 if (parse_duration(value, &u64) < 0 || u64 < USEC_PER_SEC)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", at least 1s");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", at least 1s");
                 c->max_duration_usec = u64;
-        } else if (strcmp(key, "IdleExit") == 0) {
+        } else if (strcmp(key, "IdleExitSec") == 0) {
                 if (parse_duration(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_DURATION ", or 0 for never");
+                        return INVALID(ini, written, value, "", HINT_DURATION ", or 0 for never");
                 c->idle_exit_usec = u64;
         } else if (strcmp(key, "JournalSizeMax") == 0) {
                 if (parse_size(value, &u64) < 0 || (u64 > 0 && u64 < 4096) || u64 > JOURNAL_SIZE_MAX_LIMIT)
-                        return INVALID(ini, key, value, ", expected 0 (none) or 4K..64M",
+                        return INVALID(ini, written, value, ", expected 0 (none) or 4K..64M",
                                        "the compact core in a crash's record, such as 1M");
                 c->journal_size_max = u64;
         } else if (strcmp(key, "JournalCore") == 0) {
                 if (journal_core_from_string(value, &c->journal_core) < 0)
-                        return INVALID(ini, key, value, ", expected user, system or no",
+                        return INVALID(ini, written, value, ", expected user, system or no",
                                        "user: a regular user's own journal only; system: the system journal too");
-        } else if (strcmp(key, "MaxAge") == 0) {
+        } else if (strcmp(key, "MaxAgeSec") == 0) {
                 if (parse_max_age(value, &u64) < 0)
-                        return INVALID(ini, key, value, "", HINT_DURATION " or 3d, or 0 (infinity) for no age limit");
+                        return INVALID(ini, written, value, "", HINT_DURATION " or 3d, or 0 (infinity) for no age limit");
                 c->max_age_usec = u64;
         } else
-                return ini_file_unknown_key(ini, key, CONFIG_SECTION, config_keys);
+                return ini_file_unknown_key(ini, written, CONFIG_SECTION, config_keys);
 
         return 0;
 }
@@ -373,17 +397,17 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "ReservedConcurrent=%u\n", c->reserved_concurrent);
         fprintf(out, "MaxQueued=%u\n", c->max_queued);
         fprintf(out, "MaxQueuedPerUser=%u\n", c->max_queued_per_user);
-        fprintf(out, "Deadline=%s\n", format_duration(b, c->deadline_usec));
-        fprintf(out, "QueueDeadline=%s\n", format_duration(b, c->queue_deadline_usec));
+        fprintf(out, "DeadlineSec=%s\n", format_duration(b, c->deadline_usec));
+        fprintf(out, "QueueDeadlineSec=%s\n", format_duration(b, c->queue_deadline_usec));
         fprintf(out, "MinRate=%s\n", format_size(b, c->min_rate));
-        fprintf(out, "MaxDuration=%s\n", format_duration(b, c->max_duration_usec));
-        fprintf(out, "UnwindTimeout=%s\n", format_duration(b, c->unwind_timeout_usec));
+        fprintf(out, "MaxDurationSec=%s\n", format_duration(b, c->max_duration_usec));
+        fprintf(out, "UnwindTimeoutSec=%s\n", format_duration(b, c->unwind_timeout_usec));
         fprintf(out, "UnwindMaxFrames=%u\n", c->unwind_max_frames);
         fprintf(out, "RateLimitIntervalSec=%s\n", format_duration(b, c->rate_limit_interval_usec));
         fprintf(out, "RateLimitBurst=%u\n", c->rate_limit_burst);
         fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
-        fprintf(out, "MaxAge=%s\n", format_max_age(b, c->max_age_usec));
+        fprintf(out, "MaxAgeSec=%s\n", format_max_age(b, c->max_age_usec));
         fprintf(out, "JournalSizeMax=%s\n", format_size(b, c->journal_size_max));
         fprintf(out, "JournalCore=%s\n", journal_core_to_string(c->journal_core));
-        fprintf(out, "IdleExit=%s\n", format_duration(b, c->idle_exit_usec));
+        fprintf(out, "IdleExitSec=%s\n", format_duration(b, c->idle_exit_usec));
 }

@@ -10,30 +10,37 @@
  *   MaxUsePerUser=auto            of that, the cores of one user (auto: no cap of its own; beyond
  *                                 MaxUse= the oldest of the user whose cores take most go first)
  *   KeepFree=auto                 free space to leave (auto: 15% of the file system, ≤ 4G)
- *   MaxSize=32G                   per dump, uncompressed; a larger core is cut and marked truncated
+ *   MaxSize=2G                    per dump, uncompressed; a larger core is cut and marked truncated
  *   Compress=zstd                 zstd | none (yes/no accepted)
  *   CompressLevel=3               zstd level
  *   MaxConcurrent=16              crashes handled at once; more wait in a queue
  *   MaxConcurrentPerUser=8        of those, at most this many of one user
  *   ReservedConcurrent=2          of those, this many only for root and system users (UID < 1000)
- *   MaxQueued=256                 crashes waiting for a slot (each for at most QueueDeadline=, 5min); beyond,
+ *   MaxQueued=256                 crashes waiting for a slot (each for at most QueueDeadlineSec=, 5min); beyond,
  *                                 a crash is answered REJECT at once and recorded as "overload"
- *   Deadline=60s                  a connection is closed after this long without progress
- *   MinRate=1M                    ... and at the latest after Deadline= + MaxSize= / MinRate=
- *   UnwindTimeout=3s              time to unwind the held task before deciding (0: do not)
+ *   MaxQueuedPerUser=32           of those, at most this many of one user
+ *   QueueDeadlineSec=5min         the longest a crash waits in the queue
+ *   DeadlineSec=60s               a connection is closed after this long without progress
+ *   MinRate=1M                    ... and at the latest after DeadlineSec= + MaxSize= / MinRate=
+ *   MaxDurationSec=5min           ... or this, if sooner
+ *   UnwindTimeoutSec=3s           time to unwind the held task before deciding (0: do not)
  *   UnwindMaxFrames=64            frames per thread
  *   RateLimitIntervalSec=1h       per crash signature: the first RateLimitBurst= crashes in an
  *   RateLimitBurst=5              interval get the rule's action, later ones OnRepeat= (policy
  *   OnRepeat=reject               rules may say otherwise); 0 turns the rate limit off
- *   MaxAge=3d                     cores older than this are removed (0 or infinity: kept until
+ *   MaxAgeSec=3d                  cores older than this are removed (0 or infinity: kept until
  *                                 MaxUse=/KeepFree= need the room); a policy rule may say otherwise
- *   IdleExit=30s                  exit when idle this long (0: never)
+ *   IdleExitSec=30s               exit when idle this long (0: never)
  *   JournalSizeMax=1M             the compact core (COREDUMP=) in the record of a signature's first
  *                                 crash in its RateLimitIntervalSec=, for a collector (0: none)
  *   JournalCore=user              which records carry it: user (the copy in a regular user's own
  *                                 journal only), system (the system journal's record too, for root's
  *                                 and system users' crashes as well: a fleet), no (none); a policy
  *                                 rule may say otherwise
+ *
+ * The file is read as systemd.syntax(7) says (shared/ini-file.h), the spans as systemd.time(7) writes
+ * them (shared/parse.h: 1M is a month). The keys of spans end in Sec; the names before (Deadline=,
+ * QueueDeadline=, UnwindTimeout=, MaxDuration=, IdleExit=, MaxAge=) are aliases (config_key_aliases).
  *
  * A key or value that is wrong is logged as "file:line: what (hint)" and ignored, the rest of the
  * file and every other file still apply, as in systemd: a typo never stops crash collection.
@@ -115,6 +122,12 @@ const char *const *config_dropin_dirs(char *const *given, bool config_explicit);
  * daemon runs: Storage= (the store directory is opened once, the sandbox is set up for it), kept as
  * it is. Returns the name of the first such key that next changes ("Storage"), or NULL. */
 const char *config_update_runtime(struct config *live, const struct config *next);
+
+/* The keys coredumpd.conf takes, by their names (NULL-terminated); the older names of some, each
+ * {alias, key}, {NULL, NULL} last; the key an alias names (any other key as it is). */
+const char *const *config_known_keys(void);
+extern const char *const config_key_aliases[][2];
+const char *config_key_canonical(const char *key);
 
 /* The effective configuration, in the file format. */
 void config_print(const struct config *c, FILE *out);

@@ -21,12 +21,12 @@
 static const char *const policy_keys[] = {
         "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchMachine", "MatchUID", "MatchGID",
         "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
-        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAge",
+        "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAgeSec",
         "JournalCore", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
-#define HINT_DURATION "a duration such as 500ms, 30s, 5min or 1h"
+#define HINT_DURATION "a duration such as 500ms, 30s, 5min, 1d 12h or 1M (M: a month, m: a minute)"
 
 struct policy_parse {
         struct policy *policy;
@@ -224,7 +224,17 @@ static int parse_tristate(struct ini_file *ini, int *ret, const char *key, const
         return 0;
 }
 
-static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, const char *key, const char *value) {
+/* MaxAge= is the older name of MaxAgeSec= (a time span's key ends in Sec, as systemd's), and works. */
+static const char *policy_key_canonical(const char *key) {
+        static const char *const aliases[][2] = { { "MaxAge", "MaxAgeSec" } };
+        for (size_t i = 0; i < ELEMENTSOF(aliases); i++)
+                if (strcmp(key, aliases[i][0]) == 0)
+                        return aliases[i][1];
+        return key;
+}
+
+static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, const char *written, const char *value) {
+        const char *key = policy_key_canonical(written);
         if (strcmp(key, "Name") == 0) {
                 if (!*value)
                         return ini_file_error(ini, "Name= must not be empty"),
@@ -253,15 +263,15 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
         if (strcmp(key, "RateLimitIntervalSec") == 0) {
                 uint64_t usec;
                 if (parse_duration(value, &usec) < 0)
-                        return ini_file_error(ini, "invalid RateLimitIntervalSec= '%s'", value),
+                        return ini_file_error(ini, "invalid %s= '%s'", written, value),
                                ini_file_hint(ini, HINT_DURATION);
                 rule->rate_limit_interval_usec = usec;
                 return 0;
         }
-        if (strcmp(key, "MaxAge") == 0) {
+        if (strcmp(key, "MaxAgeSec") == 0) {
                 uint64_t usec;
                 if (parse_max_age(value, &usec) < 0)
-                        return ini_file_error(ini, "invalid MaxAge= '%s'", value),
+                        return ini_file_error(ini, "invalid %s= '%s'", written, value),
                                ini_file_hint(ini, HINT_DURATION " or 30d, or 0 (infinity) for no age limit");
                 rule->max_age_usec = usec;
                 return 0;
@@ -339,7 +349,7 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                 rule->compress = (int) c;
                 return 0;
         }
-        return ini_file_unknown_key(ini, key, RULE_SECTION, policy_keys);
+        return ini_file_unknown_key(ini, written, RULE_SECTION, policy_keys);
 }
 
 static int policy_entry(struct ini_file *ini, const char *section, const char *key, const char *value,

@@ -99,7 +99,7 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
         if (r->on_repeat != POLICY_UNSET)
                 fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) r->on_repeat));
         if (r->max_age_usec > 0)
-                fprintf(out, "MaxAge=%s\n", format_max_age(size, r->max_age_usec));
+                fprintf(out, "MaxAgeSec=%s\n", format_max_age(size, r->max_age_usec));
         if (r->journal_core != POLICY_UNSET)
                 fprintf(out, "JournalCore=%s\n", journal_core_to_string((enum journal_core) r->journal_core));
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <limits.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -11,15 +12,6 @@
 #include "shared/cleanup.h"
 #include "shared/ini-file.h"
 #include "shared/log.h"
-
-struct ini_stream {
-        struct ini_file *ini;
-        FILE *f;
-        char *line;
-        size_t line_allocated;
-        ini_entry_fn entry;
-        void *userdata;
-};
 
 __attribute__((format(printf, 3, 0)))
 static int ini_file_errorv(struct ini_file *ini, unsigned line, const char *format, va_list ap) {
@@ -120,72 +112,6 @@ int ini_file_unknown_key(struct ini_file *ini, const char *key, const char *sect
         return -EINVAL;
 }
 
-/* inih's reader: one line per call, counted; section headers noted; over-long lines reported. */
-static char *ini_stream_read_line(char *str, int num, void *userdata) {
-        struct ini_stream *s = userdata;
-
-        ssize_t n = getline(&s->line, &s->line_allocated, s->f);
-        if (n < 0)
-                return NULL;
-        s->ini->line++;
-
-        if (n >= num) {
-                ini_file_error(s->ini, "line too long (more than %d characters)", num - 2);
-                ini_file_hint(s->ini, "split the value over several assignments of a repeatable key");
-                strcpy(str, "\n");
-                return str;
-        }
-        if (memchr(s->line, 0, (size_t) n)) {
-                ini_file_error(s->ini, "line contains a NUL byte");
-                ini_file_hint(s->ini, "this is not a text file");
-                strcpy(str, "\n");
-                return str;
-        }
-
-        const char *p = s->line + strspn(s->line, " \t");
-        if (*p == '[') {
-                s->ini->section_seq++;
-                s->ini->section_line = s->ini->line;
-        }
-
-        memcpy(str, s->line, (size_t) n + 1);
-        return str;
-}
-
-static int ini_stream_entry(void *userdata, const char *section, const char *key, const char *value) {
-        struct ini_stream *s = userdata;
-
-        (void) s->entry(s->ini, section, key, value, s->userdata);
-        return 1; /* keep going: every error is reported */
-}
-
-/* inih stops reporting at the first line it cannot parse (it returns that line's number only), so
- * such lines are caught here before inih sees them, each with its own error. An indented line is
- * left to inih: it continues the previous value. */
-static bool line_is_malformed(const char *line) {
-        if (line[0] == ' ' || line[0] == '\t')
-                return false;
-        const char *p = line;
-        if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
-                p += 3; /* a byte order mark, which inih skips */
-        if (!*p || *p == '\n' || *p == '\r' || *p == '#' || *p == ';')
-                return false;
-        if (*p == '[')
-                return !strchr(p, ']');
-        return !strchr(p, '=') && !strchr(p, ':');
-}
-
-static char *ini_stream_read_checked(char *str, int num, void *userdata) {
-        struct ini_stream *s = userdata;
-        char *r = ini_stream_read_line(str, num, userdata);
-        if (r && line_is_malformed(r)) {
-                ini_file_error(s->ini, "syntax error (expected [Section] or Key=Value)");
-                ini_file_hint(s->ini, "comments start with # or ;");
-                strcpy(str, "\n");
-        }
-        return r;
-}
-
 int ini_file_report(struct ini_file *ini) {
         if (ini->oom)
                 return log_error_errno(ENOMEM, "%s: %m", ini->path);
@@ -223,20 +149,215 @@ void ini_file_done(struct ini_file *ini) {
         ini->n_errors = 0;
 }
 
+/* ---- the reader: systemd.syntax(7) ------------------------------------------------------------ */
+
+#define WHITESPACE " \t\n\r"
+#define COMMENTS "#;"
+
+/* One physical line into *buf (without its newline), at most INI_LINE_MAX bytes kept: 1 past the
+ * limit, the rest of the line read and dropped, says it was too long. Returns the bytes kept, or
+ * -1 at the end of the file (nothing read). */
+static ssize_t read_physical_line(FILE *f, char **buf, size_t *allocated, bool *ret_too_long, bool *ret_nul) {
+        size_t n = 0;
+        bool any = false;
+
+        *ret_too_long = *ret_nul = false;
+        for (;;) {
+                int c = getc(f);
+                if (c == EOF) {
+                        if (!any)
+                                return -1;
+                        break;
+                }
+                any = true;
+                if (c == '\n')
+                        break;
+                if (c == 0)
+                        *ret_nul = true;
+                if (n >= INI_LINE_MAX) {
+                        *ret_too_long = true;
+                        continue;
+                }
+                if (n + 1 >= *allocated) {
+                        size_t want = MAX(*allocated * 2, (size_t) 256);
+                        char *grown = realloc(*buf, want);
+                        if (!grown)
+                                return -2;
+                        *buf = grown;
+                        *allocated = want;
+                }
+                (*buf)[n++] = (char) c;
+        }
+        if (!*buf) {
+                *buf = malloc(1);
+                if (!*buf)
+                        return -2;
+                *allocated = 1;
+        }
+        (*buf)[n] = 0;
+        return (ssize_t) n;
+}
+
+static char *strip(char *s) {
+        s += strspn(s, WHITESPACE);
+        size_t n = strlen(s);
+        while (n > 0 && strchr(WHITESPACE, s[n - 1]))
+                n--;
+        s[n] = 0;
+        return s;
+}
+
+/* Whether the line ends in a backslash that is not itself escaped: it continues on the next. */
+static bool ends_in_continuation(const char *s, size_t n) {
+        size_t k = 0;
+        while (k < n && s[n - 1 - k] == '\\')
+                k++;
+        return k % 2 == 1;
+}
+
+/* One logical line: a [Section] header or Key=Value. Errors are recorded at ini->line. */
+static void parse_logical_line(struct ini_file *ini, char *line, char **section, ini_entry_fn entry, void *userdata) {
+        char *l = strip(line);
+
+        if (!*l)
+                return;
+        if (*l == '[') {
+                size_t n = strlen(l);
+                ini->section_seq++;
+                ini->section_line = ini->line;
+                char *name = NULL;
+                if (n < 3 || l[n - 1] != ']' || memchr(l + 1, ']', n - 2) || memchr(l + 1, '[', n - 2)) {
+                        ini_file_error(ini, "invalid section header '%s'", l);
+                        ini_file_hint(ini, "a section header is [Name] alone on its line");
+                        name = strdup("");      /* the keys below it belong to no section */
+                } else
+                        name = strndup(l + 1, n - 2);
+                if (!name) {
+                        ini->oom = true;
+                        return;
+                }
+                free(*section);
+                *section = name;
+                /* A bad header is said once, not again for each of its keys. */
+                if (!**section)
+                        ini->bad_section_seq = ini->section_seq;
+                return;
+        }
+
+        char *eq = strchr(l, '=');
+        if (!eq) {
+                ini_file_error(ini, "syntax error (expected [Section] or Key=Value)");
+                if (strchr(l, ':'))
+                        ini_file_hint(ini, "a key and its value are separated by '=', not ':'");
+                else
+                        ini_file_hint(ini, "comments are lines starting with # or ;");
+                return;
+        }
+        *eq = 0;
+        char *key = strip(l), *value = strip(eq + 1);
+        if (!*key) {
+                ini_file_error(ini, "syntax error (no key before '=')");
+                ini_file_hint(ini, "a setting is Key=Value");
+                return;
+        }
+        if (strpbrk(key, WHITESPACE)) {
+                ini_file_error(ini, "invalid key name '%s'", key);
+                ini_file_hint(ini, "a key is one word, such as MaxSize; comments are lines starting with # or ;");
+                return;
+        }
+        if (!**section && ini->section_seq != 0 && ini->bad_section_seq == ini->section_seq)
+                return; /* under a header already said to be invalid */
+        (void) entry(ini, *section, key, value, userdata);
+}
+
 int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *userdata) {
-        struct ini_stream s = {
-                .ini = ini,
-                .f = f,
-                .entry = entry,
-                .userdata = userdata,
-        };
+        _cleanup_free_ char *buf = NULL, *logical = NULL, *section = strdup("");
+        size_t allocated = 0, logical_len = 0;
+        unsigned physical = 0, logical_first = 0;
+        int r = 0;
 
-        int r = ini_parse_stream(ini_stream_read_checked, &s, ini_stream_entry, &s);
-        free(s.line);
-
-        if (r < 0)
+        if (!section)
                 return log_error_errno(ENOMEM, "%s: cannot parse: %m", ini->path);
-        if (r > 0)
-                ini_file_error_at(ini, (unsigned) r, "syntax error (expected [Section] or Key=Value)");
+
+        for (;;) {
+                bool too_long, nul;
+                ssize_t n = read_physical_line(f, &buf, &allocated, &too_long, &nul);
+                if (n == -2) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (n == -1)
+                        break;
+                physical++;
+                char *l = buf;
+                if (physical == 1 && strncmp(l, "\xEF\xBB\xBF", 3) == 0)
+                        l += 3; /* a byte order mark */
+                if (nul || too_long) {
+                        ini->line = physical;
+                        if (nul)
+                                ini_file_error(ini, "line contains a NUL byte"),
+                                        ini_file_hint(ini, "this is not a text file");
+                        else
+                                ini_file_error(ini, "line too long (more than %d bytes)", INI_LINE_MAX),
+                                        ini_file_hint(ini, "split the value over several assignments of a repeatable key");
+                        /* A continued line ends here with it. */
+                        logical_len = 0;
+                        if (logical)
+                                logical[0] = 0;
+                        continue;
+                }
+
+                /* A comment only where a line starts (after its indentation); also within a
+                 * continued line, which goes on after it (systemd.syntax(7)). */
+                const char *first = l + strspn(l, WHITESPACE);
+                if (*first && strchr(COMMENTS, *first))
+                        continue;
+
+                size_t len = strlen(l);
+                bool continues = ends_in_continuation(l, len);
+                if (continues)
+                        l[len - 1] = ' ';       /* the backslash becomes a space */
+
+                if (logical_len == 0 && !continues) {
+                        ini->line = physical;
+                        parse_logical_line(ini, l, &section, entry, userdata);
+                        continue;
+                }
+
+                if (logical_len == 0)
+                        logical_first = physical;
+                if (logical_len + len > INI_LINE_MAX) {
+                        ini->line = logical_first;
+                        ini_file_error(ini, "line too long (more than %d bytes with its continuations)", INI_LINE_MAX);
+                        ini_file_hint(ini, "split the value over several assignments of a repeatable key");
+                        logical_len = 0;
+                        logical[0] = 0;
+                        continue;
+                }
+                char *grown = realloc(logical, logical_len + len + 1);
+                if (!grown) {
+                        r = -ENOMEM;
+                        break;
+                }
+                logical = grown;
+                memcpy(logical + logical_len, l, len + 1);
+                logical_len += len;
+                if (continues)
+                        continue;
+                ini->line = logical_first;
+                parse_logical_line(ini, logical, &section, entry, userdata);
+                logical_len = 0;
+        }
+        if (r >= 0 && logical_len > 0) {
+                /* The file ended in a continued line: it ends there. */
+                ini->line = logical_first;
+                parse_logical_line(ini, logical, &section, entry, userdata);
+        }
+        if (r >= 0 && ferror(f))
+                r = -errno ?: -EIO;
+        if (r == -ENOMEM || ini->oom)
+                return log_error_errno(ENOMEM, "%s: cannot parse: %m", ini->path);
+        if (r < 0)
+                return log_error_errno(-r, "%s: cannot read: %m", ini->path);
         return 0;
 }

@@ -2,15 +2,31 @@
 #pragma once
 
 /*
- * INI files through libinih, with what inih alone does not give: the line number of every entry,
- * a counter that changes at each section header (so repeated [Rule] sections stay apart), a
- * limit on line length that is reported instead of silently splitting the line, and every error
- * in the file kept, each reported as "file:line: what is wrong (hint: what would be right)".
+ * coredumpd.conf and the policy files, read in systemd.syntax(7)'s syntax, and every error in a file
+ * kept, each reported as "file:line: what is wrong (hint: what would be right)":
+ *
+ *   - a line's leading and trailing whitespace is ignored: an indented Key=Value is a key of its own;
+ *   - empty lines, and lines whose first character (after the indentation) is # or ;, are comments;
+ *     nowhere else: '#' and ';' within a value are part of it;
+ *   - [Section] alone on a line starts a section; every other line is Key=Value, split at the first
+ *     '=' (no ':' separator), key and value stripped of whitespace;
+ *   - a line ending in a backslash goes on on the next (the backslash becomes a space; comment
+ *     lines between are skipped);
+ *   - a line (with its continuations) may be INI_LINE_MAX bytes long; a longer one, one with a NUL
+ *     byte, a header that is not [Name] and a line that is neither, are errors, left out.
+ *
+ * The reader is our own, not libinih's: inih's syntax is chosen when inih is compiled
+ * (INI_ALLOW_MULTILINE, INI_ALLOW_INLINE_COMMENTS, INI_MAX_LINE, ...), and Debian's libinih1 is
+ * built with the defaults: an indented line continues the previous value, ':' separates a key too,
+ * ';' after a space starts a comment, and a line is at most 200 bytes.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* The longest line, with its continuations (systemd takes 1 MiB; a value here needs far less). */
+#define INI_LINE_MAX (64 * 1024)
 
 struct ini_error {
         unsigned line;

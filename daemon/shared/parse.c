@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 
 #include "shared/cleanup.h"
 #include "shared/parse.h"
+
+#define WHITESPACE " \t\n\r"
 
 int parse_boolean(const char *s) {
         static const char *const yes[] = { "yes", "y", "true", "t", "on", "1" };
@@ -83,21 +86,108 @@ int parse_size(const char *s, uint64_t *ret) {
         return parse_with_unit(s, units, ELEMENTSOF(units), ret);
 }
 
-int parse_duration(const char *s, uint64_t *ret_usec) {
-        static const struct unit units[] = {
-                { "", USEC_PER_SEC },
-                { "s", USEC_PER_SEC }, { "sec", USEC_PER_SEC },
-                { "ms", USEC_PER_MSEC }, { "msec", USEC_PER_MSEC },
-                { "m", 60 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC },
-                { "h", 3600 * USEC_PER_SEC }, { "hr", 3600 * USEC_PER_SEC },
-                { "d", 86400 * USEC_PER_SEC }, { "day", 86400 * USEC_PER_SEC }, { "days", 86400 * USEC_PER_SEC },
-                { "w", 7 * 86400 * USEC_PER_SEC }, { "week", 7 * 86400 * USEC_PER_SEC },
-                { "weeks", 7 * 86400 * USEC_PER_SEC },
-        };
+/* systemd.time(7)'s units, case-sensitive (M is a month, m a minute). A unit matches where the
+ * word after the number is exactly it: "5ms" is milliseconds, "5mz" nothing. */
+static const struct unit duration_units[] = {
+        { "usec", 1 },                    { "us", 1 },
+        { "\u00b5s", 1 } /* MICRO SIGN */, { "\u03bcs", 1 } /* GREEK SMALL LETTER MU */,
+        { "msec", USEC_PER_MSEC },        { "ms", USEC_PER_MSEC },
+        { "seconds", USEC_PER_SEC },      { "second", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },          { "s", USEC_PER_SEC },
+        { "minutes", USEC_PER_MINUTE },   { "minute", USEC_PER_MINUTE },
+        { "min", USEC_PER_MINUTE },       { "m", USEC_PER_MINUTE },
+        { "hours", USEC_PER_HOUR },       { "hour", USEC_PER_HOUR },
+        { "hr", USEC_PER_HOUR },          { "h", USEC_PER_HOUR },
+        { "days", USEC_PER_DAY },         { "day", USEC_PER_DAY },          { "d", USEC_PER_DAY },
+        { "weeks", USEC_PER_WEEK },       { "week", USEC_PER_WEEK },        { "w", USEC_PER_WEEK },
+        { "months", USEC_PER_MONTH },     { "month", USEC_PER_MONTH },      { "M", USEC_PER_MONTH },
+        { "years", USEC_PER_YEAR },       { "year", USEC_PER_YEAR },        { "y", USEC_PER_YEAR },
+};
 
-        if (!s)
+static bool is_unit_char(unsigned char c) {
+        /* Letters, and the bytes of a UTF-8 µ: a word of them is one unit. */
+        return isalpha(c) || c >= 0x80;
+}
+
+/* The unit at *p (consumed), or default_unit where there is none. -EINVAL for an unknown word. */
+static int duration_unit(const char **p, uint64_t default_unit, uint64_t *ret) {
+        size_t n = 0;
+        while (is_unit_char((unsigned char) (*p)[n]))
+                n++;
+        if (n == 0) {
+                *ret = default_unit;
+                return 0;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(duration_units); i++)
+                if (strlen(duration_units[i].suffix) == n && strncmp(*p, duration_units[i].suffix, n) == 0) {
+                        *ret = duration_units[i].factor;
+                        *p += n;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+int parse_duration_unit(const char *s, uint64_t default_unit, uint64_t *ret_usec) {
+        uint64_t total = 0;
+        bool any = false;
+
+        if (!s || default_unit == 0)
                 return -EINVAL;
-        return parse_with_unit(s, units, ELEMENTSOF(units), ret_usec);
+        for (const char *p = s;;) {
+                p += strspn(p, WHITESPACE);
+                if (!*p)
+                        break;
+                if (!isdigit((unsigned char) *p) && *p != '.')
+                        return -EINVAL;         /* no sign: a span is never negative */
+
+                uint64_t whole = 0, frac = 0, frac_div = 1;
+                bool digits = false;
+                for (; isdigit((unsigned char) *p); p++, digits = true) {
+                        uint64_t digit = (uint64_t) (*p - '0');
+                        if (whole > UINT64_MAX / 10 || whole * 10 > UINT64_MAX - digit)
+                                return -ERANGE;
+                        whole = whole * 10 + digit;
+                }
+                if (*p == '.')
+                        for (p++; isdigit((unsigned char) *p); p++, digits = true)
+                                if (frac_div < UINT64_C(1000000000000)) {
+                                        frac = frac * 10 + (uint64_t) (*p - '0');
+                                        frac_div *= 10;
+                                }
+                if (!digits)
+                        return -EINVAL;
+
+                size_t space = strspn(p, WHITESPACE);
+                p += space;
+                uint64_t unit;
+                const char *before = p;
+                if (duration_unit(&p, default_unit, &unit) < 0)
+                        return -EINVAL;
+                /* "1.2.3" is no span, "1 .5" and "1s.5" are two (as systemd reads them). */
+                if (p == before && space == 0 && *p)
+                        return -EINVAL;
+
+                if (whole > UINT64_MAX / unit)
+                        return -ERANGE;
+                uint64_t v = whole * unit;
+                /* frac / frac_div of a unit: below one unit, so no overflow before the sum. */
+                uint64_t part = (uint64_t) ((long double) frac * (long double) unit / (long double) frac_div);
+                if (v > UINT64_MAX - part)
+                        return -ERANGE;
+                v += part;
+                if (total > UINT64_MAX - v)
+                        return -ERANGE;
+                total += v;
+                any = true;
+        }
+        if (!any)
+                return -EINVAL;
+        *ret_usec = total;
+        return 0;
+}
+
+int parse_duration(const char *s, uint64_t *ret_usec) {
+        return parse_duration_unit(s, USEC_PER_SEC, ret_usec);
 }
 
 int parse_uint32(const char *s, uint32_t *ret) {
@@ -169,8 +259,10 @@ const char *format_size(char buf[static 32], uint64_t size) {
 }
 
 const char *format_duration(char buf[static 32], uint64_t usec) {
+        /* The largest unit it is a whole number of; never w, so that days stay days. */
         static const struct unit units[] = {
-                { "d", 86400 * USEC_PER_SEC }, { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC }, { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC },
+                { "y", USEC_PER_YEAR }, { "M", USEC_PER_MONTH }, { "d", USEC_PER_DAY }, { "h", USEC_PER_HOUR },
+                { "min", USEC_PER_MINUTE }, { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC }, { "us", 1 },
         };
 
         if (usec == 0)
@@ -180,7 +272,5 @@ const char *format_duration(char buf[static 32], uint64_t usec) {
                         snprintf(buf, 32, "%" PRIu64 "%s", usec / units[i].factor, units[i].suffix);
                         return buf;
                 }
-        /* Finer than parse_duration() reads: rounded to milliseconds. */
-        snprintf(buf, 32, "%" PRIu64 "ms", (usec + USEC_PER_MSEC / 2) / USEC_PER_MSEC);
-        return buf;
+        return buf; /* not reached: everything is a whole number of us */
 }

@@ -14,13 +14,6 @@
 #include "shared/parse.h"
 #include "shared/timestamp.h"
 
-#define USEC_PER_MINUTE (60 * USEC_PER_SEC)
-#define USEC_PER_HOUR   (60 * USEC_PER_MINUTE)
-#define USEC_PER_DAY    (24 * USEC_PER_HOUR)
-#define USEC_PER_WEEK   (7 * USEC_PER_DAY)
-#define USEC_PER_MONTH  UINT64_C(2629800000000)         /* 30.44 days */
-#define USEC_PER_YEAR   UINT64_C(31557600000000)        /* 365.25 days */
-
 static uint64_t clock_usec(clockid_t clock) {
         struct timespec ts;
         clock_gettime(clock, &ts);
@@ -38,94 +31,6 @@ uint64_t now_monotonic_usec(void) {
 struct timespec realtime_after(uint64_t usec) {
         uint64_t at = now_usec() + usec;
         return (struct timespec) { .tv_sec = (time_t) (at / USEC_PER_SEC), .tv_nsec = (long) (at % USEC_PER_SEC) * 1000 };
-}
-
-/* ---- timespans ------------------------------------------------------------------------------- */
-
-static const struct {
-        const char *name;
-        uint64_t usec;
-} span_units[] = {
-        { "usec", 1 },                     { "us", 1 },
-        { "msec", USEC_PER_MSEC },         { "ms", USEC_PER_MSEC },
-        { "seconds", USEC_PER_SEC },       { "second", USEC_PER_SEC },
-        { "sec", USEC_PER_SEC },           { "s", USEC_PER_SEC },
-        { "minutes", USEC_PER_MINUTE },    { "minute", USEC_PER_MINUTE },
-        { "min", USEC_PER_MINUTE },        { "m", USEC_PER_MINUTE },
-        { "hours", USEC_PER_HOUR },        { "hour", USEC_PER_HOUR },
-        { "hr", USEC_PER_HOUR },           { "h", USEC_PER_HOUR },
-        { "days", USEC_PER_DAY },          { "day", USEC_PER_DAY },          { "d", USEC_PER_DAY },
-        { "weeks", USEC_PER_WEEK },        { "week", USEC_PER_WEEK },        { "w", USEC_PER_WEEK },
-        { "months", USEC_PER_MONTH },      { "month", USEC_PER_MONTH },      { "M", USEC_PER_MONTH },
-        { "years", USEC_PER_YEAR },        { "year", USEC_PER_YEAR },        { "y", USEC_PER_YEAR },
-};
-
-static int span_unit(const char *word, size_t n, uint64_t *ret) {
-        if (n == 0) {
-                *ret = USEC_PER_SEC;
-                return 0;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(span_units); i++)
-                if (strlen(span_units[i].name) == n && strncmp(word, span_units[i].name, n) == 0) {
-                        *ret = span_units[i].usec;
-                        return 0;
-                }
-        return -EINVAL;
-}
-
-int parse_timespan(const char *s, uint64_t *ret_usec) {
-        uint64_t total = 0;
-        bool any = false;
-
-        if (!s)
-                return -EINVAL;
-        for (const char *p = s;;) {
-                p += strspn(p, " \t");
-                if (!*p)
-                        break;
-                if (!isdigit((unsigned char) *p) && *p != '.')
-                        return -EINVAL;
-
-                uint64_t whole = 0, frac = 0, frac_div = 1;
-                bool digits = false;
-                for (; isdigit((unsigned char) *p); p++, digits = true) {
-                        if (whole > (UINT64_MAX - 9) / 10)
-                                return -ERANGE;
-                        whole = whole * 10 + (uint64_t) (*p - '0');
-                }
-                if (*p == '.') {
-                        for (p++; isdigit((unsigned char) *p); p++, digits = true)
-                                if (frac_div < UINT64_C(1000000000000)) {
-                                        frac = frac * 10 + (uint64_t) (*p - '0');
-                                        frac_div *= 10;
-                                }
-                }
-                if (!digits)
-                        return -EINVAL;
-
-                p += strspn(p, " \t");
-                size_t n = 0;
-                while (isalpha((unsigned char) p[n]))
-                        n++;
-                uint64_t unit;
-                if (span_unit(p, n, &unit) < 0)
-                        return -EINVAL;
-                p += n;
-
-                if (whole > UINT64_MAX / unit)
-                        return -ERANGE;
-                uint64_t v = whole * unit;
-                /* frac / frac_div of a unit, without overflowing: unit ≤ a year in µs (< 2^45). */
-                v += (uint64_t) ((long double) frac * (long double) unit / (long double) frac_div);
-                if (v < whole * unit || total > UINT64_MAX - v)
-                        return -ERANGE;
-                total += v;
-                any = true;
-        }
-        if (!any)
-                return -EINVAL;
-        *ret_usec = total;
-        return 0;
 }
 
 /* ---- timestamps ------------------------------------------------------------------------------ */
@@ -319,7 +224,7 @@ int parse_timestamp(const char *s, uint64_t now, uint64_t *ret_usec) {
                 /* Seconds since the epoch, possibly with a fraction. */
                 if (!isdigit((unsigned char) t[1]) || strspn(t + 1, "0123456789.") != n - 1)
                         return -EINVAL;
-                r = parse_timespan(t + 1, &span);
+                r = parse_duration(t + 1, &span);
                 if (r < 0)
                         return r;
                 *ret_usec = span;
@@ -327,7 +232,7 @@ int parse_timestamp(const char *s, uint64_t now, uint64_t *ret_usec) {
         }
 
         if (t[0] == '-' || t[0] == '+') {
-                r = parse_timespan(t + 1, &span);
+                r = parse_duration(t + 1, &span);
                 if (r < 0)
                         return r;
                 goto relative;
@@ -335,7 +240,7 @@ int parse_timestamp(const char *s, uint64_t now, uint64_t *ret_usec) {
         if (has_word_suffix(t, n, "ago") || has_word_suffix(t, n, "left")) {
                 bool ago = has_word_suffix(t, n, "ago");
                 t[n - (ago ? 3 : 4)] = 0;
-                r = parse_timespan(t, &span);
+                r = parse_duration(t, &span);
                 if (r < 0)
                         return r;
                 t[0] = ago ? '-' : '+';

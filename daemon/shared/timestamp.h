@@ -11,9 +11,8 @@
  *   2024-03-01                                a date alone is its midnight;
  *   12:34[:56]                                a time alone is today's
  *
- * Timespans ("1h 30min", "2 hours", "90s", "1.5d") take us, ms, s, min, h, d, w, M (months of
- * 30.44 days) and y (365.25 days), long forms (second(s), minute(s), hour(s), day(s), week(s),
- * month(s), year(s)) included; a bare number is seconds.
+ * The spans are parse_duration()'s (shared/parse.h), the one reader of systemd.time(7)'s spans that
+ * coredumpd.conf and the policy files use too: "1h 30min", "2 hours", "90s", "1.5d", "1M" (a month).
  *
  * Everything takes "now" as an argument, so tests pin it.
  */
@@ -27,9 +26,6 @@ uint64_t now_usec(void);
 uint64_t now_monotonic_usec(void);
 /* CLOCK_REALTIME usec from now, as the absolute time sem_timedwait() takes. */
 struct timespec realtime_after(uint64_t usec);
-
-/* "1h 30min", "2 hours", "90" → microseconds. -EINVAL, -ERANGE. */
-int parse_timespan(const char *s, uint64_t *ret_usec);
 
 /* A time spec (above) → microseconds since the epoch. -EINVAL if it is none, -ERANGE if it lies
  * before the epoch or out of range. */
