@@ -64,8 +64,10 @@ echo 1 > "$root/proc/sys/fs/suid_dumpable"
 "$script" stop 2>/dev/null
 [ "$(dumpable)" = 1 ] || fail "stop overwrote an admin's fs.suid_dumpable=1 with $(dumpable)"
 
-# systemd-coredump's pipe comes back as it was.
+# systemd-coredump's pipe comes back as it was (its helper installed).
 fresh "$pipe" file pipe socket
+mkdir -p "$root/lib/systemd" && printf '#!/bin/sh\n' > "$root/lib/systemd/systemd-coredump" &&
+	chmod 755 "$root/lib/systemd/systemd-coredump"
 "$script" start 2>/dev/null && "$script" stop 2>/dev/null
 [ "$(pattern)" = "$pipe" ] || fail "the pipe pattern came back as '$(pattern)'"
 
@@ -83,6 +85,18 @@ grep -q core_pattern "$root/run/sysctl.d/50-coredump.conf" 2>/dev/null || fail "
 fresh "$ours" file pipe socket
 "$script" start 2>/dev/null && "$script" stop 2>/dev/null
 [ "$(pattern)" = core ] || fail "with nothing saved, stop left '$(pattern)'"
+
+# A saved pipe helper that is gone meanwhile (systemd-coredump purged) is not put back; one that
+# is there is.
+fresh "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h" file pipe socket
+"$script" start 2>/dev/null && "$script" stop 2>/dev/null
+[ "$(pattern)" = core ] || fail "stop put back a pipe to a helper that is gone: '$(pattern)'"
+fresh "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h" file pipe socket
+mkdir -p "$root/usr/lib/systemd" && printf '#!/bin/sh\n' > "$root/usr/lib/systemd/systemd-coredump" &&
+	chmod 755 "$root/usr/lib/systemd/systemd-coredump"
+"$script" start 2>/dev/null && "$script" stop 2>/dev/null
+[ "$(pattern)" = "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h" ] ||
+	fail "stop did not put back the pipe to a helper that is there: '$(pattern)'"
 
 [ "$failed" = 0 ] && echo "ok - coredumpd-register"
 exit "$failed"
