@@ -417,6 +417,8 @@ void ns_sleeper_start_in(struct ns_sleeper *s, bool userns) {
                         _exit(10);
                 if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
                         _exit(11);
+                /* A change of ids cleared it: a test that fails leaves no helper behind. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 (void) prctl(PR_SET_DUMPABLE, 1);
                 if (unshare(CLONE_NEWPID) < 0)
                         _exit(12);

@@ -2592,8 +2592,62 @@ TEST(store_reservations_bound_cores_in_flight) {
         } else
                 printf("no user xattrs under %s: the owner attribute is not checked\n", dir);
         close(fd);
+
+        /* A core of a container root made (its name says 0, root inside) is the container's: root's
+         * MaxUsePerUser= and its weight in the vacuum do not carry it. */
+        const struct tenant ct = { .uid = 0, .userns = UINT64_C(4026532845) };
+        CHECK_OK(write_text_file(dir, "core.x.0.0123456789abcdef0123456789abcdef.3.3", ""));
+        fd = openat(st->dir_fd, "core.x.0.0123456789abcdef0123456789abcdef.3.3", O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
+        if (fsetxattr(fd, "user.coredumpd.tenant", "0:4026532845", 12, 0) == 0 &&
+            fsetxattr(fd, "user.coredumpd.owner_uid", "0", 1, 0) == 0) {
+                CHECK_INT(store_usage_of(st, &ct), >=, 8192);
+                CHECK_INT(store_usage_of(st, TENANT_UID(0)), ==, 0);
+        } else
+                printf("no user xattrs under %s: the tenant attribute is not checked\n", dir);
+        close(fd);
         store_free(st);
         config_done(&c);
+        tmpdir_remove(dir);
+}
+
+/* A tenant's text is "UID" or "UID:USERNS", a plain uid (files of before tenants) a uid's; nothing
+ * else parses. Repeat counters kept for root and for a container root made stay apart, in the
+ * table and across a restart (the store's .signatures). */
+TEST(tenant_text_and_counters_apart) {
+        char buf[TENANT_TEXT_MAX];
+        struct tenant t;
+        const struct tenant ct = { .uid = 0, .userns = UINT64_C(4026532845) };
+        CHECK_STR(tenant_format(TENANT_UID(1000), buf), "1000");
+        CHECK_STR(tenant_format(&ct, buf), "0:4026532845");
+        CHECK_OK(tenant_parse("0:4026532845", &t));
+        CHECK(tenant_equal(&t, &ct) && !t.host);
+        CHECK_OK(tenant_parse("33", &t));
+        CHECK(tenant_equal(&t, TENANT_UID(33)) && !tenant_is_system(&t)); /* the task's place is not in it */
+        CHECK(tenant_is_system(TENANT_UID(33)) && tenant_is_system(TENANT_UID(0)) && !tenant_is_system(TENANT_UID(1000)));
+        CHECK(!tenant_is_system(&ct));
+        const char *bad[] = { "", "x", "-1", "1:", "1:0", "1 ", " 1", "4294967295", "1:2:3", "0:x", "+5" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                CHECK_INT(tenant_parse(bad[i], &t), ==, -EINVAL);
+
+        _cleanup_free_ char *dir = tmpdir_new();
+        int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const uint64_t hour = 3600ULL * 1000000, now = 1000 * hour;
+        const char *sig = "1111111111111111";
+        CHECK(dir_fd >= 0);
+        struct repeats *r = repeats_new(dir_fd);
+        CHECK(r);
+        for (unsigned i = 1; i <= 5; i++)
+                CHECK_INT(repeats_count(r, &ct, sig, NULL, hour, now + i), ==, i);
+        CHECK_INT(repeats_count(r, TENANT_UID(0), sig, NULL, hour, now + 6), ==, 1);
+        r = repeats_free(r);
+        r = repeats_new(dir_fd);
+        CHECK(r);
+        CHECK_INT(repeats_count(r, TENANT_UID(0), sig, NULL, hour, now + 7), ==, 2);
+        CHECK_INT(repeats_count(r, &ct, sig, NULL, hour, now + 8), ==, 6);
+        r = repeats_free(r);
+        close(dir_fd);
         tmpdir_remove(dir);
 }
 
@@ -3042,6 +3096,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_cell_has_no_privileges),
         TEST_ENTRY(parser_build_ids_answer_checked),
         TEST_ENTRY(parser_reads_build_ids_in_its_cell),
+        TEST_ENTRY(tenant_text_and_counters_apart),
         TEST_ENTRY(peer_tenant_of_user_namespaces),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
