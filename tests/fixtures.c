@@ -463,23 +463,27 @@ static void write_proc_file(pid_t pid, const char *name, const char *text) {
 }
 
 /* The helper unshares the user namespace, waits for its maps (written here), becomes 0 inside,
- * unshares the pid namespace and forks pid 1 of it, which hands us its pidfd source and waits. */
-void ns_sleeper_start(struct ns_sleeper *s) {
+ * unshares the pid namespace and forks pid 1 of it, which hands us its pidfd source and waits.
+ * Without userns (as root), the same but in our user namespace: our own uid and gid. */
+void ns_sleeper_start_in(struct ns_sleeper *s, bool userns) {
         int up[2], down[2], channel[2];
         CHECK(pipe2(up, O_CLOEXEC) == 0 && pipe2(down, O_CLOEXEC) == 0);
         CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) == 0);
         bool root = getuid() == 0;
-        *s = (struct ns_sleeper) { .uid = root ? 65534 : getuid(), .gid = root ? 65534 : getgid() };
+        *s = (struct ns_sleeper) { .uid = root && userns ? 65534 : getuid(), .gid = root && userns ? 65534 : getgid() };
+        CHECK(userns || root);
 
         s->helper = fork();
         CHECK(s->helper >= 0);
         if (s->helper == 0) {
                 char byte;
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (unshare(CLONE_NEWUSER) < 0 || write(up[1], "u", 1) != 1 || read(down[0], &byte, 1) != 1)
+                if ((userns && unshare(CLONE_NEWUSER) < 0) || write(up[1], "u", 1) != 1 || read(down[0], &byte, 1) != 1)
                         _exit(10);
                 if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
                         _exit(11);
+                /* A change of ids cleared it: a test that fails leaves no helper behind. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 (void) prctl(PR_SET_DUMPABLE, 1);
                 if (unshare(CLONE_NEWPID) < 0)
                         _exit(12);
@@ -502,10 +506,12 @@ void ns_sleeper_start(struct ns_sleeper *s) {
         CHECK(read(up[0], &byte, 1) == 1);
         if (!root)
                 write_proc_file(s->helper, "setgroups", "deny");
-        snprintf(map, sizeof map, "0 %u 1\n", s->uid);
-        write_proc_file(s->helper, "uid_map", map);
-        snprintf(map, sizeof map, "0 %u 1\n", s->gid);
-        write_proc_file(s->helper, "gid_map", map);
+        if (userns) {
+                snprintf(map, sizeof map, "0 %u 1\n", s->uid);
+                write_proc_file(s->helper, "uid_map", map);
+                snprintf(map, sizeof map, "0 %u 1\n", s->gid);
+                write_proc_file(s->helper, "gid_map", map);
+        }
         CHECK(write(down[1], "m", 1) == 1);
         CHECK(read(up[0], &s->pid, sizeof s->pid) == sizeof s->pid);
         CHECK(s->pid > 0);
@@ -514,6 +520,10 @@ void ns_sleeper_start(struct ns_sleeper *s) {
         close(down[1]);
         close(channel[0]);
         wait_blocked(s->pid);
+}
+
+void ns_sleeper_start(struct ns_sleeper *s) {
+        ns_sleeper_start_in(s, true);
 }
 
 void ns_sleeper_stop(struct ns_sleeper *s) {
@@ -534,10 +544,11 @@ int fake_authenticate(int conn_fd, struct peer *ret, void *userdata) {
         struct fake_peer *p = userdata;
         size_t i = atomic_fetch_add(&p->n_authenticated, 1);
         uint32_t uid = p->n_uids > 0 ? p->uids[MIN(i, p->n_uids - 1)] : p->uid;
+        pid_t pid = p->n_uids > 0 && p->pids[MIN(i, p->n_uids - 1)] > 0 ? p->pids[MIN(i, p->n_uids - 1)] : p->pid;
 
-        int pidfd = test_pidfd_of(p->pid);
+        int pidfd = test_pidfd_of(pid);
         if (pidfd < 0)
-                return log_error_errno(pidfd, "fake authenticator: no pidfd for %d: %m", (int) p->pid);
+                return log_error_errno(pidfd, "fake authenticator: no pidfd for %d: %m", (int) pid);
 
         /* The cgroup id as the kernel gives it, where it does (the context names cgroups by it). */
         struct pidfd_info real = {};
@@ -549,8 +560,8 @@ int fake_authenticate(int conn_fd, struct peer *ret, void *userdata) {
                         .mask = PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_COREDUMP |
                                 PIDFD_INFO_COREDUMP_SIGNAL | (cgroupid ? PIDFD_INFO_CGROUPID : 0),
                         .cgroupid = cgroupid ? real.cgroupid : 0,
-                        .pid = (uint32_t) p->pid,
-                        .tgid = (uint32_t) p->pid,
+                        .pid = (uint32_t) pid,
+                        .tgid = (uint32_t) pid,
                         .ruid = uid,
                         .rgid = p->gid,
                         .euid = p->euid,

@@ -18,6 +18,7 @@
 #include "config/policy.h"
 #include "crash/record.h"
 #include "crash/steps.h"
+#include "shared/tenant.h"
 #include "shared/abi.h"
 #include "store/store.h"
 
@@ -74,17 +75,25 @@ struct ns_sleeper {
         uint32_t uid, gid;      /* outside */
 };
 void ns_sleeper_start(struct ns_sleeper *s);
+/* userns false (needs root): the same task, at the same place, in a pid namespace but in our user
+ * namespace (its crash signs as the other's does: a host twin of a container's task). */
+void ns_sleeper_start_in(struct ns_sleeper *s, bool userns);
 void ns_sleeper_stop(struct ns_sleeper *s);
 /* A new pidfd for a sleeper (or this process), without pidfd_open(). */
 int test_pidfd_of(pid_t pid);
+
+/* A uid of the host's as a tenant (shared/tenant.h), for the calls that take one. */
+#define TENANT_UID(u) (&(struct tenant) { .uid = (uint32_t) (u), .host = true })
 
 struct fake_peer {
         pid_t pid;
         uint32_t uid, gid, euid, egid;
         uint32_t coredump_mask;         /* PIDFD_COREDUMPED | PIDFD_COREDUMP_USER by default */
         uint32_t signal;
-        /* If set, the i-th authentication vouches for uids[i] (the last one repeats), else uid. */
+        /* If set, the i-th authentication vouches for uids[i] (the last one repeats), else uid; and
+         * with the pidfd of pids[i] where that is set, else of pid. */
         uint32_t uids[16];
+        pid_t pids[16];
         size_t n_uids;
         atomic_size_t n_authenticated;
 };

@@ -1247,10 +1247,10 @@ TEST(repeats_rejected_before_the_dump) {
         uint64_t now_usec = (uint64_t) now.tv_sec * 1000000 + (uint64_t) now.tv_nsec / 1000;
         char sig[17];
         unsigned n = 0;
-        CHECK(repeats_count_by_site(e.env.repeats, (uint32_t) getuid(), site0, 2, 3600ULL * 1000000, now_usec, sig, &n));
+        CHECK(repeats_count_by_site(e.env.repeats, TENANT_UID(getuid()), site0, 2, 3600ULL * 1000000, now_usec, sig, &n));
         CHECK_STR(sig, sig0);
         CHECK_INT(n, ==, 5);
-        CHECK_INT(repeats_count(e.env.repeats, (uint32_t) getuid(), sig0, NULL, 3600ULL * 1000000, now_usec), ==, 6);
+        CHECK_INT(repeats_count(e.env.repeats, TENANT_UID(getuid()), sig0, NULL, 3600ULL * 1000000, now_usec), ==, 6);
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
 }
@@ -1891,6 +1891,62 @@ TEST(record_and_policy_see_a_namespaced_crash) {
         namespaced_crash("reject", "rejected");
 }
 
+/* A container root made (its user namespace's owner is 0) is a tenant of its own, never host root:
+ * its crashes of a copy of a host program at the same place do not count for root's crash there.
+ * The attack (issue 38): a systemd-nspawn -U tenant crashed a host binary until root's own crash of
+ * it was a repeat, rejected. Here the container's task and root's twin (the same code at the same
+ * place: one signature) crash in turn; root's is the first of its signature, kept. */
+TEST(container_crashes_never_make_host_roots_repeats) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to make a user namespace root owns\n");
+                exit(77);
+        }
+        struct test_env e;
+        struct ns_sleeper s[2];
+        test_env_init(&e, "[Rule]\nName=repeater\nAction=userspace\nUserspaceDump=none\nRateLimitBurst=2\n"
+                          "OnRepeat=reject\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        CHECK(e.env.repeats);
+        volatile int twins = 2; /* not unrolled: one call site, the twins' stacks are alike */
+        for (int i = 0; i < twins; i++)
+                ns_sleeper_start_in(&s[i], i == 0);
+
+        e.peer.pid = s[0].pid;
+        e.peer.uid = e.peer.euid = s[0].uid;
+        e.peer.gid = e.peer.egid = s[0].gid;
+        for (int i = 0; i < 3; i++)
+                crash_without_core(&e, i < 2 ? COREDUMP_USERSPACE | COREDUMP_WAIT : COREDUMP_REJECT);
+        e.peer.pid = s[1].pid;
+        e.peer.uid = e.peer.euid = e.peer.gid = e.peer.egid = 0;
+        crash_without_core(&e, COREDUMP_USERSPACE | COREDUMP_WAIT);
+
+        _cleanup_free_ char *sig0 = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        _cleanup_free_ char *sig3 = record_capture_field(&e.records, 3, "COREDUMPD_SIGNATURE");
+        CHECK(sig0 && strlen(sig0) == 16);
+        if (!sig3 || strcmp(sig3, sig0) != 0) {
+                _cleanup_free_ char *bt0 = record_capture_field(&e.records, 0, "COREDUMPD_BACKTRACE");
+                _cleanup_free_ char *bt3 = record_capture_field(&e.records, 3, "COREDUMPD_BACKTRACE");
+                test_fail(__FILE__, __LINE__, "the twins sign apart: %s\n%s\nand %s\n%s", sig0, bt0 ? bt0 : "",
+                          sig3 ? sig3 : "(none)", bt3 ? bt3 : "");
+        }
+        check_field(&e, 2, "COREDUMPD_REPEAT", "3");            /* the container's own repeat */
+        check_field(&e, 3, "COREDUMPD_REPEAT", "1");            /* root's: the first */
+        check_field(&e, 3, "COREDUMPD_RESULT", "left-to-userspace");
+        /* The record says whom it counted against: the container's owner is root, its tenant the
+         * user namespace; root's crash is root's. */
+        _cleanup_free_ char *userns = ns_id_text(s[0].pid, "user"), *tenant = NULL;
+        CHECK(asprintf(&tenant, "0:%s", userns) > 0);
+        check_field(&e, 0, "COREDUMPD_OWNER_UID", "0");
+        check_field(&e, 0, "COREDUMPD_TENANT", tenant);
+        check_field(&e, 3, "COREDUMPD_OWNER_UID", "0");
+        check_field(&e, 3, "COREDUMPD_TENANT", "0");
+
+        for (int i = 0; i < 2; i++)
+                ns_sleeper_stop(&s[i]);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
+}
+
 /* A /proc that is not procfs, or not its root, is not read: the crash is rejected at once and
  * recorded as failed, saying why. */
 static void check_untrusted_proc(const char *proc_path, const char *reason) {
@@ -2225,6 +2281,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(record_says_where_a_host_crash_lives),
         TEST_ENTRY(policy_reads_only_what_its_rules_need),
         TEST_ENTRY(second_crash_of_a_cgroup_reads_no_cgroup_file),
+        TEST_ENTRY(container_crashes_never_make_host_roots_repeats),
         TEST_ENTRY(record_and_policy_see_a_namespaced_crash),
         TEST_ENTRY(proc_not_procfs_refused),
         TEST_ENTRY(proc_not_procfs_root_refused),

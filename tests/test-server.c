@@ -440,6 +440,85 @@ TEST(fair_shares_per_user_and_reserved_for_root) {
         test_env_done(&e);
 }
 
+/* The reserved slot is for root and system users of the host's own user namespace: a container
+ * root made (its tasks were host root's before tenants) waits behind a user's crash for a user's
+ * slot, while host root takes the reserved one at once. */
+TEST(reserved_slot_not_for_a_container) {
+        if (geteuid() != 0) {
+                printf("SKIP: needs root to make a user namespace root owns\n");
+                exit(77);
+        }
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        struct ns_sleeper ct;
+        /* (A rule of its own: the sleeper in a user namespace has this test's RLIMIT_CORE.) */
+        test_env_init(&e, "[Rule]\nName=all\nAction=kernel\n",
+                      "MaxConcurrent=2\nMaxConcurrentPerUser=1\nReservedConcurrent=1\nDeadline=10s\nIdleExit=0\n");
+        ns_sleeper_start(&ct);
+        e.peer.n_uids = 3;
+        memcpy(e.peer.uids, (uint32_t[]) { 1000, ct.uid, 0 }, 3 * sizeof(uint32_t));
+        e.peer.pids[1] = ct.pid;
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);             /* 1000: the users' one slot */
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);             /* the container: waits for it */
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);
+        _cleanup_close_ int c = crash_connect(&rs);             /* host root: the reserved slot */
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_KERNEL | COREDUMP_WAIT);
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);            /* b still waits */
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);          /* the users' slot is free again */
+        crash_finish(b);
+        crash_finish(c);
+        CHECK(wait_records(&e, 3, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 3);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        ns_sleeper_stop(&ct);
+        test_env_done(&e);
+}
+
+/* A system user has a queue quota as every tenant has: www-data (33) crashing in a loop waits with
+ * at most MaxQueuedPerUser= crashes, the next is rejected (before tenants: no quota, the queue was
+ * theirs to fill). */
+TEST(queue_quota_for_a_system_user) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nMaxConcurrentPerUser=1\nReservedConcurrent=0\nMaxQueued=8\n"
+                                "MaxQueuedPerUser=1\nDeadline=10s\nIdleExit=0\n");
+        e.peer.uid = 33;
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);             /* runs */
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        _cleanup_close_ int b = crash_connect(&rs);             /* waits: its one in the queue */
+        CHECK_INT(fk_read_ack(b, &ack, 300), ==, 0);
+        _cleanup_close_ int c = crash_connect(&rs);             /* over its quota: rejected */
+        CHECK_INT(fk_read_ack(c, &ack, 5000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(c, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(c, 5000), ==, 0);
+
+        crash_finish(a);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        crash_finish(b);
+        CHECK(wait_records(&e, 3, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
+        _cleanup_free_ char *error = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_ERROR");
+        if (!error || !strstr(error, "quota"))
+                test_fail(__FILE__, __LINE__, "overload error '%s' does not name the quota", error ? error : "(none)");
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 /* One user cannot crowd others out of the queue: their crashes beyond MaxQueuedPerUser= are
  * rejected at once, and another user's crash that may run takes its slot although the queue is
  * full (it was rejected "queue full" before). */
@@ -987,6 +1066,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(rejected_crash_needs_no_slot),
         TEST_ENTRY(released_crash_frees_its_slot),
         TEST_ENTRY(queued_for_queue_deadline_rejected_as_overload),
+        TEST_ENTRY(reserved_slot_not_for_a_container),
+        TEST_ENTRY(queue_quota_for_a_system_user),
         TEST_ENTRY(fair_shares_per_user_and_reserved_for_root),
         TEST_ENTRY(queue_quota_per_user_and_a_runnable_crash_never_rejected),
         TEST_ENTRY(fd_exhaustion_pauses_the_listener),

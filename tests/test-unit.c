@@ -1569,34 +1569,34 @@ TEST(repeats_known_by_site) {
         struct repeats *r = repeats_new(dir_fd);
         CHECK(r);
         /* Unknown site: to be unwound. */
-        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t, sig, &n));
-        CHECK_INT(repeats_count(r, 1000, sig1, site, hour, t), ==, 1);
+        CHECK(!repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t, sig, &n));
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig1, site, hour, t), ==, 1);
         /* Within the burst: unwound again, nothing counted by the site. */
-        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + 1, sig, &n));
-        CHECK_INT(repeats_count(r, 1000, sig1, site, hour, t + 1), ==, 2);
+        CHECK(!repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + 1, sig, &n));
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig1, site, hour, t + 1), ==, 2);
         /* Past it: a repeat, counted. */
-        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 2, sig, &n));
+        CHECK(repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + 2, sig, &n));
         CHECK_STR(sig, sig1);
         CHECK_INT(n, ==, 3);
         /* Another owner's crash at the same site is theirs to unwind. */
-        CHECK(!repeats_count_by_site(r, 1001, site, 2, hour, t + 3, sig, &n));
+        CHECK(!repeats_count_by_site(r, TENANT_UID(1001), site, 2, hour, t + 3, sig, &n));
         /* A new interval starts with unwinding. */
-        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + hour + 3, sig, &n));
+        CHECK(!repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + hour + 3, sig, &n));
         /* After a restart, as before. */
         r = repeats_free(r);
         r = repeats_new(dir_fd);
         CHECK(r);
-        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 4, sig, &n));
+        CHECK(repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + 4, sig, &n));
         CHECK_STR(sig, sig1);
         CHECK_INT(n, ==, 4);
         /* Unwound once to another signature, the site leads there, and no longer to the first. */
-        CHECK_INT(repeats_count(r, 1000, sig2, site, hour, t + 5), ==, 1);
-        CHECK(!repeats_count_by_site(r, 1000, site, 2, hour, t + 6, sig, &n));
-        CHECK_INT(repeats_count(r, 1000, sig2, site, hour, t + 6), ==, 2);
-        CHECK(repeats_count_by_site(r, 1000, site, 2, hour, t + 7, sig, &n));
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig2, site, hour, t + 5), ==, 1);
+        CHECK(!repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + 6, sig, &n));
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig2, site, hour, t + 6), ==, 2);
+        CHECK(repeats_count_by_site(r, TENANT_UID(1000), site, 2, hour, t + 7, sig, &n));
         CHECK_STR(sig, sig2);
         CHECK_INT(n, ==, 3);
-        CHECK_INT(repeats_count(r, 1000, sig1, NULL, hour, t + 8), ==, 5);
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig1, NULL, hour, t + 8), ==, 5);
         r = repeats_free(r);
         close(dir_fd);
         tmpdir_remove(dir);
@@ -1624,14 +1624,14 @@ TEST(repeats_saved_once_a_second) {
         CHECK(r);
         CHECK_INT(repeats_save_due(r, mono), ==, 0);            /* nothing counted, nothing to save */
         CHECK_INT(signatures_mtime_ns(dir_fd), ==, -1);
-        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t), ==, 1);
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig, NULL, hour, t), ==, 1);
         CHECK_INT(signatures_mtime_ns(dir_fd), ==, -1);         /* counting did not write */
         CHECK_INT(repeats_save_due(r, mono), ==, 0);            /* never saved: at once */
         long long first = signatures_mtime_ns(dir_fd);
         CHECK(first >= 0);
         /* 500 crashes within the second: not one write; the save is due a second after the last. */
         for (unsigned i = 2; i <= 500; i++)
-                CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + i), ==, i);
+                CHECK_INT(repeats_count(r, TENANT_UID(1000), sig, NULL, hour, t + i), ==, i);
         usleep(20000);
         CHECK_INT(repeats_save_due(r, mono + 400000), ==, mono + REPEATS_SAVE_USEC);
         CHECK_INT(signatures_mtime_ns(dir_fd), ==, first);
@@ -1642,12 +1642,12 @@ TEST(repeats_saved_once_a_second) {
         CHECK_INT(signatures_saved_count(dir_fd), ==, 500);
         CHECK_INT(repeats_save_due(r, mono + 3 * REPEATS_SAVE_USEC), ==, 0);
         /* Counted after the last save, then stopped: repeats_free() writes it, a restart reads it. */
-        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + 501), ==, 501);
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig, NULL, hour, t + 501), ==, 501);
         r = repeats_free(r);
         CHECK_INT(signatures_saved_count(dir_fd), ==, 501);
         r = repeats_new(dir_fd);
         CHECK(r);
-        CHECK_INT(repeats_count(r, 1000, sig, NULL, hour, t + 502), ==, 502);
+        CHECK_INT(repeats_count(r, TENANT_UID(1000), sig, NULL, hour, t + 502), ==, 502);
         /* A write that fails (here: the new file's name taken by a directory) keeps the counts
          * pending, and the save is due again a second later. */
         CHECK(mkdirat(dir_fd, ".signatures.new", 0700) == 0);
@@ -1695,27 +1695,27 @@ TEST(cgroup_names_by_id) {
         struct cgroup_name got = { .delegated_to = -1 };
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 0);
         CHECK_INT(cgroup_names_get(NULL, id, &got), ==, 0);
-        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .trusted_len = 3, .delegated_to = 1000 }));
+        CHECK_OK(cgroup_names_put(t, id, TENANT_UID(1000), &(struct cgroup_name) { .path = pa, .trusted_len = 3, .delegated_to = 1000 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         CHECK_STR(got.path, pa);
         CHECK_INT(got.trusted_len, ==, 3);
         CHECK_INT(got.delegated_to, ==, 1000);
         cgroup_name_done(&got);
         /* Put again (a new boundary): replaced, not added. */
-        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .trusted_len = 5, .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, id, TENANT_UID(1000), &(struct cgroup_name) { .path = pa, .trusted_len = 5, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         CHECK_INT(got.trusted_len, ==, 5);
         cgroup_name_done(&got);
 
         /* The least recently used goes first: id, used last of all, stays; the root, not, goes. */
-        CHECK_OK(cgroup_names_put(t, root_id, 1000, &(struct cgroup_name) { .path = (char *) "/", .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, root_id, TENANT_UID(1000), &(struct cgroup_name) { .path = (char *) "/", .delegated_to = -1 }));
         /* Owners 1..: each within their share, until the table is full. */
         for (uint64_t k = 1; k <= CGROUP_NAMES_MAX - 2; k++)
-                CHECK_OK(cgroup_names_put(t, id + 2000000 + k, (uint32_t) (1 + k % 4),
+                CHECK_OK(cgroup_names_put(t, id + 2000000 + k, TENANT_UID((uint32_t) (1 + k % 4)),
                                           &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1); /* the table is full now */
         cgroup_name_done(&got);
-        CHECK_OK(cgroup_names_put(t, id + 3000000, 5, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, id + 3000000, TENANT_UID(5), &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, root_id, &got), ==, 0);
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         cgroup_name_done(&got);
@@ -1729,9 +1729,9 @@ TEST(cgroup_names_by_id) {
         cgroup_names_free(t);
         t = cgroup_names_new();
         CHECK(t);
-        CHECK_OK(cgroup_names_put(t, id, 1000, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+        CHECK_OK(cgroup_names_put(t, id, TENANT_UID(1000), &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         for (uint64_t k = 1; k <= 1000; k++)
-                CHECK_OK(cgroup_names_put(t, id + 4000000 + k, 666, &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
+                CHECK_OK(cgroup_names_put(t, id + 4000000 + k, TENANT_UID(666), &(struct cgroup_name) { .path = pa, .delegated_to = -1 }));
         CHECK_INT(cgroup_names_get(t, id, &got), ==, 1);
         cgroup_name_done(&got);
         size_t held = 0;
@@ -3092,19 +3092,19 @@ TEST(store_reservations_bound_cores_in_flight) {
         char why[256] = "";
 
         /* Other tests write and remove files on this file system meanwhile: figures within 24 MiB. */
-        uint64_t a = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        uint64_t a = store_reserve(st, TENANT_UID(1000), UINT64_C(1) << 30, why, sizeof why);
         CHECK_INT(a, >, 40 * mib);
         CHECK_INT(a, <, 88 * mib);
-        uint64_t b = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
+        uint64_t b = store_reserve(st, TENANT_UID(1001), UINT64_C(1) << 30, why, sizeof why);
         CHECK_INT(b, <, 24 * mib);                              /* the first holds it */
         if (b == 0)
                 CHECK(strstr(why, "reserved by crashes in flight"));
         store_unreserve(st, a);
         store_unreserve(st, b);
-        uint64_t again = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        uint64_t again = store_reserve(st, TENANT_UID(1000), UINT64_C(1) << 30, why, sizeof why);
         CHECK_INT(again, >, 40 * mib);
         store_unreserve(st, again);
-        CHECK_INT(store_reserve(st, 1000, 4096, why, sizeof why), ==, 4096);
+        CHECK_INT(store_reserve(st, TENANT_UID(1000), 4096, why, sizeof why), ==, 4096);
         store_unreserve(st, 4096);
 
         /* MaxUsePerUser=: uid 1000's cores take 8 KiB of a 12 KiB share. */
@@ -3117,12 +3117,12 @@ TEST(store_reservations_bound_cores_in_flight) {
         memset(block, 'x', sizeof block);
         CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
         close(fd);
-        uint64_t used = store_usage_of(st, 1000);
+        uint64_t used = store_usage_of(st, TENANT_UID(1000));
         CHECK_INT(used, >=, 8192);
-        uint64_t u = store_reserve(st, 1000, UINT64_C(1) << 30, why, sizeof why);
+        uint64_t u = store_reserve(st, TENANT_UID(1000), UINT64_C(1) << 30, why, sizeof why);
         CHECK_INT(u, ==, used >= 4096 * 3 ? 0 : 4096 * 3 - used);
         store_unreserve(st, u);
-        CHECK_INT(store_reserve(st, 1001, 4096, why, sizeof why), ==, 4096);    /* another user: unaffected */
+        CHECK_INT(store_reserve(st, TENANT_UID(1001), 4096, why, sizeof why), ==, 4096);    /* another user: unaffected */
         store_unreserve(st, 4096);
 
         /* A core of a subuid (its name says 200007) whose owner is 1001 counts as 1001's. */
@@ -3131,22 +3131,78 @@ TEST(store_reservations_bound_cores_in_flight) {
         CHECK(fd >= 0);
         CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
         if (fsetxattr(fd, "user.coredumpd.owner_uid", "1001", 4, 0) == 0) {
-                CHECK_INT(store_usage_of(st, 1001), >=, 8192);
-                CHECK_INT(store_usage_of(st, 200007), ==, 0);
-                uint64_t r1001 = store_reserve(st, 1001, UINT64_C(1) << 30, why, sizeof why);
+                CHECK_INT(store_usage_of(st, TENANT_UID(1001)), >=, 8192);
+                CHECK_INT(store_usage_of(st, TENANT_UID(200007)), ==, 0);
+                uint64_t r1001 = store_reserve(st, TENANT_UID(1001), UINT64_C(1) << 30, why, sizeof why);
                 CHECK_INT(r1001, <=, 4096);                     /* 8 KiB of its 12 KiB used */
                 store_unreserve(st, r1001);
         } else
                 printf("no user xattrs under %s: the owner attribute is not checked\n", dir);
+        close(fd);
+
+        /* A core of a container root made (its name says 0, root inside) is the container's: root's
+         * MaxUsePerUser= and its weight in the vacuum do not carry it. */
+        const struct tenant ct = { .uid = 0, .userns = UINT64_C(4026532845) };
+        CHECK_OK(write_text_file(dir, "core.x.0.0123456789abcdef0123456789abcdef.3.3", ""));
+        fd = openat(st->dir_fd, "core.x.0.0123456789abcdef0123456789abcdef.3.3", O_WRONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK(write(fd, block, sizeof block) == (ssize_t) sizeof block && fsync(fd) == 0);
+        if (fsetxattr(fd, "user.coredumpd.tenant", "0:4026532845", 12, 0) == 0 &&
+            fsetxattr(fd, "user.coredumpd.owner_uid", "0", 1, 0) == 0) {
+                CHECK_INT(store_usage_of(st, &ct), >=, 8192);
+                CHECK_INT(store_usage_of(st, TENANT_UID(0)), ==, 0);
+        } else
+                printf("no user xattrs under %s: the tenant attribute is not checked\n", dir);
         close(fd);
         store_free(st);
         config_done(&c);
         tmpdir_remove(dir);
 }
 
-/* Bounds are kept per owner: a task in a user namespace counts as the user who made it, whatever
- * (sub)uid it runs as there — crashing as 65536 subuids is still one user. */
-TEST(peer_owner_is_the_user_namespace_owner) {
+/* A tenant's text is "UID" or "UID:USERNS", a plain uid (files of before tenants) a uid's; nothing
+ * else parses. Repeat counters kept for root and for a container root made stay apart, in the
+ * table and across a restart (the store's .signatures). */
+TEST(tenant_text_and_counters_apart) {
+        char buf[TENANT_TEXT_MAX];
+        struct tenant t;
+        const struct tenant ct = { .uid = 0, .userns = UINT64_C(4026532845) };
+        CHECK_STR(tenant_format(TENANT_UID(1000), buf), "1000");
+        CHECK_STR(tenant_format(&ct, buf), "0:4026532845");
+        CHECK_OK(tenant_parse("0:4026532845", &t));
+        CHECK(tenant_equal(&t, &ct) && !t.host);
+        CHECK_OK(tenant_parse("33", &t));
+        CHECK(tenant_equal(&t, TENANT_UID(33)) && !tenant_is_system(&t)); /* the task's place is not in it */
+        CHECK(tenant_is_system(TENANT_UID(33)) && tenant_is_system(TENANT_UID(0)) && !tenant_is_system(TENANT_UID(1000)));
+        CHECK(!tenant_is_system(&ct));
+        const char *bad[] = { "", "x", "-1", "1:", "1:0", "1 ", " 1", "4294967295", "1:2:3", "0:x", "+5" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                CHECK_INT(tenant_parse(bad[i], &t), ==, -EINVAL);
+
+        _cleanup_free_ char *dir = tmpdir_new();
+        int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const uint64_t hour = 3600ULL * 1000000, now = 1000 * hour;
+        const char *sig = "1111111111111111";
+        CHECK(dir_fd >= 0);
+        struct repeats *r = repeats_new(dir_fd);
+        CHECK(r);
+        for (unsigned i = 1; i <= 5; i++)
+                CHECK_INT(repeats_count(r, &ct, sig, NULL, hour, now + i), ==, i);
+        CHECK_INT(repeats_count(r, TENANT_UID(0), sig, NULL, hour, now + 6), ==, 1);
+        r = repeats_free(r);
+        r = repeats_new(dir_fd);
+        CHECK(r);
+        CHECK_INT(repeats_count(r, TENANT_UID(0), sig, NULL, hour, now + 7), ==, 2);
+        CHECK_INT(repeats_count(r, &ct, sig, NULL, hour, now + 8), ==, 6);
+        r = repeats_free(r);
+        close(dir_fd);
+        tmpdir_remove(dir);
+}
+
+/* Bounds are kept per tenant: a task in a user namespace a user made counts as that user, whatever
+ * (sub)uid it runs as there — crashing as 65536 subuids is still one user —, but not as one of the
+ * host's own (no reserved room); a task in one root made counts as that namespace, never as root;
+ * a task of ours as its real uid. */
+TEST(peer_tenant_of_user_namespaces) {
         if (geteuid() != 0) {
                 printf("SKIP: needs root to map a subuid range\n");
                 exit(77);
@@ -3184,15 +3240,35 @@ TEST(peer_owner_is_the_user_namespace_owner) {
         CHECK(p.pidfd >= 0);
         CHECK_OK(pidfd_query_info(p.pidfd, 0, &p.info));
         CHECK_INT(p.info.ruid, ==, 100000);                             /* a subuid */
-        peer_resolve_owner(&p, 0);
-        CHECK_INT(p.owner, ==, 65534);                                  /* its owner */
+        peer_resolve_tenant(&p, 0);
+        CHECK_INT(p.tenant.uid, ==, 65534);                             /* its owner */
+        CHECK_INT(p.tenant.userns, ==, 0);
+        CHECK(!p.tenant.host && tenant_equal(&p.tenant, TENANT_UID(65534)));
 
         /* A task in our own user namespace is its own real uid. */
         struct peer self = { .pidfd = (int) syscall(SYS_pidfd_open, getpid(), 0) };
         CHECK(self.pidfd >= 0);
         CHECK_OK(pidfd_query_info(self.pidfd, 0, &self.info));
-        peer_resolve_owner(&self, 0);
-        CHECK_INT(self.owner, ==, getuid());
+        peer_resolve_tenant(&self, 0);
+        CHECK(tenant_equal(&self.tenant, TENANT_UID(getuid())) && self.tenant.host);
+        CHECK(tenant_is_system(&self.tenant));                          /* root, of the host's */
+
+        /* A user namespace root made (as systemd-nspawn -U, LXD): the namespace, not root. */
+        struct ns_sleeper ns;
+        ns_sleeper_start(&ns);
+        struct peer ct = { .pidfd = test_pidfd_of(ns.pid) };
+        CHECK(ct.pidfd >= 0);
+        CHECK_OK(pidfd_query_info(ct.pidfd, 0, &ct.info));
+        peer_resolve_tenant(&ct, 0);
+        struct stat st;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/ns/user", (int) ns.pid);
+        CHECK(stat(path, &st) == 0);
+        CHECK_INT(ct.tenant.uid, ==, 0);
+        CHECK_INT(ct.tenant.userns, ==, (uint64_t) st.st_ino);
+        CHECK(!ct.tenant.host && !tenant_equal(&ct.tenant, TENANT_UID(0)) && !tenant_is_system(&ct.tenant));
+        close(ct.pidfd);
+        ns_sleeper_stop(&ns);
 
         close(self.pidfd);
         close(p.pidfd);
@@ -3628,7 +3704,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(abandoned_children_bounded),
         TEST_ENTRY(parser_build_ids_answer_checked),
         TEST_ENTRY(parser_reads_build_ids_in_its_cell),
-        TEST_ENTRY(peer_owner_is_the_user_namespace_owner),
+        TEST_ENTRY(tenant_text_and_counters_apart),
+        TEST_ENTRY(peer_tenant_of_user_namespaces),
         TEST_ENTRY(parser_record_round_trip_and_refusals),
         TEST_ENTRY(deadline_trickle_rate_floor_and_max_duration),
         TEST_ENTRY(store_limits_change_as_one_set),

@@ -79,7 +79,7 @@ struct config {
         unsigned max_concurrent_per_user;
         unsigned reserved_concurrent;
         unsigned max_queued;
-        unsigned max_queued_per_user;   /* of one owner; users together leave max_queued / 8 to system users */
+        unsigned max_queued_per_user;   /* of one tenant, every one; users leave max_queued / 8 to the host's system users */
         uint64_t deadline_usec;
         uint64_t queue_deadline_usec;
         uint64_t unwind_timeout_usec;   /* 0: no unwinding before the ack */

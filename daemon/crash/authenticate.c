@@ -32,25 +32,33 @@ bool peer_is_our_child(const struct peer *p) {
 /* A user namespace nesting deeper than the kernel allows (32) is not followed further. */
 #define USERNS_DEPTH_MAX 33
 
-void peer_resolve_owner(struct peer *p, uint64_t own_user_ns) {
+void peer_resolve_tenant(struct peer *p, uint64_t own_user_ns) {
         struct stat st;
 
-        p->owner = p->info.ruid;
+        /* Until the task is known to be in our user namespace, it is not (never a system user's). */
+        p->tenant = (struct tenant) { .uid = p->info.ruid };
         if (own_user_ns == 0 && stat("/proc/self/ns/user", &st) == 0)
                 own_user_ns = (uint64_t) st.st_ino; /* namespaces are inodes of the one nsfs */
         if (p->pidfd < 0 || own_user_ns == 0)
                 return;
         _cleanup_close_ int fd = ioctl(p->pidfd, PIDFD_GET_USER_NAMESPACE, 0);
         for (unsigned depth = 0; fd >= 0 && depth < USERNS_DEPTH_MAX; depth++) {
-                if (fstat(fd, &st) < 0 || (uint64_t) st.st_ino == own_user_ns)
-                        return; /* ours: the real uid is the owner */
+                if (fstat(fd, &st) < 0)
+                        return;
+                if ((uint64_t) st.st_ino == own_user_ns) {
+                        p->tenant.host = true; /* ours: the real uid is the tenant */
+                        return;
+                }
+                uint64_t ino = (uint64_t) st.st_ino;
                 _cleanup_close_ int parent = ioctl(fd, NS_GET_PARENT);
                 if (parent < 0 || fstat(parent, &st) < 0)
                         return;
                 if ((uint64_t) st.st_ino == own_user_ns) {
+                        /* The outermost below ours: a user's counts as theirs, root's is a tenant
+                         * of its own, whatever ids its tasks run as. */
                         uid_t uid;
                         if (ioctl(fd, NS_GET_OWNER_UID, &uid) == 0)
-                                p->owner = uid;
+                                p->tenant = (struct tenant) { .uid = uid, .userns = uid == 0 ? ino : 0 };
                         return;
                 }
                 safe_close(fd);

@@ -10,14 +10,13 @@
 #include <stdbool.h>
 
 #include "shared/abi.h"
+#include "shared/tenant.h"
 
 struct peer {
         int pidfd;
         struct pidfd_info info;
-        /* Whom bounds are kept for (fair shares, queue room, repeat counters): the real uid, or for
-         * a task in a user namespace below ours the uid owning the outermost one (a subuid range
-         * counts as its owner's). peer_resolve_owner(). */
-        uid_t owner;
+        /* Whom every bound is kept for (shared/tenant.h): peer_resolve_tenant(). */
+        struct tenant tenant;
 };
 
 /* 0: a coredumping task, *ret filled (pidfd owned by *ret). -EPERM: refused (logged). Other
@@ -29,11 +28,12 @@ int authenticate_peer(int conn_fd, struct peer *ret, void *userdata);
 /* PIDFD_GET_INFO with the given request mask. */
 int pidfd_query_info(int pidfd, uint64_t mask, struct pidfd_info *ret);
 
-/* Sets p->owner (see struct peer): the owner of the task's outermost user namespace below ours
- * (own_user_ns: our user namespace's inode, host_view's; 0: looked up), through
- * PIDFD_GET_USER_NAMESPACE, NS_GET_PARENT and NS_GET_OWNER_UID; its real uid when it is in ours or
- * that cannot be told. */
-void peer_resolve_owner(struct peer *p, uint64_t own_user_ns);
+/* Sets p->tenant (shared/tenant.h) from the task's user namespace, through
+ * PIDFD_GET_USER_NAMESPACE, NS_GET_PARENT and NS_GET_OWNER_UID (own_user_ns: our user namespace's
+ * inode, host_view's; 0: looked up): in ours, its real uid; below ours, the outermost one's — its
+ * owner's uid if a user made it, the namespace itself if root did. Where that cannot be told, the
+ * real uid, as not in ours (never a system user's). */
+void peer_resolve_tenant(struct peer *p, uint64_t own_user_ns);
 
 /* The peer is this daemon itself (a crash of ours must never wait on our own socket). */
 bool peer_is_self(const struct peer *p);

@@ -12,7 +12,7 @@
 struct cgroup_names_entry {
         uint64_t id;            /* 0: free */
         uint64_t used;          /* the tick of its last use */
-        uint32_t owner;         /* whose crash made it */
+        struct tenant owner;    /* whose crash made it */
         struct cgroup_name name;
 };
 
@@ -94,7 +94,7 @@ int cgroup_names_get(struct cgroup_names *t, uint64_t id, struct cgroup_name *re
 
 /* Where a new entry of owner's goes: the entry of id (its path changed); else, once owner holds
  * their share, their own least recently used; else a free one; else the least recently used. */
-static size_t cgroup_names_slot(const struct cgroup_names *t, uint64_t id, uint32_t owner) {
+static size_t cgroup_names_slot(const struct cgroup_names *t, uint64_t id, const struct tenant *owner) {
         size_t own = 0, own_oldest = SIZE_MAX, free_slot = SIZE_MAX, oldest = 0;
 
         for (size_t i = 0; i < CGROUP_NAMES_MAX; i++) {
@@ -106,7 +106,7 @@ static size_t cgroup_names_slot(const struct cgroup_names *t, uint64_t id, uint3
                                 free_slot = i;
                         continue;
                 }
-                if (e->owner == owner) {
+                if (tenant_equal(&e->owner, owner)) {
                         own++;
                         if (own_oldest == SIZE_MAX || e->used < t->e[own_oldest].used)
                                 own_oldest = i;
@@ -119,7 +119,7 @@ static size_t cgroup_names_slot(const struct cgroup_names *t, uint64_t id, uint3
         return free_slot != SIZE_MAX ? free_slot : oldest;
 }
 
-int cgroup_names_put(struct cgroup_names *t, uint64_t id, uint32_t owner, const struct cgroup_name *name) {
+int cgroup_names_put(struct cgroup_names *t, uint64_t id, const struct tenant *owner, const struct cgroup_name *name) {
         struct cgroup_name copy;
 
         if (!t || id == 0 || !name->path)
@@ -129,7 +129,7 @@ int cgroup_names_put(struct cgroup_names *t, uint64_t id, uint32_t owner, const 
         pthread_mutex_lock(&t->lock);
         size_t slot = cgroup_names_slot(t, id, owner);
         cgroup_name_done(&t->e[slot].name);
-        t->e[slot] = (struct cgroup_names_entry) { .id = id, .used = ++t->tick, .owner = owner, .name = copy };
+        t->e[slot] = (struct cgroup_names_entry) { .id = id, .used = ++t->tick, .owner = *owner, .name = copy };
         pthread_mutex_unlock(&t->lock);
         return 0;
 }

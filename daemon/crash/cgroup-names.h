@@ -14,13 +14,15 @@
  * delegation boundary is kept as it was then: systemd chowns a delegated cgroup as it creates it,
  * before anything runs in it. The daemon shares one table between its crashes (a mutex); it holds
  * at most CGROUP_NAMES_MAX entries, at most CGROUP_NAMES_PER_OWNER made by one owner's crashes
- * (struct peer's owner: a subuid range counts as its user's): an owner at their share replaces
+ * (the crash's tenant, shared/tenant.h: a user, or a container): an owner at their share replaces
  * their own least recently used entry, so that no one crashing in many cgroups pushes out the
  * names of others; otherwise a free entry, else the least recently used of all.
  */
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shared/tenant.h"
 
 #define CGROUP_NAMES_MAX 256
 #define CGROUP_NAMES_PER_OWNER 64
@@ -46,7 +48,7 @@ int cgroup_id_of_path(int root_fd, const char *path, uint64_t *ret);
 int cgroup_names_get(struct cgroup_names *t, uint64_t id, struct cgroup_name *ret);
 /* Keeps a copy of name as id's, made for a crash of owner's, once the caller has checked that
  * name->path is id's. 0 or -ENOMEM. */
-int cgroup_names_put(struct cgroup_names *t, uint64_t id, uint32_t owner, const struct cgroup_name *name);
+int cgroup_names_put(struct cgroup_names *t, uint64_t id, const struct tenant *owner, const struct cgroup_name *name);
 void cgroup_name_done(struct cgroup_name *n);
 
 /* Lookups that found an entry, and those that did not (for tests). */

@@ -375,7 +375,7 @@ static void gather_cgroup(int proc_fd, struct crash_context *c) {
                         known.path = c->cgroup;
                         /* A task moved meanwhile, or no cgroup2: nothing is kept. */
                         if (c->cgroup_id && cgroup_id_of_path(host->cgroup_fd, c->cgroup, &id) >= 0 &&
-                            id == c->cgroup_id && cgroup_names_put(host->cgroup_names, id, c->owner, &known) < 0)
+                            id == c->cgroup_id && cgroup_names_put(host->cgroup_names, id, &c->owner, &known) < 0)
                                 log_crash(tag, LOG_DEBUG, "Out of memory keeping the cgroup's name.");
                         known.path = NULL;
                 }
@@ -471,7 +471,7 @@ int context_open(const struct peer *peer, const struct host_view *host, struct p
                 .host = host,
                 .prober = probe,
                 .pid = (pid_t) (info->tgid ? info->tgid : info->pid),
-                .owner = peer->owner,
+                .owner = peer->tenant,
                 .uid = info->ruid,
                 .euid = info->euid,
                 .gid = info->rgid,

@@ -61,7 +61,7 @@ struct crash_context {
         int root_fd;            /* the task's root when it is not ours (context_open_root()), else -1 */
         bool root_looked_at;
         pid_t pid;
-        uid_t owner;            /* struct peer's: whose share of a bounded table it uses */
+        struct tenant owner;    /* struct peer's tenant: whose share of a bounded table it uses */
         uid_t uid, euid;
         gid_t gid, egid;
 

@@ -58,10 +58,15 @@ static int record_add_identity(const struct crash *c, struct fields *f) {
                 k = k ?: fields_set_unsigned(f, FIELD_GID, info->rgid);
         }
 
-        /* The owner every per-user bound counted the crash against (fair shares, queue quota, rate
-         * limits): for a task in a subuid range, the range's user, not COREDUMP_UID=. */
-        if (c->have_peer)
-                k = k ?: fields_set_unsigned(f, FIELD_OWNER_UID, c->peer.owner);
+        /* The tenant every per-user bound counted the crash against (fair shares, queue quota,
+         * rate limits, the store): for a task in a subuid range, the range's user, not
+         * COREDUMP_UID=; for a container root made, its user namespace. The owner is the tenant's
+         * uid: the user, or 0 (root made the container). */
+        if (c->have_peer) {
+                char t[TENANT_TEXT_MAX];
+                k = k ?: fields_set_unsigned(f, FIELD_OWNER_UID, c->peer.tenant.uid);
+                k = k ?: fields_set_text(f, FIELD_TENANT, tenant_format(&c->peer.tenant, t));
+        }
 
         int sig = c->have_context ? ctx->signal :
                   c->have_peer && (info->mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int) info->coredump_signal : 0;

@@ -16,7 +16,7 @@
 #define STATE_FILE_NEW ".signatures.new"
 
 struct repeat {
-        uint32_t owner;
+        struct tenant owner;
         char signature[17];
         uint64_t window_start;          /* usec */
         unsigned count;                 /* crashes in the window */
@@ -46,11 +46,13 @@ static void repeats_load(struct repeats *r) {
         char line[256];
         while (fgets(line, sizeof line, f) && r->n < REPEATS_MAX) {
                 struct repeat x = {};
+                char tenant[TENANT_TEXT_MAX];
                 int end = 0;
-                /* Lines of before the counters were per owner (four fields): a fresh start. */
-                if (sscanf(line, "%" SCNu32 " %16s %" SCNu64 " %u %" SCNu64 "%n", &x.owner, x.signature, &x.window_start,
+                /* Lines of before the counters were per owner (four fields): a fresh start. A plain
+                 * uid (lines of before tenants) is that uid's. */
+                if (sscanf(line, "%31s %16s %" SCNu64 " %u %" SCNu64 "%n", tenant, x.signature, &x.window_start,
                            &x.count, &x.last, &end) != 5 ||
-                    strlen(x.signature) != 16)
+                    strlen(x.signature) != 16 || tenant_parse(tenant, &x.owner) < 0)
                         continue;
                 /* Then its site keys, if any (lines of before them have none). */
                 const char *p = line + end;
@@ -76,7 +78,8 @@ static int repeats_write(int dir_fd, const struct repeat *items, size_t n) {
         if (!f)
                 return -errno;
         for (size_t i = 0; i < n; i++) {
-                fprintf(f, "%" PRIu32 " %s %" PRIu64 " %u %" PRIu64, items[i].owner, items[i].signature,
+                char tenant[TENANT_TEXT_MAX];
+                fprintf(f, "%s %s %" PRIu64 " %u %" PRIu64, tenant_format(&items[i].owner, tenant), items[i].signature,
                         items[i].window_start, items[i].count, items[i].last);
                 for (size_t k = 0; k < REPEAT_SITES && items[i].sites[k][0]; k++)
                         fprintf(f, " %s", items[i].sites[k]);
@@ -177,7 +180,7 @@ static void repeat_drop_site(struct repeat *x, const char *site) {
  * seen with two signatures is believed for the latest only). */
 static void repeats_learn_site(struct repeats *r, struct repeat *x, const char *site) {
         for (size_t i = 0; i < r->n; i++)
-                if (r->items[i].owner == x->owner)
+                if (tenant_equal(&r->items[i].owner, &x->owner))
                         repeat_drop_site(&r->items[i], site);
         memmove(x->sites[1], x->sites[0], (REPEAT_SITES - 1) * sizeof x->sites[0]);
         snprintf(x->sites[0], sizeof x->sites[0], "%s", site);
@@ -187,7 +190,7 @@ static bool window_current(const struct repeat *x, uint64_t interval_usec, uint6
         return now_usec >= x->window_start && now_usec - x->window_start < interval_usec;
 }
 
-bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, unsigned burst, uint64_t interval_usec,
+bool repeats_count_by_site(struct repeats *r, const struct tenant *owner, const char *site, unsigned burst, uint64_t interval_usec,
                            uint64_t now_usec, char signature[static 17], unsigned *ret_count) {
         bool found = false;
 
@@ -196,7 +199,7 @@ bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, 
         pthread_mutex_lock(&r->lock);
         for (size_t i = 0; i < r->n && !found; i++) {
                 struct repeat *x = &r->items[i];
-                if (x->owner != owner || !repeat_has_site(x, site))
+                if (!tenant_equal(&x->owner, owner) || !repeat_has_site(x, site))
                         continue;
                 /* Only a repeat: a crash within the burst is unwound, and its site learnt again. */
                 if (!window_current(x, interval_usec, now_usec) || x->count < burst)
@@ -212,14 +215,14 @@ bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, 
         return found;
 }
 
-unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, const char *site,
+unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
                        uint64_t interval_usec, uint64_t now_usec) {
         struct repeat *x = NULL;
         unsigned n;
 
         pthread_mutex_lock(&r->lock);
         for (size_t i = 0; i < r->n && !x; i++)
-                if (r->items[i].owner == owner && strcmp(r->items[i].signature, signature) == 0)
+                if (tenant_equal(&r->items[i].owner, owner) && strcmp(r->items[i].signature, signature) == 0)
                         x = &r->items[i];
         if (!x) {
                 /* The least recently seen of this owner's, once they hold their share; else a free
@@ -228,7 +231,7 @@ unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature,
                 struct repeat *own_oldest = NULL, *oldest = NULL;
                 for (size_t i = 0; i < r->n; i++) {
                         struct repeat *y = &r->items[i];
-                        if (y->owner == owner) {
+                        if (tenant_equal(&y->owner, owner)) {
                                 own++;
                                 if (!own_oldest || y->last < own_oldest->last)
                                         own_oldest = y;
@@ -242,7 +245,7 @@ unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature,
                         x = &r->items[r->n++];
                 else
                         x = oldest;
-                *x = (struct repeat) { .owner = owner, .window_start = now_usec };
+                *x = (struct repeat) { .owner = { .uid = owner->uid, .userns = owner->userns }, .window_start = now_usec };
                 snprintf(x->signature, sizeof x->signature, "%s", signature);
         }
         if (!window_current(x, interval_usec, now_usec)) {

@@ -6,9 +6,9 @@
  * RateLimitBurst= and OnRepeat= decide on before the ack. Kept in the store directory
  * (.signatures, one line per owner and signature) so that it survives the daemon idling out.
  *
- * Counted per owner (the user who owns the task, a subuid range's owner for a task in a user
- * namespace: struct peer's owner): one user crashing a copy of root's daemon at the same place
- * makes only their own crashes repeats, never root's. At most REPEATS_MAX counters, at most
+ * Counted per owner, the crash's tenant (shared/tenant.h: a uid of the host's, or a container root
+ * made): one user, or one container, crashing a copy of root's daemon at the same place makes only
+ * their own crashes repeats, never root's. At most REPEATS_MAX counters, at most
  * REPEATS_PER_OWNER of one owner: an owner over it forgets their own least recently seen
  * signature, so that nobody can flood out another owner's counters.
  *
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "crash/site.h"
+#include "shared/tenant.h"
 
 #define REPEATS_MAX 4096
 #define REPEATS_PER_OWNER 256
@@ -52,12 +53,12 @@ void repeats_sync(struct repeats *r);
  * unwound to this signature: later crashes of the same site are known by it
  * (repeats_count_by_site()); a site key the owner had under another signature moves here. Returns
  * this crash's number in its interval: 1 for the first. */
-unsigned repeats_count(struct repeats *r, uint32_t owner, const char *signature, const char *site,
+unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
                        uint64_t interval_usec, uint64_t now_usec);
 
 /* A repeat known without unwinding: when owner's site key was last unwound to a signature that
  * already had burst or more crashes in its current interval, this crash is counted as one more of
  * it, and true returns that signature and the crash's number. False otherwise, nothing counted:
  * the crash is to be unwound (and counted with repeats_count()). */
-bool repeats_count_by_site(struct repeats *r, uint32_t owner, const char *site, unsigned burst, uint64_t interval_usec,
+bool repeats_count_by_site(struct repeats *r, const struct tenant *owner, const char *site, unsigned burst, uint64_t interval_usec,
                            uint64_t now_usec, char signature[static 17], unsigned *ret_count);

@@ -25,7 +25,7 @@ int step_authenticate(const struct crash_env *env, int fd, struct crash *c) {
         if (r < 0)
                 return r;
         c->have_peer = true;
-        peer_resolve_owner(&c->peer, env->host ? env->host->ns.own_user_ns : 0);
+        peer_resolve_tenant(&c->peer, env->host ? env->host->ns.own_user_ns : 0);
         crash_update_tag(c);
         return 0;
 }
@@ -90,7 +90,7 @@ static bool repeat_by_site(const struct crash_env *env, struct crash *c) {
         unsigned n;
 
         if (c->unwind_tried || !site_take(ctx) ||
-            !repeats_count_by_site(env->repeats, (uint32_t) c->peer.owner, ctx->site, c->decision.rate_limit_burst,
+            !repeats_count_by_site(env->repeats, &c->peer.tenant, ctx->site, c->decision.rate_limit_burst,
                                    c->decision.rate_limit_interval_usec, now_usec(), ctx->signature, &n))
                 return false;
         ctx->signature_by_site = true;
@@ -110,7 +110,7 @@ static void decide_repeat(const struct crash_env *env, struct crash *c) {
                 return;
         if (!ctx->signature_by_site) {
                 (void) site_take(ctx);
-                d->repeat = repeats_count(env->repeats, (uint32_t) c->peer.owner, ctx->signature, ctx->site,
+                d->repeat = repeats_count(env->repeats, &c->peer.tenant, ctx->signature, ctx->site,
                                           d->rate_limit_interval_usec, now_usec());
         }
         if (d->repeat <= d->rate_limit_burst)
@@ -221,8 +221,8 @@ static void reserve_room(const struct crash_env *env, struct crash *c) {
                           (d->action == ACTION_USERSPACE && d->wait && d->userspace_mode != USERSPACE_MODE_NONE);
         if (!env->store || !makes_core)
                 return;
-        /* MaxUsePerUser= is the owner's: a subuid range shares its user's (crash/authenticate.c). */
-        c->reserved = store_reserve(env->store, (uint32_t) c->peer.owner, want, why, sizeof why);
+        /* MaxUsePerUser= is the tenant's: a subuid range shares its user's, a container has its own. */
+        c->reserved = store_reserve(env->store, &c->peer.tenant, want, why, sizeof why);
         if (c->reserved == 0) {
                 (void) crash_fail(c, -ENOSPC, "Not keeping a core: %s", why);
                 d->action = ACTION_REJECT;

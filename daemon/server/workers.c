@@ -22,8 +22,6 @@
 
 #define OVERLOAD_MIN_PENDING 16
 #define LOOP_RECV_TIMEOUT_USEC 250000
-/* UIDs below this are root and system users: they may use the reserved slots. */
-#define SYSTEM_UID_MAX 999
 /* A crash's thread, its steps done, waits this long for the next crash to keep before it ends
  * (THREADS_PARKED_MAX of them at most): a crash loop's every repeat would otherwise pay a thread's
  * start and end on its way to the ack — clone3(), the signal stack, the stack's madvise() at the
@@ -52,7 +50,7 @@ struct worker {
         enum worker_kind kind;
         struct connection conn;
         struct crash crash;             /* authenticated on the loop, at accept */
-        uid_t uid;
+        struct tenant tenant;           /* whose share, quota and reserved room (shared/tenant.h) */
         sd_event_source *deadline;
         uint64_t started_usec;          /* CLOCK_MONOTONIC: accepted, or taken off the queue */
         struct worker *next;
@@ -228,34 +226,40 @@ static bool holds_task(const struct worker *w) {
 
 enum holders {
         HOLDERS_ALL,
-        HOLDERS_USERS,          /* uids above SYSTEM_UID_MAX */
-        HOLDERS_UID,            /* the uid given */
+        HOLDERS_USERS,          /* tenants that are not root or a system user of the host's */
+        HOLDERS_TENANT,         /* the tenant given */
 };
 
+/* Whether w counts among who. */
+static bool worker_is(const struct worker *w, enum holders who, const struct tenant *t) {
+        return who == HOLDERS_ALL || (who == HOLDERS_USERS ? !tenant_is_system(&w->tenant) : tenant_equal(&w->tenant, t));
+}
+
 /* Thread workers holding a task, of whom. */
-static unsigned holding(const struct workers *ws, enum holders who, uid_t uid) {
+static unsigned holding(const struct workers *ws, enum holders who, const struct tenant *t) {
         unsigned n = 0;
         for (const struct worker *w = ws->list; w; w = w->next)
-                if (holds_task(w) && (who == HOLDERS_ALL || (who == HOLDERS_USERS ? w->uid > SYSTEM_UID_MAX : w->uid == uid)))
+                if (holds_task(w) && worker_is(w, who, t))
                         n++;
         return n;
 }
 
-/* Whether a crash of uid may take a thread now: a slot is free, the user is below its share, and
- * users other than root and system users together leave the reserved slots free. */
-static bool may_run(const struct workers *ws, uid_t uid) {
+/* Whether a crash of tenant t may take a thread now: a slot is free, the tenant is below its share,
+ * and tenants other than root and system users of the host's together leave the reserved slots
+ * free. */
+static bool may_run(const struct workers *ws, const struct tenant *t) {
         const struct config *c = ws->config;
 
         /* Threads that released their task and only compress and record: MaxConcurrent= more. */
-        if (holding(ws, HOLDERS_ALL, 0) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
+        if (holding(ws, HOLDERS_ALL, NULL) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
                 return false;
-        if (uid > SYSTEM_UID_MAX) {
+        if (!tenant_is_system(t)) {
                 /* At least one slot stays open to users, whatever is reserved. */
                 unsigned for_users = c->max_concurrent - MIN(c->reserved_concurrent, c->max_concurrent - 1);
-                if (holding(ws, HOLDERS_USERS, 0) >= for_users)
+                if (holding(ws, HOLDERS_USERS, NULL) >= for_users)
                         return false;
         }
-        return holding(ws, HOLDERS_UID, uid) < c->max_concurrent_per_user;
+        return holding(ws, HOLDERS_TENANT, t) < c->max_concurrent_per_user;
 }
 
 /* ---- thread workers -------------------------------------------------------------------------- */
@@ -510,47 +514,37 @@ static void loop_start(struct workers *ws, struct worker *w, const char *why) {
 
 /* ---- the queue ------------------------------------------------------------------------------- */
 
-/* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
-/* Queued crashes of owner uid. */
-static unsigned queued_of(const struct workers *ws, uid_t uid) {
+/* Queued crashes, of whom. */
+static unsigned queued(const struct workers *ws, enum holders who, const struct tenant *t) {
         unsigned n = 0;
         for (const struct worker *w = ws->queue; w; w = w->next)
-                if (w->uid == uid)
+                if (worker_is(w, who, t))
                         n++;
         return n;
 }
 
-/* Queued crashes of users (owners above SYSTEM_UID_MAX). */
-static unsigned queued_users(const struct workers *ws) {
-        unsigned n = 0;
-        for (const struct worker *w = ws->queue; w; w = w->next)
-                if (w->uid > SYSTEM_UID_MAX)
-                        n++;
-        return n;
-}
-
-/* NULL if a crash of uid may wait in the queue, else why not: the queue is full, the owner (a user,
- * not root or a system user) has MaxQueuedPerUser= waiting, or users together fill what they may
- * (an eighth of MaxQueued= stays for root and system users, so that no user can make their crashes
- * be rejected). */
-static const char *queue_room(const struct workers *ws, uid_t uid) {
+/* NULL if a crash of tenant t may wait in the queue, else why not: the tenant (every one, root and
+ * system users too) has MaxQueuedPerUser= waiting, the queue is full, or tenants other than root
+ * and system users of the host's together fill what they may (an eighth of MaxQueued= stays for
+ * those, so that no user or container can make their crashes be rejected). */
+static const char *queue_room(const struct workers *ws, const struct tenant *t) {
         const struct config *c = ws->config;
-        /* Root and system users have no quota of their own: the queue room users leave is theirs. */
-        if (uid > SYSTEM_UID_MAX && queued_of(ws, uid) >= c->max_queued_per_user)
+        if (queued(ws, HOLDERS_TENANT, t) >= c->max_queued_per_user)
                 return "queue quota of the user";
         if (ws->n[WORKER_QUEUED] >= c->max_queued)
                 return "queue full";
-        if (uid > SYSTEM_UID_MAX && queued_users(ws) >= c->max_queued - MIN(c->max_queued / 8, c->max_queued))
+        if (!tenant_is_system(t) && queued(ws, HOLDERS_USERS, NULL) >= c->max_queued - MIN(c->max_queued / 8, c->max_queued))
                 return "queue room of users";
         return NULL;
 }
 
+/* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
 static void queue_dispatch(struct workers *ws) {
         struct worker *w = ws->queue;
 
         while (w) {
                 struct worker *next = w->next;
-                if (may_run(ws, w->uid)) {
+                if (may_run(ws, &w->tenant)) {
                         worker_unlink(ws, w);
                         if (thread_start(ws, w) < 0)
                                 loop_start(ws, w, "no worker thread");
@@ -633,16 +627,16 @@ static void hand_over(struct workers *ws, struct worker *w) {
 
         /* A crash that may run now runs, whoever else waits (they wait for a share of their own);
          * only one of an owner with crashes waiting queues behind them, in order. */
-        if (queued_of(ws, w->uid) == 0 && may_run(ws, w->uid)) {
+        if (queued(ws, HOLDERS_TENANT, &w->tenant) == 0 && may_run(ws, &w->tenant)) {
                 if (thread_start(ws, w) < 0)
                         loop_start(ws, w, "no worker thread");
                 return;
         }
-        const char *why = queue_room(ws, w->uid);
+        const char *why = queue_room(ws, &w->tenant);
         if (!why) {
                 if (worker_arm_deadline(w, true) >= 0) {
                         log_crash(w->crash.tag, LOG_DEBUG, "Queued: %u crashes held, %u queued.",
-                                  holding(ws, HOLDERS_ALL, 0), ws->n[WORKER_QUEUED]);
+                                  holding(ws, HOLDERS_ALL, NULL), ws->n[WORKER_QUEUED]);
                         worker_link(ws, w, WORKER_QUEUED);
                         queue_dispatch(ws); /* it may be first in line for a free share */
                         return;
@@ -664,7 +658,7 @@ void workers_start(struct workers *ws, int fd) {
                 worker_free(w); /* not a crash: logged by the authenticator */
                 return;
         }
-        w->uid = w->crash.peer.owner;
+        w->tenant = w->crash.peer.tenant;
         /* The decision on the loop: a REJECT is answered without a thread's start or a slot. */
         loop_start(ws, w, NULL);
 }

@@ -22,6 +22,9 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_GID]               = { "COREDUMP_GID",               "user.coredump.gid",         FIELD_DECIMAL },
         /* whom the crash counts against: the real uid, or the owner of the outermost user namespace */
         [FIELD_OWNER_UID]         = { "COREDUMPD_OWNER_UID",        "user.coredumpd.owner_uid",  FIELD_DECIMAL },
+        /* whom every bound counts the crash against (shared/tenant.h): "UID", or "0:USERNS" for a
+         * container root made (its outermost user namespace's inode) */
+        [FIELD_TENANT]            = { "COREDUMPD_TENANT",           "user.coredumpd.tenant",     FIELD_RAW },
         [FIELD_SIGNAL]            = { "COREDUMP_SIGNAL",            "user.coredump.signal",      FIELD_DECIMAL },
         [FIELD_SIGNAL_NAME]       = { "COREDUMP_SIGNAL_NAME",       "user.coredump.signal_name", FIELD_RAW },
         [FIELD_TIMESTAMP]         = { "COREDUMP_TIMESTAMP",         "user.coredump.timestamp",   FIELD_DECIMAL },

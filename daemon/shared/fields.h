@@ -31,6 +31,7 @@ enum field {
         FIELD_UID,
         FIELD_GID,
         FIELD_OWNER_UID,
+        FIELD_TENANT,
         FIELD_SIGNAL,
         FIELD_SIGNAL_NAME,
         FIELD_TIMESTAMP,

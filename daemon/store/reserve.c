@@ -8,7 +8,7 @@
 #include "store/reserve.h"
 #include "shared/cleanup.h"
 
-uint64_t store_reserve(struct store *s, uint32_t uid, uint64_t want, char *why, size_t why_size) {
+uint64_t store_reserve(struct store *s, const struct tenant *owner, uint64_t want, char *why, size_t why_size) {
         struct statvfs sv;
         uint64_t granted;
 
@@ -22,7 +22,7 @@ uint64_t store_reserve(struct store *s, uint32_t uid, uint64_t want, char *why, 
         uint64_t keep_free = store_limit(l.keep_free, fs_size, STORE_KEEP_FREE_PERCENT);
         uint64_t user_room = UINT64_MAX;
         if (l.max_use_per_user != SIZE_AUTO) {
-                uint64_t used = store_usage_of(s, uid);
+                uint64_t used = store_usage_of(s, owner);
                 user_room = l.max_use_per_user > used ? l.max_use_per_user - used : 0;
         }
 
@@ -33,8 +33,9 @@ uint64_t store_reserve(struct store *s, uint32_t uid, uint64_t want, char *why, 
         s->reserved += granted;
         pthread_mutex_unlock(&s->reserve_lock);
 
+        char t[TENANT_TEXT_MAX];
         if (granted == 0 && user_room == 0)
-                snprintf(why, why_size, "uid %" PRIu32 " uses its MaxUsePerUser= already", uid);
+                snprintf(why, why_size, "tenant %s uses its MaxUsePerUser= already", tenant_format(owner, t));
         else if (granted == 0)
                 snprintf(why, why_size,
                          "no room in the store: %" PRIu64 " bytes free, KeepFree= %" PRIu64 ", %" PRIu64

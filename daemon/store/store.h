@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "shared/cell.h"
 #include "shared/fields.h"
+#include "shared/tenant.h"
 
 /* The store's limits from the configuration. */
 struct store_limits {
@@ -202,5 +203,5 @@ int store_vacuum(struct store *s, const char *keep, const char *tag);
 #define STORE_MAX_USE_PERCENT 10
 #define STORE_KEEP_FREE_PERCENT 15
 uint64_t store_limit(uint64_t configured, uint64_t fs_size, unsigned percent);
-/* The bytes the cores (and files kept with them) of uid take in the store now. */
-uint64_t store_usage_of(struct store *s, uint32_t uid);
+/* The bytes the cores (and files kept with them) of a tenant take in the store now. */
+uint64_t store_usage_of(struct store *s, const struct tenant *owner);

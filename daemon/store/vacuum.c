@@ -24,7 +24,7 @@ struct stored_file {
         char *name;
         struct timespec mtime;
         uint64_t disk_size;
-        uint32_t uid;           /* from the name; UINT32_MAX if it has none */
+        struct tenant owner;    /* its tenant attribute, else the uid of its name (UINT32_MAX: none) */
         uint64_t max_age_usec;  /* its rule's MaxAge= (user.coredumpd.max_age); 0: the store's */
         bool removed;
         bool attached;          /* a file kept with a core that is there: goes with it */
@@ -72,21 +72,21 @@ static int read_xattr(int fd, const char *name, char *buf, size_t size) {
         return 0;
 }
 
-/* Whom a stored file counts against for MaxUsePerUser= and the vacuum: its owner attribute (the
- * user a subuid range belongs to), else the uid in its name. And how old it may grow: the MaxAge=
- * of the rule that kept it, if that rule said. */
+/* Whom a stored file counts against for MaxUsePerUser= and the vacuum: its tenant attribute (a
+ * container's namespace, the user a subuid range belongs to), else, on a core of before tenants,
+ * its owner attribute, else the uid in its name. And how old it may grow: the MaxAge= of the rule
+ * that kept it, if that rule said. */
 static void file_attributes(int dir_fd, struct stored_file *f) {
-        f->uid = name_uid(f->name);
+        f->owner = (struct tenant) { .uid = name_uid(f->name) };
         _cleanup_close_ int fd = openat(dir_fd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        char v[32];
+        char v[TENANT_TEXT_MAX];
         if (fd < 0)
                 return;
-        if (read_xattr(fd, field_table[FIELD_OWNER_UID].xattr, v, sizeof v) >= 0) {
-                char *end;
-                errno = 0;
-                unsigned long o = strtoul(v, &end, 10);
-                if (errno == 0 && end != v && *end == 0 && o < UINT32_MAX)
-                        f->uid = (uint32_t) o;
+        if (read_xattr(fd, field_table[FIELD_TENANT].xattr, v, sizeof v) < 0 || tenant_parse(v, &f->owner) < 0) {
+                struct tenant o;
+                if (read_xattr(fd, field_table[FIELD_OWNER_UID].xattr, v, sizeof v) >= 0 && tenant_parse(v, &o) >= 0 &&
+                    o.userns == 0)
+                        f->owner = o;
         }
         uint64_t age;
         if (read_xattr(fd, field_table[FIELD_MAX_AGE].xattr, v, sizeof v) >= 0 && parse_max_age(v, &age) >= 0)
@@ -169,7 +169,7 @@ uint64_t store_limit(uint64_t configured, uint64_t fs_size, unsigned percent) {
 }
 
 struct user_usage {
-        uint32_t uid;
+        struct tenant owner;
         uint64_t usage;
 };
 
@@ -182,7 +182,7 @@ static int users_tally(const struct stored_files *l, struct user_usage **ret, si
                 size_t k = 0;
                 if (l->files[i].attached)
                         continue; /* counted with its core */
-                while (k < n && u[k].uid != l->files[i].uid)
+                while (k < n && !tenant_equal(&u[k].owner, &l->files[i].owner))
                         k++;
                 if (k == n) {
                         struct user_usage *grown = realloc(u, (n + 1) * sizeof *grown);
@@ -191,7 +191,7 @@ static int users_tally(const struct stored_files *l, struct user_usage **ret, si
                                 return -ENOMEM;
                         }
                         u = grown;
-                        u[n++] = (struct user_usage) { .uid = l->files[i].uid };
+                        u[n++] = (struct user_usage) { .owner = l->files[i].owner };
                 }
                 u[k].usage += l->files[i].disk_size;
         }
@@ -200,18 +200,18 @@ static int users_tally(const struct stored_files *l, struct user_usage **ret, si
         return 0;
 }
 
-static struct user_usage *user_of(struct user_usage *u, size_t n, uint32_t uid) {
+static struct user_usage *user_of(struct user_usage *u, size_t n, const struct tenant *owner) {
         for (size_t k = 0; k < n; k++)
-                if (u[k].uid == uid)
+                if (tenant_equal(&u[k].owner, owner))
                         return &u[k];
         return NULL;
 }
 
-/* The oldest file of uid that may go. */
-static struct stored_file *oldest_of(struct stored_files *l, const char *keep, uint32_t uid) {
+/* The oldest file of owner's that may go. */
+static struct stored_file *oldest_of(struct stored_files *l, const char *keep, const struct tenant *owner) {
         for (size_t i = 0; i < l->n; i++) {
                 struct stored_file *f = &l->files[i];
-                if (!f->removed && !f->attached && f->uid == uid && !(keep && strcmp(f->name, keep) == 0))
+                if (!f->removed && !f->attached && tenant_equal(&f->owner, owner) && !(keep && strcmp(f->name, keep) == 0))
                         return f;
         }
         return NULL;
@@ -224,7 +224,7 @@ static struct stored_file *pick_victim(struct stored_files *l, struct user_usage
         struct stored_file *f;
 
         for (size_t k = 0; k < n; k++)
-                if (u[k].usage > per_user && (f = oldest_of(l, keep, u[k].uid))) {
+                if (u[k].usage > per_user && (f = oldest_of(l, keep, &u[k].owner))) {
                         *ret_why = "MaxUsePerUser=";
                         return f;
                 }
@@ -239,7 +239,7 @@ static struct stored_file *pick_victim(struct stored_files *l, struct user_usage
                                 most = &u[k];
                 if (!most)
                         return NULL;
-                if ((f = oldest_of(l, keep, most->uid))) {
+                if ((f = oldest_of(l, keep, &most->owner))) {
                         *ret_why = "MaxUse=/KeepFree=";
                         return f;
                 }
@@ -247,14 +247,14 @@ static struct stored_file *pick_victim(struct stored_files *l, struct user_usage
         }
 }
 
-uint64_t store_usage_of(struct store *s, uint32_t uid) {
+uint64_t store_usage_of(struct store *s, const struct tenant *owner) {
         _cleanup_(stored_files_done) struct stored_files files = {};
         uint64_t used = 0;
 
         if (list_stored_files(s->dir_fd, &files) < 0)
                 return 0;
         for (size_t i = 0; i < files.n; i++)
-                if (files.files[i].uid == uid)
+                if (tenant_equal(&files.files[i].owner, owner))
                         used += files.files[i].disk_size;
         return used;
 }
@@ -266,7 +266,7 @@ static int remove_stored(struct store *s, struct stored_files *files, struct use
         int removed = 0;
 
         f->removed = true;
-        struct user_usage *owner = user_of(users, n_users, f->uid);
+        struct user_usage *owner = user_of(users, n_users, &f->owner);
         if (owner)
                 owner->usage -= MIN(owner->usage, f->disk_size);
         if (unlinkat(s->dir_fd, f->name, 0) < 0) {
@@ -360,7 +360,7 @@ static bool tally_holds(struct store *s, const struct store_limits *l, const cha
 
         if (!t->valid || !keep || t->max_age_usec != l->max_age_usec || !new_core_look(s->dir_fd, keep, &f))
                 return false;
-        struct user_usage *u = user_of(t->users, t->n_users, f.uid);
+        struct user_usage *u = user_of(t->users, t->n_users, &f.owner);
         uint64_t usage = t->usage + f.disk_size, user = (u ? u->usage : 0) + f.disk_size;
         uint64_t expiry = MIN(t->next_expiry, expiry_of(l, &f));
         if (usage > max_use || free_space < keep_free || user > max_use_per_user || now > expiry || !u)

@@ -2,7 +2,9 @@
 # is over the rate limit, so that root's real crash there within the hour would be a "repeat" and
 # get no core. Repeat counters are per owner: the user's own crashes become repeats, and root's count
 # at the same site (the same signature) moves by root's crashes alone (earlier cases may have crashed
-# there as root: the case compares root's count before and after the user's burst).
+# there as root: the case compares root's count before and after the user's burst). Then the same
+# from a container root made (a user namespace root owns, as systemd-nspawn -U makes one): its
+# crashes count as its own tenant (COREDUMPD_TENANT=0:INODE), never as root's (issue 38: they did).
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 user=cdtsig
@@ -40,3 +42,22 @@ say "root's crash: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUM
 [ "$(field COREDUMPD_SIGNATURE "$e")" = "$sig" ] || die "root's crash has another signature: the case shows nothing"
 [ "$(field COREDUMPD_REPEAT "$e")" = $((before + 1)) ] ||
 	die "root's crash is repeat $(field COREDUMPD_REPEAT "$e"), not $((before + 1)): the user's crashes were counted as root's"
+
+before=$(field COREDUMPD_REPEAT "$e")
+for i in 1 2 3 4; do
+	"$BIN/spawn" -t 120 -- unshare --user --map-root-user "$BIN/uscrash" -n poisoner -c wild > "$WORK/spawn.out" ||
+		die "the container's crash $i did not end"
+	read_spawn_line "$(head -n1 "$WORK/spawn.out")"
+	e=$(wait_entry "$PID" 60) || die "the container's crash $i was not recorded"
+	tenant=$(field COREDUMPD_TENANT "$e")
+	say "container crash $i: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUMPD_RESULT "$e"), tenant $tenant, signature $(field COREDUMPD_SIGNATURE "$e")"
+	case "$tenant" in 0:[0-9]*) ;; *) die "the container's crash counts as tenant '$tenant', not its user namespace" ;; esac
+done
+[ "$(field COREDUMPD_RESULT "$e")" = rejected ] || die "the container's 4th crash at one site is no repeat"
+crash uscrash -n poisoner -c wild
+e=$(wait_entry "$PID" 60) || die "root's crash after the container's was not recorded"
+say "root's crash: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUMPD_RESULT "$e"), tenant $(field COREDUMPD_TENANT "$e")"
+[ "$(field COREDUMPD_SIGNATURE "$e")" = "$sig" ] || die "root's crash has another signature: the case shows nothing"
+[ "$(field COREDUMPD_TENANT "$e")" = 0 ] || die "root's crash counts as tenant $(field COREDUMPD_TENANT "$e")"
+[ "$(field COREDUMPD_REPEAT "$e")" = $((before + 1)) ] ||
+	die "root's crash is repeat $(field COREDUMPD_REPEAT "$e"), not $((before + 1)): the container's crashes were counted as root's"
