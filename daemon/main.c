@@ -21,6 +21,7 @@
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/kernel-handler.h"
 #include "shared/log.h"
@@ -251,6 +252,8 @@ static int run(const struct arguments *a, struct config *config) {
                 r = server_run(server);
 
         server_free(server);
+        if (stuck_threads() > 0)
+                return r; /* their steps may still use these: the exit ends them (server_free()) */
         repeats_free(repeats);
         probe_free(probe);
         store_free(store);

@@ -9,6 +9,9 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1059,6 +1062,163 @@ TEST(reload_reads_the_configuration) {
         test_env_done(&e);
 }
 
+/* openat64() as the daemon's code in this binary calls it (fileio.c's read_file_at()): a kept crash of
+ * stuck_pid blocks in reading its cmdline — as a thread blocks uninterruptibly on a task whose mm a
+ * sibling holds locked — until stuck_release, far beyond any deadline. */
+static atomic_int stuck_pid;
+static atomic_bool stuck_release;
+static atomic_uint stuck_blocked;
+
+int test_openat64(int dir_fd, const char *name, int flags, ...) __asm__("openat64");
+int test_openat64(int dir_fd, const char *name, int flags, ...) {
+        static int (*real)(int, const char *, int, ...);
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = (mode_t) va_arg(ap, int);
+                va_end(ap);
+        }
+        if (!real)
+                real = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, "openat64");
+        int pid = atomic_load(&stuck_pid);
+        if (pid > 0 && strcmp(name, "cmdline") == 0) {
+                char path[64], link[64] = "", want[32];
+                snprintf(path, sizeof path, "/proc/self/fd/%d", dir_fd);
+                snprintf(want, sizeof want, "/proc/%d", pid);
+                ssize_t n = readlink(path, link, sizeof link - 1);
+                if (n > 0 && (link[n] = 0, strcmp(link, want) == 0)) {
+                        atomic_fetch_add(&stuck_blocked, 1);
+                        while (!atomic_load(&stuck_release))
+                                usleep(10000);
+                }
+        }
+        return real(dir_fd, name, flags, mode);
+}
+
+static pid_t stuck_task_start(void) {
+        pid_t pid = sleeper_start("stuck", -1);
+        atomic_store(&stuck_pid, pid);
+        atomic_store(&stuck_release, false);
+        atomic_store(&stuck_blocked, 0);
+        return pid;
+}
+
+static void stuck_task_stop(pid_t pid) {
+        atomic_store(&stuck_pid, 0);
+        sleeper_stop(pid);
+}
+
+/* A crash whose thread blocks in the kernel past its deadline is abandoned 2 s after the cut: its
+ * slot and its user's share are free at once (a further crash of another user and of the same user
+ * run), it is recorded once, with why; and when its thread returns at last, nothing more. */
+TEST(stuck_thread_abandoned_frees_its_slot) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=1\nMaxConcurrentPerUser=1\nDeadline=1s\nIdleExit=0\n");
+        pid_t stuck = stuck_task_start();
+        e.peer.n_uids = 3;
+        memcpy(e.peer.uids, (uint32_t[]) { 1000, 1001, 1000 }, 3 * sizeof(uint32_t));
+        e.peer.pids[0] = stuck;
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);             /* 1000: stuck before its ack */
+        for (int i = 0; i < 500 && atomic_load(&stuck_blocked) == 0; i++)
+                usleep(10000);
+        CHECK_INT(atomic_load(&stuck_blocked), ==, 1);
+        uint64_t t0 = now_ms();
+        _cleanup_close_ int b = crash_connect(&rs);             /* 1001: waits for the slot */
+        CHECK_INT(fk_read_ack(b, &ack, 6000), ==, 16);          /* after Deadline= + the grace */
+        CHECK_INT(now_ms() - t0, <, 5000);
+        CHECK(wait_records(&e, 1, 2000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "failed"), ==, 1);
+        _cleanup_free_ char *why = find_record_field(&e, "COREDUMPD_RESULT", "failed", "COREDUMPD_ERROR");
+        CHECK(why && strstr(why, "stuck in the kernel"));
+        crash_finish(b);
+        _cleanup_close_ int c = crash_connect(&rs);             /* 1000 again: its share is free */
+        CHECK_INT(fk_read_ack(c, &ack, 3000), ==, 16);
+        crash_finish(c);
+        CHECK(wait_records(&e, 3, 5000));
+
+        atomic_store(&stuck_release, true);                     /* the stuck thread returns */
+        usleep(500000);
+        CHECK(log_capture_contains(&e.logs, "returned after it was abandoned"));
+        CHECK_INT(record_capture_count(&e.records), ==, 3);     /* no second record */
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        stuck_task_stop(stuck);
+        test_env_done(&e);
+}
+
+/* Past STUCK_MAX_PER_TENANT stuck threads, a tenant's next crash is answered REJECT on the loop
+ * with why, while another tenant's is kept; and the stop neither waits for the stuck threads nor
+ * takes long. */
+TEST(stuck_tenant_rejected_and_stop_prompt) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+        test_env_init(&e, NULL, "MaxConcurrent=4\nDeadline=1s\nIdleExit=0\n");
+        pid_t stuck = stuck_task_start();
+        e.peer.n_uids = 4;
+        memcpy(e.peer.uids, (uint32_t[]) { 1000, 1000, 1000, 1001 }, 4 * sizeof(uint32_t));
+        e.peer.pids[0] = e.peer.pids[1] = stuck;
+        server_start(&rs, &e);
+
+        int a1 = crash_connect(&rs), a2 = crash_connect(&rs);
+        for (int i = 0; i < 500 && atomic_load(&stuck_blocked) < 2; i++)
+                usleep(10000);
+        CHECK_INT(atomic_load(&stuck_blocked), ==, 2);
+        CHECK(wait_records(&e, 2, 6000));                       /* both abandoned and recorded */
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "failed"), ==, 2);
+
+        _cleanup_close_ int c = crash_connect(&rs);             /* 1000: rejected at once */
+        CHECK_INT(fk_read_ack(c, &ack, 2000), ==, 16);
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(c, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(c, 5000), ==, 0);
+        _cleanup_close_ int d = crash_connect(&rs);             /* 1001: kept */
+        CHECK_INT(fk_read_ack(d, &ack, 2000), ==, 16);
+        CHECK(ack.mask & COREDUMP_KERNEL);
+        crash_finish(d);
+        CHECK(wait_records(&e, 4, 5000));
+        _cleanup_free_ char *why = find_record_field(&e, "COREDUMPD_RESULT", "overload", "COREDUMPD_ERROR");
+        CHECK_STR(why, "2 of this tenant's crashes are stuck in the kernel");
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 1);
+
+        uint64_t t0 = now_ms();                                 /* the stuck threads never return */
+        server_request_stop(rs.server);
+        server_join(&rs);
+        CHECK_INT(now_ms() - t0, <, 3000);
+        close(a1);
+        close(a2);
+        /* (The stuck threads hold the environment: the test's child exits with them.) */
+}
+
+/* A crash stuck while the daemon stops: cut at the stop, abandoned and recorded, and the stop ends
+ * within its grace, not waiting for the thread. */
+TEST(stop_with_a_stuck_thread_is_prompt) {
+        struct test_env e;
+        struct running_server rs = {};
+        test_env_init(&e, NULL, "Deadline=60s\nIdleExit=0\n");
+        pid_t stuck = stuck_task_start();
+        e.peer.pid = stuck;
+        server_start(&rs, &e);
+
+        int a = crash_connect(&rs);
+        for (int i = 0; i < 500 && atomic_load(&stuck_blocked) == 0; i++)
+                usleep(10000);
+        CHECK_INT(atomic_load(&stuck_blocked), ==, 1);
+        uint64_t t0 = now_ms();
+        server_request_stop(rs.server);
+        server_join(&rs);
+        CHECK_INT(now_ms() - t0, <, 9000);                      /* not Deadline=60s */
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "failed"), ==, 1);
+        close(a);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(deadline_spares_a_moving_core),
@@ -1083,6 +1243,9 @@ static const struct test_case tests[] = {
         TEST_ENTRY(idle_exit),
         TEST_ENTRY(malformed_policy_reload_leaves_out_the_rule),
         TEST_ENTRY(reload_reads_the_configuration),
+        TEST_ENTRY(stuck_thread_abandoned_frees_its_slot),
+        TEST_ENTRY(stuck_tenant_rejected_and_stop_prompt),
+        TEST_ENTRY(stop_with_a_stuck_thread_is_prompt),
 };
 
 int main(int argc, char *argv[]) {

@@ -2678,8 +2678,9 @@ TEST(parser_reads_build_ids_in_its_cell) {
 }
 
 /* Children SIGKILL could not end are left to a reaper thread, counted until they are reaped: past
- * CHILD_ABANDONED_MAX_PER_OWNER of one owner, or CHILD_ABANDONED_MAX in all, no further child is
- * started for that owner (here stand-ins that wait in pause() until the test ends them). */
+ * STUCK_MAX_PER_TENANT of one owner, or STUCK_MAX in all, no further child is started for that
+ * owner (root and system users up to STUCK_MAX_SYSTEM); abandoned crash threads count in the same
+ * budget (here stand-ins that wait in pause() until the test ends them). */
 static pid_t abandoned_child(uid_t owner) {
         pid_t pid = fork();
         CHECK(pid >= 0);
@@ -2693,22 +2694,36 @@ static pid_t abandoned_child(uid_t owner) {
 }
 
 TEST(abandoned_children_bounded) {
-        pid_t pids[CHILD_ABANDONED_MAX];
+        pid_t pids[STUCK_MAX];
         size_t n = 0;
+        struct tenant t1000 = tenant_of_uid(1000), t1001 = tenant_of_uid(1001), root = tenant_of_uid(0);
 
         CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, 0);
-        for (unsigned i = 0; i < CHILD_ABANDONED_MAX_PER_OWNER; i++) {
+        for (unsigned i = 0; i + 1 < STUCK_MAX_PER_TENANT; i++) {
                 CHECK(!child_budget_exhausted(1000));
                 pids[n++] = abandoned_child(1000);
         }
-        CHECK_INT(child_abandoned(1000), ==, CHILD_ABANDONED_MAX_PER_OWNER);
+        /* A stuck crash thread of the same tenant counts in the same budget. */
+        CHECK(!stuck_budget_exhausted(&t1000));
+        stuck_thread_add(&t1000);
+        CHECK_INT(child_abandoned(1000), ==, STUCK_MAX_PER_TENANT - 1);
+        CHECK_INT(stuck_count(&t1000), ==, STUCK_MAX_PER_TENANT);
         CHECK(child_budget_exhausted(1000));
+        CHECK(stuck_budget_exhausted(&t1000));
         CHECK(!child_budget_exhausted(1001)); /* another user's budget is their own */
-        /* The bound in all: owners of one child each fill it. */
-        for (uid_t owner = 2000; n < CHILD_ABANDONED_MAX; owner++)
+        stuck_thread_remove(&t1000);
+        CHECK(!child_budget_exhausted(1000));
+        pids[n++] = abandoned_child(1000);
+        CHECK(child_budget_exhausted(1000));
+        /* The bound in all: owners of one child each fill it; root's and system users' work goes
+         * on up to STUCK_MAX_SYSTEM. */
+        for (uid_t owner = 2000; n < STUCK_MAX; owner++)
                 pids[n++] = abandoned_child(owner);
-        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, CHILD_ABANDONED_MAX);
+        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, STUCK_MAX);
         CHECK(child_budget_exhausted(1001));
+        CHECK(stuck_budget_exhausted(&t1001));
+        CHECK(!stuck_budget_exhausted(&root));
+        CHECK_INT(stuck_threads(), ==, 0);
         /* Once they end, the reaper threads reap them and the budgets come back. */
         for (size_t i = 0; i < n; i++)
                 CHECK_OK(kill(pids[i], SIGKILL));

@@ -12,6 +12,7 @@ void connection_init(struct connection *c, int fd) {
         atomic_init(&c->progress.last_usec, 0);
         atomic_init(&c->progress.received, 0);
         atomic_init(&c->released, false);
+        atomic_init(&c->abandoned, false);
         c->on_release = NULL;
         c->on_release_userdata = NULL;
 }
@@ -37,4 +38,15 @@ void connection_expire(struct connection *c) {
                 (void) shutdown(c->fd, SHUT_RDWR);
         }
         pthread_mutex_unlock(&c->lock);
+}
+
+bool connection_abandon(struct connection *c) {
+        pthread_mutex_lock(&c->lock);
+        bool won = !atomic_load(&c->released);
+        if (won) {
+                atomic_store(&c->abandoned, true);
+                c->on_release = NULL; /* whoever abandoned it hears of it no more */
+        }
+        pthread_mutex_unlock(&c->lock);
+        return won;
 }

@@ -18,6 +18,8 @@ struct connection {
         pthread_mutex_t lock;           /* orders release against expire */
         struct store_progress progress; /* bytes arriving; expired once the deadline shut the socket */
         atomic_bool released;           /* the task is no longer held */
+        atomic_bool abandoned;          /* given up on while it held the task (connection_abandon()):
+                                         * its crash is recorded by who abandoned it, not by the steps */
         void (*on_release)(void *userdata);     /* told once, from the releasing thread; may be NULL */
         void *on_release_userdata;
 };
@@ -29,3 +31,11 @@ void connection_destroy(struct connection *c);
 void connection_release(struct connection *c);
 /* Shuts the socket down if not yet released. Safe from any thread. */
 void connection_expire(struct connection *c);
+/* Gives the connection up while its steps are stuck (server/workers.c): true if it was not released
+ * yet, and then, once its steps do release it, connection_abandoned() holds (they record nothing);
+ * false if it was released first (the steps go on and record as ever). Safe from any thread. */
+bool connection_abandon(struct connection *c);
+/* After connection_release(): whether it had been abandoned before (fixed from then on). */
+static inline bool connection_abandoned(struct connection *c) {
+        return atomic_load(&c->abandoned);
+}

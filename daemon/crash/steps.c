@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "crash/backtrace.h"
 #include "crash/protocol.h"
@@ -511,6 +512,15 @@ void crash_continue(const struct crash_env *env, struct connection *conn, struct
 record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
         step_release(conn, c);
+        if (connection_abandoned(conn)) {
+                /* Given up at its deadline while stuck here (server/workers.c): its record was
+                 * written then, with why; no second one, and no core kept without a record. */
+                log_crash(c->tag, LOG_NOTICE, "Its thread returned after it was abandoned: not recorded again.");
+                if (c->have_stored && env->store)
+                        (void) unlinkat(env->store->dir_fd, c->stored.name, 0);
+                step_unreserve(env, c);
+                return;
+        }
         step_keep(env, c);
         step_unreserve(env, c);
         step_record(env, c);

@@ -15,6 +15,7 @@
 #include "crash/backtrace.h"
 #include "server/server.h"
 #include "server/workers.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/timestamp.h"
@@ -124,8 +125,10 @@ static void server_begin_stop(struct server *s, const char *why) {
                 (void) sd_notify(0, "STOPPING=1");
         (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_OFF);
         (void) sd_event_source_set_enabled(s->idle_timer, SD_EVENT_OFF);
-        /* Cores still being compressed stay plain (valid, and recorded so). */
+        /* Cores still being compressed stay plain (valid, and recorded so); crashes still holding
+         * their task are cut in a few seconds, the queued answered now (workers_stop()). */
         store_interrupt(s->env.store);
+        workers_stop(s->workers);
         server_maybe_finish(s);
 }
 
@@ -420,6 +423,13 @@ struct server *server_free(struct server *s) {
                 return NULL;
 
         workers_free(s->workers);
+        if (stuck_threads() > 0) {
+                /* An abandoned thread may still return into the steps, which use what the crash
+                 * environment holds (the host view, the unwinders' semaphore, the policy): left as
+                 * it is, never waited for. The process exits next; the kernel ends the rest. */
+                log_warning("%u crash thread(s) stuck in the kernel left behind.", stuck_threads());
+                return NULL;
+        }
 
         sd_event_source_disable_unref(s->listen_source);
         sd_event_source_disable_unref(s->resume_timer);

@@ -12,11 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/admission.h"
 #include "server/fatal.h"
-#include "server/workers.h"
+#include "server/workers-internal.h"
 #include "store/store.h"
 #include "shared/parse.h"
 #include "shared/timestamp.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 
@@ -28,67 +30,14 @@
  * exit, which under a TLB flush of every CPU is the dearest of them on a small VM. */
 #define THREADS_PARKED_MAX 2
 #define THREAD_PARKED_USEC (30 * USEC_PER_SEC)
-
-enum worker_kind {
-        WORKER_LOOP,            /* on the loop: the request read, the policy applied; a REJECT (by
-                                 * the policy, or overload) answered there, waiting for the mark */
-        WORKER_QUEUED,          /* decided to keep, waiting for a slot; the kernel holds the task */
-        WORKER_THREAD,          /* the rest of the steps on a thread of its own; it holds a slot of
-                                 * MaxConcurrent= until it releases the task (conn.released), then
-                                 * compresses and records beside the slots, MaxConcurrent= such
-                                 * threads at most */
-        _WORKER_KIND_MAX,
-};
-
-enum loop_state {
-        LOOP_WANT_REQUEST,
-        LOOP_WANT_MARK,
-};
-
-struct worker {
-        struct workers *workers;
-        enum worker_kind kind;
-        struct connection conn;
-        struct crash crash;             /* authenticated on the loop, at accept */
-        struct tenant tenant;           /* whose share, quota and reserved room (shared/tenant.h) */
-        sd_event_source *deadline;
-        uint64_t started_usec;          /* CLOCK_MONOTONIC: accepted, or taken off the queue */
-        struct worker *next;
-
-        /* WORKER_THREAD */
-        atomic_bool finished;           /* its steps are done; set under pool_lock */
-        struct worker *handed_next;     /* handed to a parked thread, not taken yet */
-
-        /* WORKER_LOOP */
-        enum loop_state state;
-        sd_event_source *io;
-        const char *overload_why;       /* rejected for overload, not by the policy: which bound */
-};
-
-struct workers {
-        sd_event *event;
-        const struct config *config;
-        const struct crash_env *env;
-        workers_changed_fn changed;
-        void *userdata;
-
-        int wake_fd;                    /* thread workers report completion here */
-        sd_event_source *wake_source;
-
-        struct worker *list;            /* threads and loop workers, any order */
-        struct worker *queue, **queue_tail;     /* queued, oldest first */
-        unsigned n[_WORKER_KIND_MAX];
-        bool trim_pending;              /* the last crash thread ended since the last trim */
-        uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
-
-        /* The crashes' threads (detached): running one's steps, or parked for the next. */
-        pthread_mutex_t pool_lock;
-        pthread_cond_t pool_work;       /* to the parked: a crash handed over, or stop */
-        pthread_cond_t pool_done;       /* from the threads: a crash's steps done, a thread ended */
-        struct worker *handed, **handed_tail;
-        unsigned handed_n, parked, alive;
-        bool stopping;
-};
+/* A crash thread the deadline cut (connection_expire()) that still holds its task this long after
+ * waits in the kernel where the shut-down socket does not reach (reading the task's /proc files
+ * while a sibling sharing its mm holds the mmap lock, a FUSE file): it is abandoned (worker_abandon()). */
+#define ABANDON_GRACE_USEC (2 * USEC_PER_SEC)
+/* On stop, a crash still holding its task is cut this long after (then abandoned ABANDON_GRACE_USEC
+ * later if stuck): the stop ends within WORKERS_STOP_GRACE_USEC + ABANDON_GRACE_USEC and a little,
+ * under the unit's TimeoutStopSec=. */
+#define WORKERS_STOP_GRACE_USEC (5 * USEC_PER_SEC)
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
@@ -109,6 +58,7 @@ static void worker_free(struct worker *w) {
         sd_event_source_disable_unref(w->deadline);
         connection_destroy(&w->conn);
         crash_done(&w->crash);
+        fields_done(&w->abandon_record);
         free(w);
 }
 
@@ -218,50 +168,6 @@ static uint64_t worker_deadline_next(const struct worker *w, uint64_t now, const
                              (uint64_t) atomic_load(&w->conn.progress.received), now, ret_why);
 }
 
-/* ---- fair shares ----------------------------------------------------------------------------- */
-
-static bool holds_task(const struct worker *w) {
-        return w->kind == WORKER_THREAD && !atomic_load(&w->conn.released);
-}
-
-enum holders {
-        HOLDERS_ALL,
-        HOLDERS_USERS,          /* tenants that are not root or a system user of the host's */
-        HOLDERS_TENANT,         /* the tenant given */
-};
-
-/* Whether w counts among who. */
-static bool worker_is(const struct worker *w, enum holders who, const struct tenant *t) {
-        return who == HOLDERS_ALL || (who == HOLDERS_USERS ? !tenant_is_system(&w->tenant) : tenant_equal(&w->tenant, t));
-}
-
-/* Thread workers holding a task, of whom. */
-static unsigned holding(const struct workers *ws, enum holders who, const struct tenant *t) {
-        unsigned n = 0;
-        for (const struct worker *w = ws->list; w; w = w->next)
-                if (holds_task(w) && worker_is(w, who, t))
-                        n++;
-        return n;
-}
-
-/* Whether a crash of tenant t may take a thread now: a slot is free, the tenant is below its share,
- * and tenants other than root and system users of the host's together leave the reserved slots
- * free. */
-static bool may_run(const struct workers *ws, const struct tenant *t) {
-        const struct config *c = ws->config;
-
-        /* Threads that released their task and only compress and record: MaxConcurrent= more. */
-        if (holding(ws, HOLDERS_ALL, NULL) >= c->max_concurrent || ws->n[WORKER_THREAD] >= 2 * c->max_concurrent)
-                return false;
-        if (!tenant_is_system(t)) {
-                /* At least one slot stays open to users, whatever is reserved. */
-                unsigned for_users = c->max_concurrent - MIN(c->reserved_concurrent, c->max_concurrent - 1);
-                if (holding(ws, HOLDERS_USERS, NULL) >= for_users)
-                        return false;
-        }
-        return holding(ws, HOLDERS_TENANT, t) < c->max_concurrent_per_user;
-}
-
 /* ---- thread workers -------------------------------------------------------------------------- */
 
 /* Waits, parked (counted in ws->parked already), for a crash handed over (pool_lock held): NULL
@@ -292,6 +198,15 @@ static void *thread_main(void *userdata) {
 
         while (w) {
                 crash_continue(ws->env, &w->conn, &w->crash);
+                if (connection_abandoned(&w->conn)) {
+                        /* Abandoned at its deadline (worker_abandon()): recorded, out of every list
+                         * and count, its sd-event sources gone. w is this thread's alone; ws may be
+                         * gone (the daemon stopped meanwhile): not touched again. */
+                        struct tenant t = w->tenant;
+                        worker_free(w);
+                        stuck_thread_remove(&t);
+                        break;
+                }
                 /* A thread that compressed runs at a priority it cannot raise again: it ends. */
                 bool may_park = !store_thread_priority_lowered();
 
@@ -354,9 +269,31 @@ static void on_thread_released(void *userdata) {
         (void) !write(w->workers->wake_fd, &one, sizeof one);
 }
 
+/* The record of the crash should its thread be abandoned, made while the crash is still the loop's
+ * alone: once its thread runs, the loop never reads the crash again (the thread may wake up and
+ * write to it at any time). A few dozen fields per crash kept on a thread, against a record that
+ * could not be written safely at all later. */
+static void prepare_abandon_record(struct worker *w) {
+        struct crash *c = &w->crash;
+        enum crash_result result = c->result;
+        char error[sizeof c->error];
+
+        memcpy(error, c->error, sizeof error);
+        c->result = CRASH_RESULT_FAILED;
+        snprintf(c->error, sizeof c->error, "Abandoned: its thread was stuck in the kernel past the connection's "
+                 "deadline and %u s more; its slot and its user's share were given back",
+                 (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC));
+        if (record_build(c, &w->abandon_record) < 0)
+                w->abandon_record = (struct fields) {};
+        c->result = result;
+        memcpy(c->error, error, sizeof error);
+        memcpy(w->tag, c->tag, sizeof w->tag);
+}
+
 static int thread_start(struct workers *ws, struct worker *w) {
         w->conn.on_release = on_thread_released;
         w->conn.on_release_userdata = w;
+        prepare_abandon_record(w);
         int r = worker_arm_deadline(w, false);
         if (r < 0)
                 return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
@@ -514,37 +451,17 @@ static void loop_start(struct workers *ws, struct worker *w, const char *why) {
 
 /* ---- the queue ------------------------------------------------------------------------------- */
 
-/* Queued crashes, of whom. */
-static unsigned queued(const struct workers *ws, enum holders who, const struct tenant *t) {
-        unsigned n = 0;
-        for (const struct worker *w = ws->queue; w; w = w->next)
-                if (worker_is(w, who, t))
-                        n++;
-        return n;
-}
-
-/* NULL if a crash of tenant t may wait in the queue, else why not: the tenant (every one, root and
- * system users too) has MaxQueuedPerUser= waiting, the queue is full, or tenants other than root
- * and system users of the host's together fill what they may (an eighth of MaxQueued= stays for
- * those, so that no user or container can make their crashes be rejected). */
-static const char *queue_room(const struct workers *ws, const struct tenant *t) {
-        const struct config *c = ws->config;
-        if (queued(ws, HOLDERS_TENANT, t) >= c->max_queued_per_user)
-                return "queue quota of the user";
-        if (ws->n[WORKER_QUEUED] >= c->max_queued)
-                return "queue full";
-        if (!tenant_is_system(t) && queued(ws, HOLDERS_USERS, NULL) >= c->max_queued - MIN(c->max_queued / 8, c->max_queued))
-                return "queue room of users";
-        return NULL;
-}
-
 /* Starts queued crashes, oldest first, as far as the slots and the shares allow. */
 static void queue_dispatch(struct workers *ws) {
         struct worker *w = ws->queue;
 
         while (w) {
                 struct worker *next = w->next;
-                if (may_run(ws, &w->tenant)) {
+                const char *stuck = stuck_room(&w->tenant, w->stuck_why, sizeof w->stuck_why);
+                if (stuck || ws->stop_at > 0) {
+                        worker_unlink(ws, w);
+                        loop_start(ws, w, stuck ?: "coredumpd stopping");
+                } else if (may_run(ws, &w->tenant)) {
                         worker_unlink(ws, w);
                         if (thread_start(ws, w) < 0)
                                 loop_start(ws, w, "no worker thread");
@@ -555,6 +472,39 @@ static void queue_dispatch(struct workers *ws) {
 
 /* ---- the deadline, for every kind ------------------------------------------------------------ */
 
+/* A thread worker cut at its deadline that still holds its task after the grace (or, on stop, one
+ * that has not finished): its thread is stuck in the kernel. It gives back what it held at once —
+ * out of the list, so it counts in no slot, share or thread bound; its record written now, with why
+ * (the one record of the crash: its steps, should they return, write none, connection_abandoned())
+ * — and is counted as stuck against its tenant until its thread returns (shared/child.h). The
+ * worker is its thread's from here on, which frees it, never touching ws again; one that never
+ * returns is never joined (detached). False if it released its task first (it goes on as ever). */
+static bool worker_abandon(struct workers *ws, struct worker *w) {
+        if (!connection_abandon(&w->conn))
+                return false;
+        worker_unlink(ws, w);
+        w->deadline = sd_event_source_disable_unref(w->deadline); /* sd-event's: the loop's to free */
+        pthread_mutex_lock(&ws->pool_lock);
+        ws->alive--; /* not waited for by workers_free() */
+        pthread_mutex_unlock(&ws->pool_lock);
+        stuck_thread_add(&w->tenant);
+        log_crash(w->tag, LOG_WARNING, "Its thread is stuck in the kernel %u s after the deadline (%s): abandoned, "
+                  "its slot given back (%u of this user's crashes stuck, %u in all).",
+                  (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC), w->cut_why ? w->cut_why : "stop",
+                  stuck_count(&w->tenant), stuck_count(NULL));
+        if (w->abandon_record.n > 0) {
+                int r = ws->env->record_sink(&w->abandon_record, ws->env->record_userdata);
+                if (r < 0)
+                        log_crash_errno(w->tag, LOG_ERR, r, "Cannot write the crash record: %m");
+        } else
+                log_crash(w->tag, LOG_ERR, "No record for the abandoned crash: out of memory at its hand-over.");
+        fields_done(&w->abandon_record);
+        if (ws->n[WORKER_THREAD] == 0)
+                ws->trim_pending = true;
+        return true;
+}
+
+
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         struct worker *w = userdata;
         struct workers *ws = w->workers;
@@ -563,18 +513,33 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         case WORKER_THREAD: {
                 if (atomic_load(&w->conn.released))
                         break; /* nothing held to cut: it compresses and records */
+                if (w->cut_why) { /* cut ABANDON_GRACE_USEC ago, and still holding its task */
+                        if (worker_abandon(ws, w)) {
+                                queue_dispatch(ws); /* its slot is free */
+                                ws->changed(ws->userdata);
+                        }
+                        break;
+                }
                 const char *why = NULL;
                 uint64_t next = worker_deadline_next(w, usec, &why);
+                if (ws->stop_at > 0 && usec >= ws->stop_at) {
+                        why = "coredumpd stopping";
+                        next = 0;
+                } else if (ws->stop_at > 0 && next > ws->stop_at)
+                        next = ws->stop_at;
                 if (next > 0) {
                         (void) sd_event_source_set_time(source, next);
                         (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
                         return 0;
                 }
-                log_crash(w->crash.tag, LOG_WARNING, "Connection reached its deadline (%s) after %" PRIu64 " bytes, shutting it down.",
+                log_crash(w->tag, LOG_WARNING, "Connection reached its deadline (%s) after %" PRIu64 " bytes, shutting it down.",
                           why, (uint64_t) atomic_load(&w->conn.progress.received));
                 /* The record says which bound cut it (store.c). */
                 atomic_store(&w->conn.progress.expired_why, why);
                 connection_expire(&w->conn);
+                w->cut_why = why;
+                (void) sd_event_source_set_time(source, usec + ABANDON_GRACE_USEC);
+                (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
                 break;
         }
         case WORKER_QUEUED:
@@ -625,6 +590,13 @@ static void hand_over(struct workers *ws, struct worker *w) {
                 return;
         }
 
+        /* A tenant whose crashes are stuck in the kernel gets no further thread; nor does anyone once
+         * the daemon is stopping. */
+        const char *stuck = stuck_room(&w->tenant, w->stuck_why, sizeof w->stuck_why);
+        if (stuck || ws->stop_at > 0) {
+                loop_start(ws, w, stuck ?: "coredumpd stopping");
+                return;
+        }
         /* A crash that may run now runs, whoever else waits (they wait for a share of their own);
          * only one of an owner with crashes waiting queues behind them, in order. */
         if (queued(ws, HOLDERS_TENANT, &w->tenant) == 0 && may_run(ws, &w->tenant)) {
@@ -674,6 +646,20 @@ uint64_t workers_trim_due(struct workers *ws, uint64_t now_mono) {
         return 0;
 }
 
+void workers_stop(struct workers *ws) {
+        uint64_t now;
+        if (ws->stop_at > 0 || sd_event_now(ws->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        ws->stop_at = now + WORKERS_STOP_GRACE_USEC;
+        for (struct worker *w = ws->list; w; w = w->next) {
+                uint64_t at;
+                if (holds_task(w) && !w->cut_why && w->deadline &&
+                    sd_event_source_get_time(w->deadline, &at) >= 0 && at > ws->stop_at)
+                        (void) sd_event_source_set_time(w->deadline, ws->stop_at);
+        }
+        queue_dispatch(ws); /* the queued: answered now */
+}
+
 unsigned workers_busy(const struct workers *ws) {
         return ws->n[WORKER_QUEUED] + ws->n[WORKER_THREAD] + ws->n[WORKER_LOOP];
 }
@@ -700,8 +686,8 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
         (void) pthread_condattr_init(&cattr);
         (void) pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
         (void) pthread_cond_init(&ws->pool_work, &cattr);
+        (void) pthread_cond_init(&ws->pool_done, &cattr);
         (void) pthread_condattr_destroy(&cattr);
-        (void) pthread_cond_init(&ws->pool_done, NULL);
         (void) pthread_mutex_init(&ws->pool_lock, NULL);
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
@@ -724,9 +710,28 @@ struct workers *workers_free(struct workers *ws) {
         if (!ws)
                 return NULL;
 
-        /* Normally all are reaped on the loop; on an early exit cut the rest short. */
+        /* Normally all are reaped on the loop; on an early exit cut the rest short. Their threads get
+         * ABANDON_GRACE_USEC in all to end; one stuck in the kernel is abandoned, not waited for. */
         for (struct worker *w = ws->list; w; w = w->next)
                 connection_expire(&w->conn);
+        uint64_t until = now_monotonic_usec() + ABANDON_GRACE_USEC;
+        struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC), .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
+        pthread_mutex_lock(&ws->pool_lock);
+        for (bool running = true; running;) {
+                running = false;
+                for (struct worker *w = ws->list; w; w = w->next)
+                        running = running || (w->kind == WORKER_THREAD && !atomic_load(&w->finished));
+                if (running && pthread_cond_timedwait(&ws->pool_done, &ws->pool_lock, &ts) == ETIMEDOUT)
+                        break;
+        }
+        pthread_mutex_unlock(&ws->pool_lock);
+        for (struct worker *w = ws->list, *next; w; w = next) {
+                next = w->next;
+                if (w->kind == WORKER_THREAD && !atomic_load(&w->finished)) {
+                        w->cut_why = w->cut_why ?: "coredumpd stopping";
+                        (void) worker_abandon(ws, w);
+                }
+        }
         while (ws->list)
                 worker_reap(ws, ws->list);
         while (ws->queue)

@@ -25,8 +25,13 @@ typedef void (*workers_changed_fn)(void *userdata);
 
 int workers_new(sd_event *event, const struct config *config, const struct crash_env *env,
                 workers_changed_fn changed, void *userdata, struct workers **ret);
-/* Cuts running workers short at once (their sockets are shut down) and reaps them. */
+/* Cuts running workers short at once (their sockets are shut down) and reaps them; a thread that
+ * has not ended 2 s after is abandoned (recorded, left to end on its own: stuck_threads()), never
+ * waited for. */
 struct workers *workers_free(struct workers *w);
+/* The daemon stops: crashes still holding their task are cut a few seconds from now (and abandoned
+ * if stuck), queued and new ones are answered REJECT. */
+void workers_stop(struct workers *w);
 
 /* Takes over fd, a freshly accepted blocking crash connection. */
 void workers_start(struct workers *w, int fd);

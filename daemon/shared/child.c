@@ -14,54 +14,87 @@
 #include "shared/log.h"
 #include "shared/timestamp.h"
 
-/* The abandoned children not reaped yet; rare, so a list scanned under the lock. */
+/* The stuck work not ended yet (shared/child.h): abandoned children (pid) and crash threads (pid 0);
+ * rare, so a list scanned under the lock. */
 static pthread_mutex_t abandoned_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct abandoned {
-        pid_t pid;
-        uid_t owner;
+        pid_t pid;                      /* 0: a crash thread */
+        struct tenant owner;
 } *abandoned;
 static size_t n_abandoned;
 
-static void abandoned_add(pid_t pid, uid_t owner) {
+static void abandoned_add(pid_t pid, const struct tenant *owner) {
         pthread_mutex_lock(&abandoned_lock);
         struct abandoned *grown = realloc(abandoned, (n_abandoned + 1) * sizeof *grown);
         if (grown) {
                 abandoned = grown;
-                abandoned[n_abandoned++] = (struct abandoned) { pid, owner };
+                abandoned[n_abandoned++] = (struct abandoned) { pid, *owner };
         }
         pthread_mutex_unlock(&abandoned_lock);
 }
 
-static void abandoned_remove(pid_t pid) {
+/* The entry of pid, or (pid 0) one thread of owner's. */
+static void abandoned_remove(pid_t pid, const struct tenant *owner) {
         pthread_mutex_lock(&abandoned_lock);
         for (size_t i = 0; i < n_abandoned; i++)
-                if (abandoned[i].pid == pid) {
+                if (abandoned[i].pid == pid && (pid != 0 || tenant_equal(&abandoned[i].owner, owner))) {
                         abandoned[i] = abandoned[--n_abandoned];
                         break;
                 }
         pthread_mutex_unlock(&abandoned_lock);
 }
 
-unsigned child_abandoned(uid_t owner) {
+enum stuck_kind { STUCK_ANY, STUCK_THREAD, STUCK_CHILD };
+
+static unsigned abandoned_count(const struct tenant *t, enum stuck_kind kind) {
         unsigned n = 0;
 
         pthread_mutex_lock(&abandoned_lock);
         for (size_t i = 0; i < n_abandoned; i++)
-                n += owner == CHILD_ANY_OWNER || abandoned[i].owner == owner;
+                n += (!t || tenant_equal(&abandoned[i].owner, t)) &&
+                     (kind == STUCK_ANY || (kind == STUCK_THREAD) == (abandoned[i].pid == 0));
         pthread_mutex_unlock(&abandoned_lock);
         return n;
 }
 
+unsigned stuck_count(const struct tenant *t) {
+        return abandoned_count(t, STUCK_ANY);
+}
+
+unsigned stuck_threads(void) {
+        return abandoned_count(NULL, STUCK_THREAD);
+}
+
+bool stuck_budget_exhausted(const struct tenant *t) {
+        unsigned all = stuck_count(NULL);
+        if (all >= (tenant_is_system(t) ? STUCK_MAX_SYSTEM : STUCK_MAX))
+                return true;
+        return stuck_count(t) >= STUCK_MAX_PER_TENANT;
+}
+
+void stuck_thread_add(const struct tenant *t) {
+        abandoned_add(0, t);
+}
+
+void stuck_thread_remove(const struct tenant *t) {
+        abandoned_remove(0, t);
+}
+
+unsigned child_abandoned(uid_t owner) {
+        struct tenant t = tenant_of_uid(owner);
+        return abandoned_count(owner == CHILD_ANY_OWNER ? NULL : &t, STUCK_CHILD);
+}
+
 bool child_budget_exhausted(uid_t owner) {
-        return child_abandoned(CHILD_ANY_OWNER) >= CHILD_ABANDONED_MAX ||
-               child_abandoned(owner) >= CHILD_ABANDONED_MAX_PER_OWNER;
+        struct tenant t = tenant_of_uid(owner);
+        return stuck_budget_exhausted(&t);
 }
 
 static void *reap_thread(void *arg) {
         pid_t pid = (pid_t) (intptr_t) arg;
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
-        abandoned_remove(pid);
+        abandoned_remove(pid, NULL);
         return NULL;
 }
 
@@ -70,7 +103,8 @@ void child_reap_later(pid_t pid, uid_t owner) {
         pthread_attr_t attr;
 
         /* Counted even without a thread to reap it: it stays, a zombie at least. */
-        abandoned_add(pid, owner);
+        struct tenant tenant = tenant_of_uid(owner);
+        abandoned_add(pid, &tenant);
         if (pthread_attr_init(&attr) != 0)
                 return;
         (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -12,14 +12,41 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "shared/tenant.h"
+
 /* How long a SIGKILLed child may take to end before it is left to end on its own. */
 #define CHILD_KILL_GRACE_USEC UINT64_C(2000000)
 
-/* Children left to end on their own (each a process in the kernel and a thread of ours), counted
- * until they are reaped: in all, and per owner (the uid the child runs as). Past either bound the
- * caller starts no further child of that owner (child_budget_exhausted()). */
-#define CHILD_ABANDONED_MAX 32U
-#define CHILD_ABANDONED_MAX_PER_OWNER 4U
+/*
+ * Stuck work: what a deadline gave up on while it waits in the kernel, where no signal reaches —
+ * children left to end on their own (each a process in the kernel and a reaper thread of ours) and
+ * crash threads abandoned at their deadline (server/workers.c) — counted per tenant until it ends.
+ * ONE budget for both, defined here:
+ *
+ *   - a tenant with STUCK_MAX_PER_TENANT stuck: no further child is started for it, and its new
+ *     crashes are answered REJECT on the loop ("N of this tenant's crashes are stuck in the kernel");
+ *   - STUCK_MAX stuck in all: the same for every tenant but root and system users of the host's
+ *     (tenant_is_system()), whose crashes still get threads and children up to STUCK_MAX_SYSTEM in
+ *     all — a user or container cannot cost the host's own services their dumps, and the number of
+ *     stuck tasks (coredumpd.service's TasksMax=) stays bounded.
+ *
+ * A child's tenant is the uid it runs as (the crashing user's, or nobody's for root's and setuid
+ * dumps); a thread's is its crash's.
+ */
+#define STUCK_MAX_PER_TENANT 2U
+#define STUCK_MAX 16U
+#define STUCK_MAX_SYSTEM 24U
+
+/* Stuck work not ended yet: t's, or all (t NULL). */
+unsigned stuck_count(const struct tenant *t);
+/* Abandoned crash threads not returned yet. */
+unsigned stuck_threads(void);
+/* Whether t may start no further work (a child, a crash's thread): its own or the global bound. */
+bool stuck_budget_exhausted(const struct tenant *t);
+/* A crash thread of t's abandoned at its deadline, and (when it returns at last) ended. */
+void stuck_thread_add(const struct tenant *t);
+void stuck_thread_remove(const struct tenant *t);
+
 #define CHILD_ANY_OWNER ((uid_t) -1)
 
 /* Reaps pid whenever it ends, on a detached thread; counted as owner's abandoned child until then. */
@@ -32,7 +59,8 @@ bool child_kill_and_reap(pid_t pid, int pidfd, uid_t owner, int *ret_status);
 
 /* Abandoned children not reaped yet: owner's, or all (CHILD_ANY_OWNER). */
 unsigned child_abandoned(uid_t owner);
-/* Whether owner's abandoned children, or all, reached their bound: start none for owner then. */
+/* stuck_budget_exhausted() for the tenant of owner (the uid the child would run as), whose stuck
+ * threads count too: start no child for owner then. */
 bool child_budget_exhausted(uid_t owner);
 
 /* Waits for pid to end (through pidfd when >= 0) until the CLOCK_MONOTONIC deadline (usec); true

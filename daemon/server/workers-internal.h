@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * What server/workers.c and server/admission.c share: a worker (one crash connection, from start to
+ * reap) and the pool. Only these two files include it.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "server/workers.h"
+#include "shared/fields.h"
+#include "shared/tenant.h"
+
+enum worker_kind {
+        WORKER_LOOP,            /* on the loop: the request read, the policy applied; a REJECT (by
+                                 * the policy, or overload) answered there, waiting for the mark */
+        WORKER_QUEUED,          /* decided to keep, waiting for a slot; the kernel holds the task */
+        WORKER_THREAD,          /* the rest of the steps on a thread of its own; it holds a slot of
+                                 * MaxConcurrent= until it releases the task (conn.released), then
+                                 * compresses and records beside the slots, MaxConcurrent= such
+                                 * threads at most */
+        _WORKER_KIND_MAX,
+};
+
+enum loop_state {
+        LOOP_WANT_REQUEST,
+        LOOP_WANT_MARK,
+};
+
+struct worker {
+        struct workers *workers;
+        enum worker_kind kind;
+        struct connection conn;
+        struct crash crash;             /* authenticated on the loop, at accept */
+        struct tenant tenant;           /* whose share, quota and reserved room (shared/tenant.h) */
+        sd_event_source *deadline;
+        uint64_t started_usec;          /* CLOCK_MONOTONIC: accepted, or taken off the queue */
+        struct worker *next;
+
+        /* WORKER_THREAD */
+        atomic_bool finished;           /* its steps are done; set under pool_lock */
+        struct worker *handed_next;     /* handed to a parked thread, not taken yet */
+        const char *cut_why;            /* the deadline cut it (connection_expire()): which bound;
+                                         * abandoned if it still holds its task after the grace */
+        char tag[96];                   /* the crash's tag at hand-over, for the loop's lines */
+        struct fields abandon_record;   /* its record should it be abandoned, made at hand-over */
+
+        /* WORKER_LOOP */
+        enum loop_state state;
+        sd_event_source *io;
+        const char *overload_why;       /* rejected for overload, not by the policy: which bound */
+        char stuck_why[96];             /* overload_why when its tenant's stuck work is the bound */
+};
+
+struct workers {
+        sd_event *event;
+        const struct config *config;
+        const struct crash_env *env;
+        workers_changed_fn changed;
+        void *userdata;
+
+        int wake_fd;                    /* thread workers report completion here */
+        sd_event_source *wake_source;
+
+        struct worker *list;            /* threads and loop workers, any order */
+        struct worker *queue, **queue_tail;     /* queued, oldest first */
+        unsigned n[_WORKER_KIND_MAX];
+        bool trim_pending;              /* the last crash thread ended since the last trim */
+        uint64_t trimmed_usec;          /* CLOCK_MONOTONIC of the last malloc_trim() */
+
+        /* The crashes' threads (detached): running one's steps, or parked for the next. */
+        pthread_mutex_t pool_lock;
+        pthread_cond_t pool_work;       /* to the parked: a crash handed over, or stop */
+        pthread_cond_t pool_done;       /* from the threads: a crash's steps done, a thread ended */
+        struct worker *handed, **handed_tail;
+        unsigned handed_n, parked, alive;
+        bool stopping;
+        uint64_t stop_at;               /* CLOCK_MONOTONIC: threads still holding a task are cut then
+                                         * (workers_stop()); 0: not stopping */
+};
