@@ -15,6 +15,7 @@
 #include "parser/core-source.h"
 #include "selfdump/core-notes.h"
 #include "shared/cleanup.h"
+#include "shared/fileio.h"
 
 /* struct elf_prstatus on x86-64: the registers (user_regs_struct) start at this offset. */
 #define PRSTATUS_REGS_OFFSET 112
@@ -280,20 +281,6 @@ static void plan_merge(struct plan *p) {
         p->n = k;
 }
 
-static int write_all(int fd, const void *buf, size_t size) {
-        const uint8_t *b = buf;
-        while (size > 0) {
-                ssize_t n = write(fd, b, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                b += n;
-                size -= (size_t) n;
-        }
-        return 0;
-}
-
 int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *reason, size_t reason_size) {
         _cleanup_free_ Elf64_Phdr *ph = NULL, *oph = NULL;
         _cleanup_free_ uint8_t *notes = NULL;
@@ -468,11 +455,11 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
         oeh.e_shnum = 0;
         oeh.e_shentsize = 0;
         oeh.e_shstrndx = SHN_UNDEF;
-        r = write_all(out_fd, &oeh, sizeof oeh);
-        r = r ?: write_all(out_fd, oph, out_ph * sizeof *oph);
-        r = r ?: write_all(out_fd, notes, notes_size);
+        r = write_full(out_fd, &oeh, sizeof oeh);
+        r = r ?: write_full(out_fd, oph, out_ph * sizeof *oph);
+        r = r ?: write_full(out_fd, notes, notes_size);
         for (size_t i = 0; i < plan.n && r == 0; i++)
-                r = write_all(out_fd, plan.v[i].data, plan.v[i].len);
+                r = write_full(out_fd, plan.v[i].data, plan.v[i].len);
         if (r < 0)
                 r = fail(r, reason, reason_size, "%s", "cannot write the compact core");
         goto out;

@@ -20,35 +20,10 @@
 #include "selfdump/task-files.h"
 #include "shared/cleanup.h"
 #include "shared/elf-build-id.h"
+#include "shared/fileio.h"
 
 #define MOUNTINFO_MAX (4u * 1024 * 1024)
 #define COPY_CHUNK (128u * 1024)
-
-static int read_exactly(int fd, void *buf, size_t size) {
-        size_t done = 0;
-        while (done < size) {
-                ssize_t n = read(fd, (char *) buf + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EBADMSG;
-                done += (size_t) n;
-        }
-        return 0;
-}
-
-static int write_exactly(int fd, const void *buf, size_t size) {
-        while (size > 0) {
-                ssize_t n = write(fd, buf, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                buf = (const char *) buf + n;
-                size -= (size_t) n;
-        }
-        return 0;
-}
 
 static bool is_elf(int fd) {
         unsigned char magic[4];
@@ -115,7 +90,7 @@ static int send_file(int fd, uint64_t size) {
                         memset(buf, 0, want);
                         n = (ssize_t) want;
                 }
-                int r = write_exactly(STDOUT_FILENO, buf, (size_t) n);
+                int r = write_full(STDOUT_FILENO, buf, (size_t) n);
                 if (r < 0)
                         return r;
                 offset += (uint64_t) n;
@@ -133,7 +108,7 @@ static int send_entry(uint32_t index, uint32_t what, int error, const char *buil
         };
         if (build_id)
                 memcpy(e.build_id, build_id, strnlen(build_id, sizeof e.build_id));
-        return write_exactly(STDOUT_FILENO, &e, sizeof e);
+        return write_full(STDOUT_FILENO, &e, sizeof e);
 }
 
 int keep_files_main(void) {
@@ -142,10 +117,10 @@ int keep_files_main(void) {
         int fds[PARSER_KEEP_FILES_MAX];
         char reason[256] = "";
 
-        if (read_exactly(STDIN_FILENO, &req, sizeof req) < 0 || !parser_keep_request_valid(&req))
+        if (read_exact(STDIN_FILENO, &req, sizeof req) < 0 || !parser_keep_request_valid(&req))
                 return 2;
         for (uint32_t i = 0; i < req.n_files; i++) {
-                if (read_exactly(STDIN_FILENO, paths[i], req.files[i].path_len) < 0 ||
+                if (read_exact(STDIN_FILENO, paths[i], req.files[i].path_len) < 0 ||
                     memchr(paths[i], 0, req.files[i].path_len))
                         return 2;
                 paths[i][req.files[i].path_len] = 0;
@@ -178,12 +153,12 @@ int keep_files_main(void) {
                 }
                 opened.error[i] = fds[i] < 0 ? fds[i] : 0;
         }
-        if (write_exactly(STDOUT_FILENO, &opened, sizeof opened) < 0)
+        if (write_full(STDOUT_FILENO, &opened, sizeof opened) < 0)
                 return EXIT_FAILURE;
 
         /* 2. Once the task is released: compared, and read for the copies. */
         char go = 0;
-        if (read_exactly(STDIN_FILENO, &go, 1) < 0 || go != PARSER_KEEP_GO)
+        if (read_exact(STDIN_FILENO, &go, 1) < 0 || go != PARSER_KEEP_GO)
                 return EXIT_SUCCESS;
         uint64_t left = req.max_bytes;
         for (uint32_t i = 0; i < req.n_files; i++) {

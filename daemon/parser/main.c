@@ -25,22 +25,10 @@
 #include "selfdump/proc-maps.h"
 #include "shared/cleanup.h"
 #include "shared/elf-build-id.h"
+#include "shared/fileio.h"
 
 /* A maps or mountinfo text: at most this much is read (a task with 65530 mappings of long names). */
 #define PROC_TEXT_MAX (32u * 1024 * 1024)
-
-static int read_all(int fd, void *buf, size_t size) {
-        size_t done = 0;
-        while (done < size) {
-                ssize_t n = read(fd, (char *) buf + done, size - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EBADMSG;
-                done += (size_t) n;
-        }
-        return 0;
-}
 
 static char *read_text(int fd) {
         size_t size = 0, cap = 64 * 1024;
@@ -68,25 +56,12 @@ static char *read_text(int fd) {
         return text;
 }
 
-static int write_all(int fd, const void *buf, size_t size) {
-        while (size > 0) {
-                ssize_t n = write(fd, buf, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return -errno;
-                buf = (const char *) buf + n;
-                size -= (size_t) n;
-        }
-        return 0;
-}
-
 static int answer(const struct unwind_result *r, int error) {
         void *buf = NULL;
         size_t size = 0;
         if (parser_result_encode(r, error, &buf, &size) < 0)
                 return EXIT_FAILURE;
-        int k = write_all(STDOUT_FILENO, buf, size);
+        int k = write_full(STDOUT_FILENO, buf, size);
         free(buf);
         return k < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
@@ -134,7 +109,7 @@ static int build_ids(void) {
         struct parser_build_id_request req;
         char reason[256] = "";
 
-        if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_build_id_request_valid(&req))
+        if (read_exact(STDIN_FILENO, &req, sizeof req) < 0 || !parser_build_id_request_valid(&req))
                 return 2;
         struct cell_limits limits = {
                 .address_space = UINT64_C(256) << 20,
@@ -156,7 +131,7 @@ static int build_ids(void) {
                         snprintf(id, sizeof id, "-");
                 size += (size_t) snprintf(out + size, PARSER_BUILD_ID_ANSWER_MAX - size, "%s\n", id);
         }
-        return write_all(STDOUT_FILENO, out, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return write_full(STDOUT_FILENO, out, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 /* --compact-core: the small core of a stored one (fd 3), for the journal record. */
@@ -164,7 +139,7 @@ static int compact(void) {
         struct parser_compact_request req;
         char reason[256] = "";
 
-        if (read_all(STDIN_FILENO, &req, sizeof req) < 0 || !parser_compact_request_valid(&req))
+        if (read_exact(STDIN_FILENO, &req, sizeof req) < 0 || !parser_compact_request_valid(&req))
                 return 2;
         struct cell_limits limits = {
                 .address_space = req.max_size + (UINT64_C(256) << 20),
@@ -204,7 +179,7 @@ int main(int argc, char **argv) {
                         argv[0]);
                 return 2;
         }
-        r = read_all(STDIN_FILENO, &req, sizeof req);
+        r = read_exact(STDIN_FILENO, &req, sizeof req);
         if (r < 0 || !parser_request_valid(&req))
                 return 2;
 

@@ -27,6 +27,13 @@ long read_full(int fd, void *buf, size_t size) {
         return (long) done;
 }
 
+int read_exact(int fd, void *buf, size_t size) {
+        long n = read_full(fd, buf, size);
+        if (n < 0)
+                return (int) n;
+        return (size_t) n == size ? 0 : -EBADMSG;
+}
+
 /* write() or, if positioned, pwrite() at offset, until all is written. */
 static int write_all(int fd, const void *buf, size_t size, bool positioned, uint64_t offset) {
         size_t done = 0;

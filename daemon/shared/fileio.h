@@ -23,6 +23,8 @@ void strip_trailing_newlines(char *s);
 /* read()/write() in full, retrying on EINTR and short transfers. read returns bytes read (short only
  * at EOF) or -errno; write returns 0 or -errno. */
 long read_full(int fd, void *buf, size_t size);
+/* read() of exactly size bytes: 0, -errno, or -EBADMSG when the data ends before. */
+int read_exact(int fd, void *buf, size_t size);
 int write_full(int fd, const void *buf, size_t size);
 /* pwrite() in full at offset; 0 or -errno. */
 int pwrite_full(int fd, const void *buf, size_t size, uint64_t offset);
