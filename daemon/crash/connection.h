@@ -31,7 +31,7 @@ void connection_destroy(struct connection *c);
 void connection_release(struct connection *c);
 /* Shuts the socket down if not yet released. Safe from any thread. */
 void connection_expire(struct connection *c);
-/* Gives the connection up while its steps are stuck (server/workers.c): true if it was not released
+/* Gives the connection up while its steps are stuck (server/pool.c): true if it was not released
  * yet, and then, once its steps do release it, connection_abandoned() holds (they record nothing);
  * false if it was released first (the steps go on and record as ever). Safe from any thread. */
 bool connection_abandon(struct connection *c);

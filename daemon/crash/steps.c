@@ -513,7 +513,7 @@ record:
         /* The task waits for nothing that follows: compressing, vacuuming, recording. */
         step_release(conn, c);
         if (connection_abandoned(conn)) {
-                /* Given up at its deadline while stuck here (server/workers.c): its record was
+                /* Given up at its deadline while stuck here (server/pool.c): its record was
                  * written then, with why; no second one, and no core kept without a record. */
                 log_crash(c->tag, LOG_NOTICE, "Its thread returned after it was abandoned: not recorded again.");
                 if (c->have_stored && env->store)

@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * What server/workers.c and server/admission.c share: a worker (one crash connection, from start to
- * reap) and the pool. Only these two files include it.
+ * What server/workers.c, server/pool.c and server/admission.c share: a worker (one crash
+ * connection, from start to reap) and the workers with their pool of threads. Only these three
+ * files include it.
  */
 
 #include <pthread.h>
@@ -80,3 +81,14 @@ struct workers {
         uint64_t stop_at;               /* CLOCK_MONOTONIC: threads still holding a task are cut then
                                          * (workers_stop()); 0: not stopping */
 };
+
+/* A worker's lifecycle (server/workers.c), for the pool's threads (server/pool.c). */
+
+/* Frees a worker whose thread, if any, has ended. */
+void worker_free(struct worker *w);
+/* Into (out of) the list of its kind: the queue's tail, else the list of threads and loop workers. */
+void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind);
+void worker_unlink(struct workers *ws, struct worker *w);
+/* (Re)starts the worker's clock: at accept (QueueDeadline= while it waits), and Deadline= again
+ * when a queued crash gets its slot. */
+int worker_arm_deadline(struct worker *w, bool queued);

@@ -1,39 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "server/admission.h"
-#include "server/fatal.h"
-#include "server/workers-internal.h"
+#include "server/pool.h"
 #include "store/store.h"
 #include "shared/parse.h"
-#include "shared/timestamp.h"
-#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 
 #define OVERLOAD_MIN_PENDING 16
 #define LOOP_RECV_TIMEOUT_USEC 250000
-/* A crash's thread, its steps done, waits this long for the next crash to keep before it ends
- * (THREADS_PARKED_MAX of them at most): a crash loop's every repeat would otherwise pay a thread's
- * start and end on its way to the ack — clone3(), the signal stack, the stack's madvise() at the
- * exit, which under a TLB flush of every CPU is the dearest of them on a small VM. */
-#define THREADS_PARKED_MAX 2
-#define THREAD_PARKED_USEC (30 * USEC_PER_SEC)
-/* A crash thread the deadline cut (connection_expire()) that still holds its task this long after
- * waits in the kernel where the shut-down socket does not reach (reading the task's /proc files
- * while a sibling sharing its mm holds the mmap lock, a FUSE file): it is abandoned (worker_abandon()). */
-#define ABANDON_GRACE_USEC (2 * USEC_PER_SEC)
 /* On stop, a crash still holding its task is cut this long after (then abandoned ABANDON_GRACE_USEC
  * later if stuck): the stop ends within WORKERS_STOP_GRACE_USEC + ABANDON_GRACE_USEC and a little,
  * under the unit's TimeoutStopSec=. */
@@ -52,8 +36,7 @@ static struct worker *worker_new(struct workers *ws, int fd) {
         return w;
 }
 
-/* Frees a worker whose thread, if any, has ended. */
-static void worker_free(struct worker *w) {
+void worker_free(struct worker *w) {
         sd_event_source_disable_unref(w->io);
         sd_event_source_disable_unref(w->deadline);
         connection_destroy(&w->conn);
@@ -62,7 +45,7 @@ static void worker_free(struct worker *w) {
         free(w);
 }
 
-static void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind) {
+void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind) {
         w->kind = kind;
         ws->n[kind]++;
         w->next = NULL;
@@ -75,7 +58,7 @@ static void worker_link(struct workers *ws, struct worker *w, enum worker_kind k
         }
 }
 
-static void worker_unlink(struct workers *ws, struct worker *w) {
+void worker_unlink(struct workers *ws, struct worker *w) {
         struct worker **head = w->kind == WORKER_QUEUED ? &ws->queue : &ws->list;
 
         for (struct worker **p = head; *p; p = &(*p)->next)
@@ -93,12 +76,8 @@ static void worker_reap(struct workers *ws, struct worker *w) {
         bool thread = w->kind == WORKER_THREAD;
 
         worker_unlink(ws, w);
-        if (thread) { /* its thread may still be on its way out of the steps (an early exit) */
-                pthread_mutex_lock(&ws->pool_lock);
-                while (!atomic_load(&w->finished))
-                        pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
-                pthread_mutex_unlock(&ws->pool_lock);
-        }
+        if (thread)
+                thread_wait_finished(ws, w);
         worker_free(w);
         /* What the crashes' threads freed goes back to the system once the last one is done
          * (workers_trim_due(), from the server's housekeeping). */
@@ -108,9 +87,7 @@ static void worker_reap(struct workers *ws, struct worker *w) {
 
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
 
-/* (Re)starts the worker's clock: at accept (QueueDeadline= while it waits), and Deadline= again
- * when a queued crash gets its slot. */
-static int worker_arm_deadline(struct worker *w, bool queued) {
+int worker_arm_deadline(struct worker *w, bool queued) {
         struct workers *ws = w->workers;
         int r = sd_event_now(ws->event, CLOCK_MONOTONIC, &w->started_usec);
         if (r < 0)
@@ -166,143 +143,6 @@ uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, 
 static uint64_t worker_deadline_next(const struct worker *w, uint64_t now, const char **ret_why) {
         return deadline_next(w->workers->config, w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec),
                              (uint64_t) atomic_load(&w->conn.progress.received), now, ret_why);
-}
-
-/* ---- thread workers -------------------------------------------------------------------------- */
-
-/* Waits, parked (counted in ws->parked already), for a crash handed over (pool_lock held): NULL
- * when none came in time, or on stop. */
-static struct worker *thread_park(struct workers *ws) {
-        uint64_t until = now_monotonic_usec() + THREAD_PARKED_USEC;
-        struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC),
-                               .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
-        while (!ws->handed && !ws->stopping)
-                if (pthread_cond_timedwait(&ws->pool_work, &ws->pool_lock, &ts) == ETIMEDOUT)
-                        break;
-        ws->parked--;
-        struct worker *w = ws->handed; /* one handed over as it timed out is still taken */
-        if (w) {
-                ws->handed = w->handed_next;
-                if (!ws->handed)
-                        ws->handed_tail = &ws->handed;
-                ws->handed_n--;
-        }
-        return w;
-}
-
-static void *thread_main(void *userdata) {
-        struct worker *w = userdata;
-        struct workers *ws = w->workers;
-        uint64_t one = 1;
-        void *alt_stack = fatal_signals_thread_init();
-
-        while (w) {
-                crash_continue(ws->env, &w->conn, &w->crash);
-                if (connection_abandoned(&w->conn)) {
-                        /* Abandoned at its deadline (worker_abandon()): recorded, out of every list
-                         * and count, its sd-event sources gone. w is this thread's alone; ws may be
-                         * gone (the daemon stopped meanwhile): not touched again. */
-                        struct tenant t = w->tenant;
-                        worker_free(w);
-                        stuck_thread_remove(&t);
-                        break;
-                }
-                /* A thread that compressed runs at a priority it cannot raise again: it ends. */
-                bool may_park = !store_thread_priority_lowered();
-
-                pthread_mutex_lock(&ws->pool_lock);
-                atomic_store(&w->finished, true); /* w is the loop's to free from here on */
-                pthread_cond_broadcast(&ws->pool_done);
-                /* Parked before the loop hears of the free slot, so that a queued crash it starts
-                 * next is handed to this thread rather than to a new one. */
-                bool parking = may_park && !ws->stopping && ws->parked < THREADS_PARKED_MAX;
-                if (parking)
-                        ws->parked++;
-                (void) !write(ws->wake_fd, &one, sizeof one); /* an eventfd: never blocks */
-                w = parking ? thread_park(ws) : NULL;
-                if (!w) {
-                        ws->alive--;
-                        pthread_cond_broadcast(&ws->pool_done);
-                }
-                pthread_mutex_unlock(&ws->pool_lock); /* not ws again: it may be freed from here on */
-        }
-        fatal_signals_thread_done(alt_stack);
-        return NULL;
-}
-
-/* A parked thread takes w, else a new one starts with it. */
-static int thread_run(struct workers *ws, struct worker *w) {
-        pthread_mutex_lock(&ws->pool_lock);
-        if (ws->parked > ws->handed_n) {
-                w->handed_next = NULL;
-                *ws->handed_tail = w;
-                ws->handed_tail = &w->handed_next;
-                ws->handed_n++;
-                pthread_cond_signal(&ws->pool_work);
-                pthread_mutex_unlock(&ws->pool_lock);
-                return 0;
-        }
-        ws->alive++;
-        pthread_mutex_unlock(&ws->pool_lock);
-
-        pthread_attr_t attr;
-        pthread_t thread;
-        int r = pthread_attr_init(&attr);
-        if (r == 0) {
-                r = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                if (r == 0)
-                        r = pthread_create(&thread, &attr, thread_main, w);
-                pthread_attr_destroy(&attr);
-        }
-        if (r != 0) {
-                pthread_mutex_lock(&ws->pool_lock);
-                ws->alive--;
-                pthread_mutex_unlock(&ws->pool_lock);
-        }
-        return -r;
-}
-
-/* From the worker's thread: its task is released, its slot is free for a queued crash. */
-static void on_thread_released(void *userdata) {
-        struct worker *w = userdata;
-        uint64_t one = 1;
-        (void) !write(w->workers->wake_fd, &one, sizeof one);
-}
-
-/* The record of the crash should its thread be abandoned, made while the crash is still the loop's
- * alone: once its thread runs, the loop never reads the crash again (the thread may wake up and
- * write to it at any time). A few dozen fields per crash kept on a thread, against a record that
- * could not be written safely at all later. */
-static void prepare_abandon_record(struct worker *w) {
-        struct crash *c = &w->crash;
-        enum crash_result result = c->result;
-        char error[sizeof c->error];
-
-        memcpy(error, c->error, sizeof error);
-        c->result = CRASH_RESULT_FAILED;
-        snprintf(c->error, sizeof c->error, "Abandoned: its thread was stuck in the kernel past the connection's "
-                 "deadline and %u s more; its slot and its user's share were given back",
-                 (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC));
-        if (record_build(c, &w->abandon_record) < 0)
-                w->abandon_record = (struct fields) {};
-        c->result = result;
-        memcpy(c->error, error, sizeof error);
-        memcpy(w->tag, c->tag, sizeof w->tag);
-}
-
-static int thread_start(struct workers *ws, struct worker *w) {
-        w->conn.on_release = on_thread_released;
-        w->conn.on_release_userdata = w;
-        prepare_abandon_record(w);
-        int r = worker_arm_deadline(w, false);
-        if (r < 0)
-                return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot arm the connection deadline: %m");
-
-        r = thread_run(ws, w);
-        if (r < 0)
-                return log_crash_errno(w->crash.tag, LOG_ERR, r, "Cannot start a worker thread: %m");
-        worker_link(ws, w, WORKER_THREAD);
-        return 0;
 }
 
 /* ---- loop workers: request and decision on the loop, a REJECT answered there ---------------- */
@@ -472,39 +312,6 @@ static void queue_dispatch(struct workers *ws) {
 
 /* ---- the deadline, for every kind ------------------------------------------------------------ */
 
-/* A thread worker cut at its deadline that still holds its task after the grace (or, on stop, one
- * that has not finished): its thread is stuck in the kernel. It gives back what it held at once —
- * out of the list, so it counts in no slot, share or thread bound; its record written now, with why
- * (the one record of the crash: its steps, should they return, write none, connection_abandoned())
- * — and is counted as stuck against its tenant until its thread returns (shared/child.h). The
- * worker is its thread's from here on, which frees it, never touching ws again; one that never
- * returns is never joined (detached). False if it released its task first (it goes on as ever). */
-static bool worker_abandon(struct workers *ws, struct worker *w) {
-        if (!connection_abandon(&w->conn))
-                return false;
-        worker_unlink(ws, w);
-        w->deadline = sd_event_source_disable_unref(w->deadline); /* sd-event's: the loop's to free */
-        pthread_mutex_lock(&ws->pool_lock);
-        ws->alive--; /* not waited for by workers_free() */
-        pthread_mutex_unlock(&ws->pool_lock);
-        stuck_thread_add(&w->tenant);
-        log_crash(w->tag, LOG_WARNING, "Its thread is stuck in the kernel %u s after the deadline (%s): abandoned, "
-                  "its slot given back (%u of this user's crashes stuck, %u in all).",
-                  (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC), w->cut_why ? w->cut_why : "stop",
-                  stuck_count(&w->tenant), stuck_count(NULL));
-        if (w->abandon_record.n > 0) {
-                int r = ws->env->record_sink(&w->abandon_record, ws->env->record_userdata);
-                if (r < 0)
-                        log_crash_errno(w->tag, LOG_ERR, r, "Cannot write the crash record: %m");
-        } else
-                log_crash(w->tag, LOG_ERR, "No record for the abandoned crash: out of memory at its hand-over.");
-        fields_done(&w->abandon_record);
-        if (ws->n[WORKER_THREAD] == 0)
-                ws->trim_pending = true;
-        return true;
-}
-
-
 static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         struct worker *w = userdata;
         struct workers *ws = w->workers;
@@ -635,17 +442,6 @@ void workers_start(struct workers *ws, int fd) {
         loop_start(ws, w, NULL);
 }
 
-uint64_t workers_trim_due(struct workers *ws, uint64_t now_mono) {
-        if (!ws->trim_pending || ws->n[WORKER_THREAD] > 0)
-                return 0; /* nothing freed, or the next thread's end will ask again */
-        if (ws->trimmed_usec != 0 && now_mono < ws->trimmed_usec + TRIM_INTERVAL_USEC)
-                return ws->trimmed_usec + TRIM_INTERVAL_USEC;
-        (void) malloc_trim(0);
-        ws->trimmed_usec = now_mono;
-        ws->trim_pending = false;
-        return 0;
-}
-
 void workers_stop(struct workers *ws) {
         uint64_t now;
         if (ws->stop_at > 0 || sd_event_now(ws->event, CLOCK_MONOTONIC, &now) < 0)
@@ -680,15 +476,7 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
                 .wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
         };
         ws->queue_tail = &ws->queue;
-        ws->handed_tail = &ws->handed;
-        /* (glibc's initialisers of a mutex, a condition and its attributes cannot fail on Linux.) */
-        pthread_condattr_t cattr;
-        (void) pthread_condattr_init(&cattr);
-        (void) pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
-        (void) pthread_cond_init(&ws->pool_work, &cattr);
-        (void) pthread_cond_init(&ws->pool_done, &cattr);
-        (void) pthread_condattr_destroy(&cattr);
-        (void) pthread_mutex_init(&ws->pool_lock, NULL);
+        pool_init(ws);
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
                 goto fail;
@@ -714,38 +502,12 @@ struct workers *workers_free(struct workers *ws) {
          * ABANDON_GRACE_USEC in all to end; one stuck in the kernel is abandoned, not waited for. */
         for (struct worker *w = ws->list; w; w = w->next)
                 connection_expire(&w->conn);
-        uint64_t until = now_monotonic_usec() + ABANDON_GRACE_USEC;
-        struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC), .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
-        pthread_mutex_lock(&ws->pool_lock);
-        for (bool running = true; running;) {
-                running = false;
-                for (struct worker *w = ws->list; w; w = w->next)
-                        running = running || (w->kind == WORKER_THREAD && !atomic_load(&w->finished));
-                if (running && pthread_cond_timedwait(&ws->pool_done, &ws->pool_lock, &ts) == ETIMEDOUT)
-                        break;
-        }
-        pthread_mutex_unlock(&ws->pool_lock);
-        for (struct worker *w = ws->list, *next; w; w = next) {
-                next = w->next;
-                if (w->kind == WORKER_THREAD && !atomic_load(&w->finished)) {
-                        w->cut_why = w->cut_why ?: "coredumpd stopping";
-                        (void) worker_abandon(ws, w);
-                }
-        }
+        threads_finish_or_abandon(ws);
         while (ws->list)
                 worker_reap(ws, ws->list);
         while (ws->queue)
                 worker_reap(ws, ws->queue);
-        /* The parked threads end; none runs a crash any more. */
-        pthread_mutex_lock(&ws->pool_lock);
-        ws->stopping = true;
-        pthread_cond_broadcast(&ws->pool_work);
-        while (ws->alive > 0)
-                pthread_cond_wait(&ws->pool_done, &ws->pool_lock);
-        pthread_mutex_unlock(&ws->pool_lock);
-        pthread_cond_destroy(&ws->pool_work);
-        pthread_cond_destroy(&ws->pool_done);
-        pthread_mutex_destroy(&ws->pool_lock);
+        pool_end(ws);
 
         sd_event_source_disable_unref(ws->wake_source);
         safe_close(ws->wake_fd);

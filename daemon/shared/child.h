@@ -20,7 +20,7 @@
 /*
  * Stuck work: what a deadline gave up on while it waits in the kernel, where no signal reaches —
  * children left to end on their own (each a process in the kernel and a reaper thread of ours) and
- * crash threads abandoned at their deadline (server/workers.c) — counted per tenant until it ends.
+ * crash threads abandoned at their deadline (server/pool.c) — counted per tenant until it ends.
  * ONE budget for both, defined here:
  *
  *   - a tenant with STUCK_MAX_PER_TENANT stuck: no further child is started for it, and its new
