@@ -45,7 +45,7 @@ say "root's crash: repeat $(field COREDUMPD_REPEAT "$e"), result $(field COREDUM
 
 before=$(field COREDUMPD_REPEAT "$e")
 for i in 1 2 3 4; do
-	"$BIN/spawn" -t 120 -- unshare --user --map-root-user "$BIN/uscrash" -n poisoner -c wild > "$WORK/spawn.out" ||
+	"$BIN/spawn" -t 120 -- "$(command -v unshare)" --user --map-root-user "$BIN/uscrash" -n poisoner -c wild > "$WORK/spawn.out" ||
 		die "the container's crash $i did not end"
 	read_spawn_line "$(head -n1 "$WORK/spawn.out")"
 	e=$(wait_entry "$PID" 60) || die "the container's crash $i was not recorded"

@@ -64,7 +64,9 @@ int main(int argc, char **argv) {
 		die("overlay");
 	snprintf(stall, sizeof stall, "%s/stall", p[1]);
 	int fd = open(stall, O_RDONLY);
-	if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+	if (fd < 0)
+		die("open stall");
+	if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
 		die("map stall");
 	close(fd);
 	if (mount("tmpfs", p[2], "tmpfs", 0, "size=1m") < 0 || chdir(p[2]) < 0 || mkdir("old", 0755) < 0)
