@@ -1,7 +1,8 @@
-# Attack (issue 38 gap 1): a regular user's container maps a file of a FUSE server that never
-# answers a READ, reached through an overlay of two lower layers (overlayfs reaches its layers with
-# the mounter's credentials), in a root of its own (pivot_root into a tmpfs, the old root lazily
-# unmounted: src/keepstall.c). The daemon keeps a container's files for the debugger; whoever
+# Attack (issue 38 gap 1): a regular user's container maps a file of the user's own FUSE server
+# (run in the user's namespaces), which never answers a READ, reached through an overlay of two
+# lower layers (overlayfs reaches its layers with the mounter's credentials), the FUSE mount lazily
+# unmounted, in a root of its own (pivot_root into a tmpfs, the old root lazily unmounted:
+# src/keepstall.c). The daemon keeps a container's files for the debugger; whoever
 # opens that file and reads its ELF header waits on the server. Must hold: the crash is stored and
 # recorded within Deadline= + a margin, without that file and with COREDUMPD_SAVED_FILE_ERROR=; the
 # daemon's own processes are not in D state (its cell, coredumpd-parser, may be: it is left to the
@@ -17,24 +18,19 @@ bound_ms=30000
 user=cdtkeep
 userdel -r "$user" >/dev/null 2>&1 || true
 useradd -m "$user" || die "useradd failed"
-on_exit "userdel -r $user >/dev/null 2>&1"
+on_exit "pkill -KILL -u $user 2>/dev/null; sleep 0.3; userdel -r $user >/dev/null 2>&1"
 uid=$(id -u "$user")
 as_user() { setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups env HOME=/home/$user "$@"; }
 as_user unshare -Urm true 2>/dev/null || skip "unprivileged user namespaces are off"
-
-mnt=/run/cdt-fuse100
-mkdir -p "$mnt"
-"$BIN/fusestall" "$mnt" > "$WORK/fuse.out" 2> "$WORK/fuse.err" &
-fpid=$!
-on_exit "kill $fpid 2>/dev/null; for a in /sys/fs/fuse/connections/*/abort; do echo 1 > \$a; done; umount -l $mnt 2>/dev/null"
-for _ in $(seq 50); do grep -q ready "$WORK/fuse.out" && break; sleep 0.1; done
-grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fuse.err")"
 
 attack_begin
 main_before=$ATTACK_MAIN
 journal_mark
 start=$(date +%s%3N)
-as_user "$BIN/keepstall" "$mnt" > "$WORK/keep.out" 2> "$WORK/keep.err"
+as_user "$BIN/keepstall" "$BIN/fusestall" > "$WORK/keep.out" 2> "$WORK/keep.err"
+server=$(sed -n 's/^server=//p' "$WORK/keep.out")
+# The user's FUSE server, in the user's namespaces: ended with the case (its end aborts its mount).
+[ -z "$server" ] || on_exit "kill -KILL $server 2>/dev/null"
 pid=$(sed -n 's/^pid=//p' "$WORK/keep.out")
 [ -n "$pid" ] || die "keepstall did not crash in its container: $(cat "$WORK/keep.err")"
 ms=$(( $(date +%s%3N) - start ))
@@ -50,7 +46,7 @@ main=$(systemctl show -P MainPID coredumpd.service)
 for t in /proc/"$main"/task/*; do
 	[ "$(awk '/^State:/ {print $2}' "$t/status")" != D ] || die "a thread of the daemon waits in D state: $(cat "$t/wchan")"
 done
-grep -q "read stalled" "$WORK/fuse.err" && say "  the FUSE server took a READ (the cell's, left to the reaper)"
+grep -q "read stalled" "$WORK/keep.err" && say "  the FUSE server took a READ (the cell's, left to the reaper)"
 [ "$main" = "$main_before" ] || die "the daemon was restarted ($main_before -> $main)"
 attack_survived
 timeout 30 systemctl restart coredumpd.service || die "systemctl restart coredumpd did not return within 30 s"

@@ -1,14 +1,16 @@
-/* keepstall — a regular user's container crash whose mapped file is a FUSE server's behind an
- * overlay (issue 38 gap 1).
+/* keepstall — a regular user's container crash whose mapped file is the user's own FUSE server's
+ * behind an overlay (issue 38 gap 1).
  *
- *   keepstall FUSEDIR
+ *   keepstall FUSESTALL
  *
- * As any user: enters a user and mount namespace of its own (unshare -Urm), mounts an overlay with
- * two lower layers, FUSEDIR (whose file "stall" never answers a READ: fusestall) and an empty
- * directory, maps the overlay's "stall" (no page of it touched), mounts a tmpfs, pivot_root()s into
- * it, lazily unmounts the old root and crashes (SIGSEGV). The task's root is not the host's, so
- * coredumpd keeps its files: whatever opens "stall" and reads its ELF header waits on the server.
- * Prints "pid=PID" first.
+ * As any user: enters a user and mount namespace of its own (unshare -Urm), starts FUSESTALL there
+ * (its file "stall" never answers a READ; the server runs as the user, in the user's namespaces,
+ * and outlives this program: the caller ends it), mounts an overlay with two lower layers, the
+ * FUSE mount and an empty directory, maps the overlay's "stall" (no page of it touched), lazily
+ * unmounts the FUSE mount, mounts a tmpfs, pivot_root()s into it, lazily unmounts the old root
+ * and crashes (SIGSEGV). The task's root is not the host's, so coredumpd keeps its files: whatever
+ * opens "stall" and reads its ELF header waits on the user's server. Prints "server=PID" and
+ * "pid=PID".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void die(const char *what) {
@@ -36,7 +39,8 @@ static void put(const char *path, const char *text) {
 }
 
 int main(int argc, char **argv) {
-	char map[64], base[] = "/tmp/keepstall.XXXXXX", opts[512], p[3][300], stall[320];
+	char map[64], base[] = "/tmp/keepstall.XXXXXX", opts[700], p[4][300], stall[320];
+	struct stat st;
 
 	if (argc != 2)
 		return 2;
@@ -56,19 +60,40 @@ int main(int argc, char **argv) {
 	snprintf(p[0], sizeof p[0], "%s/empty", base);
 	snprintf(p[1], sizeof p[1], "%s/ovl", base);
 	snprintf(p[2], sizeof p[2], "%s/root", base);
-	for (int i = 0; i < 3; i++)
+	snprintf(p[3], sizeof p[3], "%s/fuse", base);
+	for (int i = 0; i < 4; i++)
 		if (mkdir(p[i], 0755) < 0)
 			die("mkdir");
-	snprintf(opts, sizeof opts, "lowerdir=%s:%s", argv[1], p[0]);
+	/* The user's own FUSE server, in these namespaces. */
+	pid_t server = fork();
+	if (server < 0)
+		die("fork");
+	if (server == 0) {
+		execl(argv[1], argv[1], p[3], (char *) NULL);
+		die("exec fusestall");
+	}
+	printf("server=%d\n", (int) server);
+	fflush(stdout);
+	snprintf(stall, sizeof stall, "%s/stall", p[3]);
+	for (int i = 0; stat(stall, &st) < 0; i++) {
+		if (i == 100)
+			die("fusestall's mount");
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+	snprintf(opts, sizeof opts, "lowerdir=%s:%s", p[3], p[0]);
 	if (mount("overlay", p[1], "overlay", 0, opts) < 0)
 		die("overlay");
 	snprintf(stall, sizeof stall, "%s/stall", p[1]);
 	int fd = open(stall, O_RDONLY);
 	if (fd < 0)
 		die("open stall");
-	if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+	/* Not at offset 0: the kernel's own dump reads the first page of a file mapping there (is it an
+	 * ELF header?), which would stall the dump itself rather than whoever keeps the file. */
+	if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 4096) == MAP_FAILED)
 		die("map stall");
 	close(fd);
+	if (umount2(p[3], MNT_DETACH) < 0)
+		die("umount fuse");
 	if (mount("tmpfs", p[2], "tmpfs", 0, "size=1m") < 0 || chdir(p[2]) < 0 || mkdir("old", 0755) < 0)
 		die("tmpfs");
 	if (syscall(SYS_pivot_root, ".", "old") < 0 || chdir("/") < 0 || umount2("/old", MNT_DETACH) < 0)
