@@ -40,12 +40,16 @@ void connection_expire(struct connection *c) {
         pthread_mutex_unlock(&c->lock);
 }
 
-bool connection_abandon(struct connection *c) {
+bool connection_abandon(struct connection *c, void (*hand_over)(void *userdata), void *userdata) {
         pthread_mutex_lock(&c->lock);
         bool won = !atomic_load(&c->released);
         if (won) {
-                atomic_store(&c->abandoned, true);
                 c->on_release = NULL; /* whoever abandoned it hears of it no more */
+                /* Under the lock: the thread, should it return now, waits in connection_release()
+                 * until the caller is done with what becomes the thread's. */
+                if (hand_over)
+                        hand_over(userdata);
+                atomic_store(&c->abandoned, true);
         }
         pthread_mutex_unlock(&c->lock);
         return won;

@@ -33,8 +33,10 @@ void connection_release(struct connection *c);
 void connection_expire(struct connection *c);
 /* Gives the connection up while its steps are stuck (server/pool.c): true if it was not released
  * yet, and then, once its steps do release it, connection_abandoned() holds (they record nothing);
- * false if it was released first (the steps go on and record as ever). Safe from any thread. */
-bool connection_abandon(struct connection *c);
+ * false if it was released first (the steps go on and record as ever). hand_over(userdata), when
+ * given, runs only when it wins, under the connection's lock: the steps cannot return past their
+ * release meanwhile, so it may still touch what becomes theirs. Safe from any thread. */
+bool connection_abandon(struct connection *c, void (*hand_over)(void *userdata), void *userdata);
 /* After connection_release(): whether it had been abandoned before (fixed from then on). */
 static inline bool connection_abandoned(struct connection *c) {
         return atomic_load(&c->abandoned);

@@ -186,26 +186,51 @@ void thread_wait_finished(struct workers *ws, struct worker *w) {
  * return, write none, connection_abandoned()) — and is counted as stuck against its tenant until
  * its thread returns (shared/child.h). The worker is its thread's from here on, which frees it,
  * never touching ws again; one that never returns is never joined (detached). */
-bool worker_abandon(struct workers *ws, struct worker *w) {
-        if (!connection_abandon(&w->conn))
-                return false;
+struct abandonment {
+        struct workers *ws;
+        struct worker *w;
+        /* What the loop still needs once w is its thread's: */
+        struct fields record;
+        struct tenant tenant;
+        const char *why;
+        char tag[sizeof ((struct worker *) NULL)->tag];
+};
+
+/* Under the connection's lock (connection_abandon()): w is still the loop's. */
+static void abandon_hand_over(void *userdata) {
+        struct abandonment *a = userdata;
+        struct workers *ws = a->ws;
+        struct worker *w = a->w;
+
         worker_unlink(ws, w);
         w->deadline = sd_event_source_disable_unref(w->deadline); /* sd-event's: the loop's to free */
         pthread_mutex_lock(&ws->pool_lock);
         ws->alive--; /* not waited for by pool_end() */
         pthread_mutex_unlock(&ws->pool_lock);
-        stuck_thread_add(&w->tenant);
-        log_crash(w->tag, LOG_WARNING, "Its thread is stuck in the kernel %u s after the deadline (%s): abandoned, "
+        stuck_thread_add(&w->tenant); /* before the thread can return and remove it */
+        a->tenant = w->tenant;
+        a->why = w->cut_why ? w->cut_why : "stop";
+        memcpy(a->tag, w->tag, sizeof a->tag);
+        a->record = w->abandon_record;
+        w->abandon_record = (struct fields) {};
+}
+
+bool worker_abandon(struct workers *ws, struct worker *w) {
+        struct abandonment a = { .ws = ws, .w = w };
+
+        if (!connection_abandon(&w->conn, abandon_hand_over, &a))
+                return false;
+        /* w is its thread's from here on: only a's copies. */
+        log_crash(a.tag, LOG_WARNING, "Its thread is stuck in the kernel %u s after the deadline (%s): abandoned, "
                   "its slot given back (%u of this user's crashes stuck, %u in all).",
-                  (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC), w->cut_why ? w->cut_why : "stop",
-                  stuck_count(&w->tenant), stuck_count(NULL));
-        if (w->abandon_record.n > 0) {
-                int r = ws->env->record_sink(&w->abandon_record, ws->env->record_userdata);
+                  (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC), a.why, stuck_count(&a.tenant), stuck_count(NULL));
+        if (a.record.n > 0) {
+                int r = ws->env->record_sink(&a.record, ws->env->record_userdata);
                 if (r < 0)
-                        log_crash_errno(w->tag, LOG_ERR, r, "Cannot write the crash record: %m");
+                        log_crash_errno(a.tag, LOG_ERR, r, "Cannot write the crash record: %m");
         } else
-                log_crash(w->tag, LOG_ERR, "No record for the abandoned crash: out of memory at its hand-over.");
-        fields_done(&w->abandon_record);
+                log_crash(a.tag, LOG_ERR, "No record for the abandoned crash: out of memory at its hand-over.");
+        fields_done(&a.record);
         if (ws->n[WORKER_THREAD] == 0)
                 ws->trim_pending = true;
         return true;
