@@ -1129,6 +1129,36 @@ TEST(container_file_copy_that_stalls_is_not_kept) {
         container_crash_done(&c);
 }
 
+/* A cell that trickles a copy, each piece well within Deadline= but the whole never done: the
+ * copies take Deadline= in all, then the daemon stops waiting, links no partial copy and says why
+ * (the thread would otherwise be held for as long as the cell likes). */
+TEST(container_file_copy_that_trickles_is_cut_in_all) {
+        if (geteuid() != 0) {
+                printf("SKIP: a mount namespace needs root\n");
+                return;
+        }
+        struct container_crash c = {};
+        /* Holds every file it is asked for, then announces 100000 bytes of the last, 100 every 0.3 s. */
+        const char *fake =
+                "exec /usr/bin/python3 -c 'import os,struct,time\n"
+                "h=os.read(0,1568)\n"
+                "n=struct.unpack_from(\"<I\",h,16)[0]\n"
+                "os.write(1,struct.pack(\"<II64i\",0x4b504443,n,*([0]*64)))\n"
+                "os.read(0,1)\n"
+                "os.write(1,struct.pack(\"<IIIi40sQ\",0x4b504443,n-1,3,0,b\"\",100000))\n"
+                "for i in range(1000):\n"
+                "  os.write(1,bytes(100))\n"
+                "  time.sleep(0.3)'";
+        container_crash(&c, "Compress=none\nDeadline=2s\n", false, fake);
+        printf("crash handled in %" PRIu64 " ms\n", c.usec / 1000);
+        CHECK_INT(c.usec, <, 8 * UINT64_C(1000000));
+        _cleanup_free_ char *why = record_capture_field(&c.e.records, 0, "COREDUMPD_SAVED_FILE_ERROR");
+        CHECK(why && strstr(why, "copying") && strstr(why, "in all"));
+        printf("%s\n", why);
+        CHECK_INT(kept_copies(&c.e), ==, 0);
+        container_crash_done(&c);
+}
+
 /* A crash of a task with a root of its own (here a chroot, in our mount namespace: maps names its
  * files by our paths): its files are listed in COREDUMPD_SAVED_FILE=, those that are the host's
  * own (the same inode) are not copied, and the unwinder still finds its symbols. */
@@ -2262,6 +2292,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(container_files_kept_by_the_cell_not_the_daemon),
         TEST_ENTRY(container_file_that_never_answers_does_not_hold_the_thread),
         TEST_ENTRY(container_file_copy_that_stalls_is_not_kept),
+        TEST_ENTRY(container_file_copy_that_trickles_is_cut_in_all),
         TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),

@@ -127,14 +127,17 @@ void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, s
         if (!k->started || k->cell.pid <= 0 || k->list.n == 0)
                 return;
         /* The cell compares each file with the host's and sends those to keep; here only its pipe is
-         * read, each wait at most Deadline=. */
+         * read, each wait at most Deadline=, and all of it within Deadline= too: a cell that answers
+         * just often enough would otherwise hold this thread, released task or not, for ever. */
+        uint64_t until = now_monotonic_usec() + k->stall_usec;
         r = keep_cell_go(&k->cell);
         for (;;) {
                 struct parser_keep_entry e;
                 char id[41];
                 if (r < 0)
                         break;
-                r = keep_cell_next(&k->cell, now_monotonic_usec() + k->stall_usec, &e, id, reason, sizeof reason);
+                r = keep_cell_next(&k->cell, MIN(now_monotonic_usec() + k->stall_usec, until), &e, id, reason,
+                                   sizeof reason);
                 if (r < 0 || e.what == PARSER_KEEP_END)
                         break;
                 struct saved_file *f = listed(k, e.index);
@@ -155,8 +158,8 @@ void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, s
                 else {
                         _cleanup_free_ char *name = store_attachment_name(core_name, kept);
                         char why[160] = "";
-                        r = name ? store_save_stream(s, k->cell.out_fd, e.size, k->stall_usec, name, reader_uid, NULL, tag,
-                                                     why, sizeof why)
+                        r = name ? store_save_stream(s, k->cell.out_fd, e.size, k->stall_usec, until, name,
+                                                     reader_uid, NULL, tag, why, sizeof why)
                                  : -ENOMEM;
                         if (r < 0) {
                                 /* Its stream is out of step now: no more of it is taken. */

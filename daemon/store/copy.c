@@ -203,6 +203,7 @@ struct pipe_fill {
         int fd;
         uint64_t size;
         uint64_t stall_usec;
+        uint64_t until_usec;            /* CLOCK_MONOTONIC: the end, however steadily it comes */
 };
 
 static int fill_from_pipe(struct core_writer *w, void *userdata, bool *ret_truncated, char *reason,
@@ -221,6 +222,10 @@ static int fill_from_pipe(struct core_writer *w, void *userdata, bool *ret_trunc
                 uint64_t now = now_monotonic_usec();
                 if (now - last >= f->stall_usec) {
                         snprintf(reason, reason_size, "nothing came for %" PRIu64 " ms", f->stall_usec / 1000);
+                        return -ETIMEDOUT;
+                }
+                if (now >= f->until_usec) {
+                        snprintf(reason, reason_size, "not complete within its time in all");
                         return -ETIMEDOUT;
                 }
                 struct pollfd p = { .fd = f->fd, .events = POLLIN };
@@ -253,9 +258,12 @@ static int fill_from_pipe(struct core_writer *w, void *userdata, bool *ret_trunc
         return 0;
 }
 
-int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, const char *name,
-                      uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size) {
-        struct pipe_fill fill = { .store = s, .fd = pipe_fd, .size = size, .stall_usec = MAX(stall_usec, 1) };
+int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, uint64_t until_usec,
+                      const char *name, uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason,
+                      size_t reason_size) {
+        struct pipe_fill fill = {
+                .store = s, .fd = pipe_fd, .size = size, .stall_usec = MAX(stall_usec, 1), .until_usec = until_usec,
+        };
         const struct store_target t = {
                 .name = name,
                 .reader_uid = reader_uid,

@@ -189,8 +189,9 @@ int store_save_file(struct store *s, int src_fd, const char *name, uid_t reader_
 /* As store_save_file(), from a pipe (the parser's cell, parser/keep.c): exactly size bytes, each
  * wait for more at most stall_usec (-ETIMEDOUT: nothing is linked); the writer is never handed the
  * source file. */
-int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, const char *name,
-                      uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason, size_t reason_size);
+int store_save_stream(struct store *s, int pipe_fd, uint64_t size, uint64_t stall_usec, uint64_t until_usec,
+                      const char *name, uid_t reader_uid, uint64_t *ret_disk_size, const char *tag, char *reason,
+                      size_t reason_size);
 
 /* Deletes core.* files older (by mtime) than their MaxAge= (the user.coredumpd.max_age attribute
  * their rule set, else the store's), then until each user's cores take at most MaxUsePerUser=, the
