@@ -1294,7 +1294,7 @@ static void *compact_of(const char *path, uint64_t max_size, size_t *ret_size) {
         char reason[256] = "";
         void *buf = NULL;
         CHECK(fd >= 0);
-        int r = parser_compact_core(fd, max_size, &buf, ret_size, reason, sizeof reason);
+        int r = parser_compact_core(fd, max_size, &(struct tenant) { .uid = 0, .host = true }, &buf, ret_size, reason, sizeof reason);
         if (r < 0)
                 test_fail(__FILE__, __LINE__, "compact core of %s: %s", path, reason);
         return buf;

@@ -2666,7 +2666,8 @@ TEST(parser_reads_build_ids_in_its_cell) {
         CHECK_OK(elf_file_build_id(fds[0], want0));
         CHECK_OK(elf_file_build_id(fds[2], want2));
         CHECK(want0[0] && want2[0]);
-        int r = parser_build_ids(fds, 3, ids, reason, sizeof reason);
+        struct tenant owner = tenant_of_uid(getuid());
+        int r = parser_build_ids(fds, 3, &owner, ids, reason, sizeof reason);
         if (r < 0)
                 fprintf(stderr, "parser_build_ids: %s\n", reason);
         CHECK_OK(r);
@@ -2689,7 +2690,8 @@ static pid_t abandoned_child(uid_t owner) {
                 for (;;)
                         pause();
         }
-        child_reap_later(pid, owner);
+        struct tenant t = tenant_of_uid(owner);
+        child_reap_later(pid, &t);
         return pid;
 }
 
@@ -2698,39 +2700,39 @@ TEST(abandoned_children_bounded) {
         size_t n = 0;
         struct tenant t1000 = tenant_of_uid(1000), t1001 = tenant_of_uid(1001), root = tenant_of_uid(0);
 
-        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, 0);
+        CHECK_INT(child_abandoned(NULL), ==, 0);
         for (unsigned i = 0; i + 1 < STUCK_MAX_PER_TENANT; i++) {
-                CHECK(!child_budget_exhausted(1000));
+                CHECK(!stuck_budget_exhausted(&t1000));
                 pids[n++] = abandoned_child(1000);
         }
         /* A stuck crash thread of the same tenant counts in the same budget. */
         CHECK(!stuck_budget_exhausted(&t1000));
         stuck_thread_add(&t1000);
-        CHECK_INT(child_abandoned(1000), ==, STUCK_MAX_PER_TENANT - 1);
+        CHECK_INT(child_abandoned(&t1000), ==, STUCK_MAX_PER_TENANT - 1);
         CHECK_INT(stuck_count(&t1000), ==, STUCK_MAX_PER_TENANT);
-        CHECK(child_budget_exhausted(1000));
         CHECK(stuck_budget_exhausted(&t1000));
-        CHECK(!child_budget_exhausted(1001)); /* another user's budget is their own */
+        CHECK(stuck_budget_exhausted(&t1000));
+        CHECK(!stuck_budget_exhausted(&t1001)); /* another user's budget is their own */
         stuck_thread_remove(&t1000);
-        CHECK(!child_budget_exhausted(1000));
+        CHECK(!stuck_budget_exhausted(&t1000));
         pids[n++] = abandoned_child(1000);
-        CHECK(child_budget_exhausted(1000));
+        CHECK(stuck_budget_exhausted(&t1000));
         /* The bound in all: owners of one child each fill it; root's and system users' work goes
          * on up to STUCK_MAX_SYSTEM. */
         for (uid_t owner = 2000; n < STUCK_MAX; owner++)
                 pids[n++] = abandoned_child(owner);
-        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, STUCK_MAX);
-        CHECK(child_budget_exhausted(1001));
+        CHECK_INT(child_abandoned(NULL), ==, STUCK_MAX);
+        CHECK(stuck_budget_exhausted(&t1001));
         CHECK(stuck_budget_exhausted(&t1001));
         CHECK(!stuck_budget_exhausted(&root));
         CHECK_INT(stuck_threads(), ==, 0);
         /* Once they end, the reaper threads reap them and the budgets come back. */
         for (size_t i = 0; i < n; i++)
                 CHECK_OK(kill(pids[i], SIGKILL));
-        for (unsigned ms = 0; child_abandoned(CHILD_ANY_OWNER) > 0 && ms < 5000; ms += 10)
+        for (unsigned ms = 0; child_abandoned(NULL) > 0 && ms < 5000; ms += 10)
                 usleep(10000);
-        CHECK_INT(child_abandoned(CHILD_ANY_OWNER), ==, 0);
-        CHECK(!child_budget_exhausted(1000));
+        CHECK_INT(child_abandoned(NULL), ==, 0);
+        CHECK(!stuck_budget_exhausted(&t1000));
 }
 
 /* The cell a core's writer enters (shared/cell.c), in a child of the test: the ids asked for, no

@@ -503,7 +503,7 @@ static int compact_from(const char *path, uint64_t max_size, void **ret, size_t 
                         size_t reason_size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         CHECK(fd >= 0);
-        return parser_compact_core(fd, max_size, ret, ret_size, reason, reason_size);
+        return parser_compact_core(fd, max_size, &(struct tenant) { .uid = 0, .host = true }, ret, ret_size, reason, reason_size);
 }
 
 TEST(compact_core_for_the_record) {

@@ -124,6 +124,7 @@ void backtrace_take(const struct config *config, sem_t *slots, struct crash *c) 
                 .max_frames = config->unwind_max_frames,
         };
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &job.uid, &job.gid);
+        job.owner = ctx->owner;
 
         ctx->unwind_full_regs = job.n_threads > 0 && threads[0].crashed;
         int r = parser_unwind(&job, &ctx->unwind, reason, sizeof reason);

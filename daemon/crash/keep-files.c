@@ -81,7 +81,7 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, uint64_t m
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &uid, &gid);
         uint64_t wait = MIN(deadline_usec, KEEP_OPEN_MAX_USEC);
         k->stall_usec = deadline_usec;
-        r = keep_cell_start(ctx->root_fd, files, n, uid, gid, max_bytes, now_monotonic_usec() + wait, &k->cell,
+        r = keep_cell_start(ctx->root_fd, files, n, uid, gid, &ctx->owner, max_bytes, now_monotonic_usec() + wait, &k->cell,
                             reason, sizeof reason);
         if (r < 0) {
                 snprintf(k->error, sizeof k->error, "opening %zu file(s) in the container's root (%s, ...): %s", n,

@@ -385,13 +385,14 @@ static void record_send(const struct crash *c, bool user_copy, record_sink_fn si
 struct user_copy {
         uid_t uid;
         gid_t gid;
+        const struct tenant *owner;
         const char *tag;
 };
 
 static int sink_user_journal(const struct fields *f, void *userdata) {
         const struct user_copy *u = userdata;
         char reason[256] = "";
-        int r = parser_submit_record(f->v, f->n, u->uid, u->gid, reason, sizeof reason);
+        int r = parser_submit_record(f->v, f->n, u->uid, u->gid, u->owner, reason, sizeof reason);
         if (r < 0)
                 log_crash(u->tag, LOG_NOTICE, "Cannot file the record in the journal of uid %u too: %s (%s).",
                           (unsigned) u->uid, reason, strerror(-r));
@@ -402,7 +403,7 @@ void record_crash_for_user(const struct crash *c, record_sink_fn sink, void *use
         const struct crash_context *ctx = &c->context;
         if (!record_user_copy_wanted(c))
                 return;
-        struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .tag = c->tag };
+        struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .owner = &c->peer.tenant, .tag = c->tag };
         /* Sent by coredumpd-parser --record as the user, through its bounded wire
          * (parser_record_encode(), room for a compact core of the largest JournalSizeMax=). */
         record_send(c, true, sink ?: sink_user_journal, sink ? userdata : &u);

@@ -416,7 +416,8 @@ static void keep_journal_core(const struct crash_env *env, struct crash *c) {
         if (r < 0)
                 snprintf(reason, sizeof reason, "cannot open the stored core: %s", strerror(-r));
         else
-                r = parser_compact_core(fd, c->settings.journal_size_max, &c->journal_core, &c->journal_core_size,
+                r = parser_compact_core(fd, c->settings.journal_size_max, &c->peer.tenant, &c->journal_core,
+                                        &c->journal_core_size,
                                         reason, sizeof reason);
         if (r < 0) {
                 snprintf(c->journal_core_error, sizeof c->journal_core_error, "%s", reason[0] ? reason : strerror(-r));

@@ -76,6 +76,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
         g.req.thread_regs_userdata = &g;
         /* The writer reads the task's files as the parser would: as the crashing user, or nobody. */
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &g.req.run_uid, &g.req.run_gid);
+        g.req.owner = ctx->owner;
         if (g.req.have_crash_regs)
                 memcpy(g.req.crash_regs, ctx->probe.regs, sizeof g.req.crash_regs);
 

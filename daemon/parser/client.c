@@ -166,7 +166,7 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
  * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
  * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
  * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
-static int errand(const int *fds, size_t n, const char *mode, uid_t owner, const void *req, size_t req_size,
+static int errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
                   uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
                   size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
@@ -174,7 +174,7 @@ static int errand(const int *fds, size_t n, const char *mode, uid_t owner, const
         int r;
 
         /* Each parser SIGKILL could not end is a process in the kernel and a thread of ours. */
-        if (child_budget_exhausted(owner))
+        if (stuck_budget_exhausted(owner))
                 return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
 
         if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
@@ -253,7 +253,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 
         size_t size = 0;
         int status = 0;
-        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, job->uid, req, sizeof *req,
+        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
                    job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
                    reason_size);
         if (r < 0)
@@ -295,7 +295,8 @@ int parser_write_until(int fd, const void *buf, size_t size, uint64_t deadline_u
         return 0;
 }
 
-int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, char *reason, size_t reason_size) {
+int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, const struct tenant *owner, char *reason,
+                         size_t reason_size) {
         _cleanup_free_ void *buf = NULL;
         size_t size = 0;
         int pipe_fds[2] = { -1, -1 };
@@ -306,7 +307,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         int r = parser_record_encode(v, n, uid, gid, &buf, &size);
         if (r < 0)
                 return fail(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
-        if (child_budget_exhausted(uid))
+        if (stuck_budget_exhausted(owner))
                 return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
                 return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
@@ -324,7 +325,7 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         int status = 0;
         bool ended = child_wait_until(pid, pidfd, deadline, &status);
         if (!ended)
-                (void) child_kill_and_reap(pid, pidfd, uid, &status);
+                (void) child_kill_and_reap(pid, pidfd, owner, &status);
         safe_close(pidfd);
         if (!ended)
                 return fail(-ETIMEDOUT, reason, reason_size, "%s", "killed at its deadline");
@@ -339,7 +340,8 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
 /* How long the build-ids of a crash's files may take. */
 #define BUILD_IDS_DEADLINE_USEC (5 * UINT64_C(1000000))
 
-int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, size_t reason_size) {
+int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char (*ret)[41], char *reason,
+                     size_t reason_size) {
         _cleanup_free_ char *buf = NULL;
 
         for (size_t i = 0; i < n; i++)
@@ -360,7 +362,7 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
         };
         size_t size = 0;
         int status = 0;
-        int r = errand(fds, n, "--build-ids", req.uid, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+        int r = errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
                        PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -376,7 +378,7 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
         return 0;
 }
 
-int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_size, char *reason,
+int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *owner, void **ret, size_t *ret_size, char *reason,
                         size_t reason_size) {
         *ret = NULL;
         *ret_size = 0;
@@ -397,7 +399,7 @@ int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_
                 return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
-        int r = errand(&core_fd, 1, "--compact-core", req.uid, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+        int r = errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
                        max_size + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;

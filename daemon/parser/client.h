@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "parser/wire.h"
+#include "shared/tenant.h"
 
 /* The parser's ids for a dump that is not the crashing user's own (root's, a setuid program's). */
 #define PARSER_NOBODY 65534
@@ -28,6 +29,7 @@ struct parser_job {
         pid_t pid;
         uid_t uid;                      /* the parser's ids (parser_ids()) */
         gid_t gid;
+        struct tenant owner;            /* the crash's: whose stuck budget it counts in (shared/child.h) */
         const char *exe;                /* /proc/<pid>/exe, or NULL */
         const struct parser_thread *threads;
         size_t n_threads;               /* at most UNWIND_MAX_THREADS */
@@ -50,13 +52,15 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 /* Sends the record's fields to journald once more, from `coredumpd-parser --record` running as
  * uid and gid (never 0), so that journald files it in that user's journal. 0, or -errno with
  * reason. */
-int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, char *reason, size_t reason_size);
+int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, const struct tenant *owner, char *reason,
+                         size_t reason_size);
 
 /* The GNU build-ids of the n files (fds the caller opened and keeps), read by
  * `coredumpd-parser --build-ids` as PARSER_NOBODY in its cell: ret[i] is the hex id, or "" for
  * none. 0, or -errno with reason (every ret[i] then ""): the parser could not be started, was
  * killed at its deadline, died, or answered nonsense. */
-int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, size_t reason_size);
+int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char (*ret)[41], char *reason,
+                     size_t reason_size);
 
 /* The compact core of a stored one (core_fd: the plain file or the zstd one, opened by the caller),
  * made by `coredumpd-parser --compact-core` as PARSER_NOBODY in its cell within
@@ -65,7 +69,7 @@ int parser_build_ids(const int *fds, size_t n, char (*ret)[41], char *reason, si
  * PARSER_COMPACT_EXIT_TOO_LARGE), -ETIMEDOUT, -ECHILD (it failed or died: not a core it could read),
  * -EBADMSG (what came back is no core). */
 #define PARSER_COMPACT_DEADLINE_USEC (10 * UINT64_C(1000000))
-int parser_compact_core(int core_fd, uint64_t max_size, void **ret, size_t *ret_size, char *reason,
+int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *owner, void **ret, size_t *ret_size, char *reason,
                         size_t reason_size);
 
 /*
@@ -83,7 +87,7 @@ struct keep_cell_file {
 
 struct keep_cell {
         pid_t pid;                      /* 0: none (ended, or left to the reaper) */
-        uid_t uid;                      /* it runs as: its owner for shared/child.h's budget */
+        struct tenant owner;            /* its crash's: whose stuck budget it counts in (shared/child.h) */
         int pidfd, in_fd, out_fd;
         size_t n;
         struct parser_keep_opened opened;       /* checked: which files it holds */
@@ -93,7 +97,8 @@ struct keep_cell {
 
 /* Starts the cell and waits for it to open the files, until deadline_usec (CLOCK_MONOTONIC): 0 and
  * ret->opened, or -errno with reason (the cell then stopped). */
-int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, uid_t uid, gid_t gid, uint64_t max_bytes,
+int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, uid_t uid, gid_t gid,
+                    const struct tenant *owner, uint64_t max_bytes,
                     uint64_t deadline_usec, struct keep_cell *ret, char *reason, size_t reason_size);
 /* Once the task is released: the cell compares and sends (keep_cell_next()). */
 int keep_cell_go(struct keep_cell *c);

@@ -55,23 +55,24 @@ void keep_cell_stop(struct keep_cell *c) {
                         (void) syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
                 else
                         (void) kill(c->pid, SIGKILL);
-                child_reap_later(c->pid, c->uid);
+                child_reap_later(c->pid, &c->owner);
         }
         c->pid = 0;
         c->pidfd = safe_close(c->pidfd);
 }
 
-int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, uid_t uid, gid_t gid, uint64_t max_bytes,
+int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, uid_t uid, gid_t gid,
+                    const struct tenant *owner, uint64_t max_bytes,
                     uint64_t deadline_usec, struct keep_cell *ret, char *reason, size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         _cleanup_free_ struct parser_keep_request *req = NULL;
         _cleanup_free_ char *paths = NULL;
         size_t paths_size = 0;
 
-        *ret = (struct keep_cell) { .uid = uid, .pidfd = -1, .in_fd = -1, .out_fd = -1, .n = n, .budget = max_bytes };
+        *ret = (struct keep_cell) { .owner = *owner, .pidfd = -1, .in_fd = -1, .out_fd = -1, .n = n, .budget = max_bytes };
         if (n == 0 || n > PARSER_KEEP_FILES_MAX)
                 return fail(-EINVAL, reason, reason_size, "no files, or too many");
-        if (child_budget_exhausted(uid))
+        if (stuck_budget_exhausted(owner))
                 return fail(-EBUSY, reason, reason_size, "too many of this user's cells could not be ended");
         req = calloc(1, sizeof *req);
         paths = malloc(n * PARSER_KEEP_PATH_MAX);

@@ -39,6 +39,7 @@
 #include "selfdump/core-notes.h"
 #include "selfdump/proc-maps.h"
 #include "selfdump/proc-threads.h"
+#include "shared/tenant.h"
 #include "store/core-writer.h"
 
 #define STACK_WINDOW_MAX (1024U * 1024)
@@ -64,6 +65,7 @@ struct selfdump_request {
          * anything of the task; 0: it stays as it is (tests). */
         uid_t run_uid;
         gid_t run_gid;
+        struct tenant owner;            /* the crash's: whose stuck budget the writer counts in */
 };
 
 struct selfdump_result {

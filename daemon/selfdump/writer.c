@@ -247,6 +247,7 @@ int selfdump_write_killable(const struct selfdump_request *req, struct core_writ
                 .keep_fds = fds,
                 .n_keep_fds = SELFDUMP_TASK_FDS,
                 .uid = req->run_uid,
+                .owner = req->owner,
                 .gid = req->run_gid,
                 .limits = writer_limits,
         };

@@ -80,14 +80,8 @@ void stuck_thread_remove(const struct tenant *t) {
         abandoned_remove(0, t);
 }
 
-unsigned child_abandoned(uid_t owner) {
-        struct tenant t = tenant_of_uid(owner);
-        return abandoned_count(owner == CHILD_ANY_OWNER ? NULL : &t, STUCK_CHILD);
-}
-
-bool child_budget_exhausted(uid_t owner) {
-        struct tenant t = tenant_of_uid(owner);
-        return stuck_budget_exhausted(&t);
+unsigned child_abandoned(const struct tenant *owner) {
+        return abandoned_count(owner, STUCK_CHILD);
 }
 
 static void *reap_thread(void *arg) {
@@ -98,13 +92,12 @@ static void *reap_thread(void *arg) {
         return NULL;
 }
 
-void child_reap_later(pid_t pid, uid_t owner) {
+void child_reap_later(pid_t pid, const struct tenant *owner) {
         pthread_t t;
         pthread_attr_t attr;
 
         /* Counted even without a thread to reap it: it stays, a zombie at least. */
-        struct tenant tenant = tenant_of_uid(owner);
-        abandoned_add(pid, &tenant);
+        abandoned_add(pid, owner);
         if (pthread_attr_init(&attr) != 0)
                 return;
         (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -147,7 +140,7 @@ bool child_wait_until(pid_t pid, int pidfd, uint64_t deadline_usec, int *ret_sta
         return true;
 }
 
-bool child_kill_and_reap(pid_t pid, int pidfd, uid_t owner, int *ret_status) {
+bool child_kill_and_reap(pid_t pid, int pidfd, const struct tenant *owner, int *ret_status) {
         if (pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0)
                 (void) kill(pid, SIGKILL);
         if (child_wait_until(pid, pidfd, now_monotonic_usec() + CHILD_KILL_GRACE_USEC, ret_status))

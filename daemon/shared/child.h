@@ -30,8 +30,8 @@
  *     all — a user or container cannot cost the host's own services their dumps, and the number of
  *     stuck tasks (coredumpd.service's TasksMax=) stays bounded.
  *
- * A child's tenant is the uid it runs as (the crashing user's, or nobody's for root's and setuid
- * dumps); a thread's is its crash's.
+ * A child's tenant, as a thread's, is its crash's (not the uid it runs as: nobody's for root's and
+ * setuid dumps, one of many for a container's).
  */
 #define STUCK_MAX_PER_TENANT 2U
 #define STUCK_MAX 16U
@@ -47,21 +47,17 @@ bool stuck_budget_exhausted(const struct tenant *t);
 void stuck_thread_add(const struct tenant *t);
 void stuck_thread_remove(const struct tenant *t);
 
-#define CHILD_ANY_OWNER ((uid_t) -1)
-
 /* Reaps pid whenever it ends, on a detached thread; counted as owner's abandoned child until then. */
-void child_reap_later(pid_t pid, uid_t owner);
+void child_reap_later(pid_t pid, const struct tenant *owner);
 
 /* Kills pid (through pidfd when >= 0), waits up to CHILD_KILL_GRACE_USEC for its end and reaps it;
  * if it does not end by then, child_reap_later(). Returns true if it was reaped here, with its wait
  * status in *ret_status (may be NULL). */
-bool child_kill_and_reap(pid_t pid, int pidfd, uid_t owner, int *ret_status);
+bool child_kill_and_reap(pid_t pid, int pidfd, const struct tenant *owner, int *ret_status);
 
-/* Abandoned children not reaped yet: owner's, or all (CHILD_ANY_OWNER). */
-unsigned child_abandoned(uid_t owner);
-/* stuck_budget_exhausted() for the tenant of owner (the uid the child would run as), whose stuck
- * threads count too: start no child for owner then. */
-bool child_budget_exhausted(uid_t owner);
+/* Abandoned children not reaped yet: owner's, or all (NULL). Whether one may be started for a crash
+ * of owner's: stuck_budget_exhausted(). */
+unsigned child_abandoned(const struct tenant *owner);
 
 /* Waits for pid to end (through pidfd when >= 0) until the CLOCK_MONOTONIC deadline (usec); true
  * and reaped (status in *ret_status) if it ended, false if the deadline came first. */

@@ -133,6 +133,7 @@ struct writer_start {
         size_t n_keep_fds;
         uid_t uid;                      /* 0: the ids stay (a test that runs unprivileged) */
         gid_t gid;
+        struct tenant owner;            /* its crash's: whose stuck budget it counts in (shared/child.h) */
         struct cell_limits limits;      /* address_space: on top of the daemon's, which the fork starts with */
 };
 

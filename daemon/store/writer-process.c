@@ -150,8 +150,8 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
         struct child_share *share = mmap(NULL, share_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         int r;
 
-        uid_t owner = start ? start->uid : 0;
-        if (child_budget_exhausted(owner)) {
+        struct tenant owner = start ? start->owner : tenant_of_uid(0);
+        if (stuck_budget_exhausted(&owner)) {
                 /* Each writer SIGKILL could not end is a process in the kernel pinning its core (an
                  * unlinked file the vacuum cannot see) and a thread of ours. */
                 if (share != MAP_FAILED)
@@ -220,7 +220,7 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
         }
         int status = 0;
         if (abandoned)
-                child_reap_later(pid, owner);
+                child_reap_later(pid, &owner);
         else if (pid > 0)
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                         ;
