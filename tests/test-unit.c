@@ -3287,6 +3287,12 @@ TEST(peer_tenant_of_user_namespaces) {
         close(ct.pidfd);
         ns_sleeper_stop(&ns);
 
+        /* Real uid 0 whose user namespace cannot be learnt (no pidfd here; a reaped peer's says none):
+         * a tenant of its own, never host root's. */
+        struct peer unknown = { .pidfd = -1, .info = { .ruid = 0 } };
+        peer_resolve_tenant(&unknown, 0);
+        CHECK(!tenant_equal(&unknown.tenant, TENANT_UID(0)) && !tenant_is_system(&unknown.tenant));
+
         close(self.pidfd);
         close(p.pidfd);
         kill(pid, SIGKILL);

@@ -35,8 +35,10 @@ bool peer_is_our_child(const struct peer *p) {
 void peer_resolve_tenant(struct peer *p, uint64_t own_user_ns) {
         struct stat st;
 
-        /* Until the task is known to be in our user namespace, it is not (never a system user's). */
-        p->tenant = (struct tenant) { .uid = p->info.ruid };
+        /* Until the task is known to be in our user namespace, it is not (never a system user's);
+         * and until its namespace is known, a task of real uid 0 is nobody's root: a tenant of its
+         * own (TENANT_USERNS_UNKNOWN), never host root's counters and shares. */
+        p->tenant = (struct tenant) { .uid = p->info.ruid, .userns = p->info.ruid == 0 ? TENANT_USERNS_UNKNOWN : 0 };
         if (own_user_ns == 0 && stat("/proc/self/ns/user", &st) == 0)
                 own_user_ns = (uint64_t) st.st_ino; /* namespaces are inodes of the one nsfs */
         if (p->pidfd < 0 || own_user_ns == 0)
@@ -46,7 +48,7 @@ void peer_resolve_tenant(struct peer *p, uint64_t own_user_ns) {
                 if (fstat(fd, &st) < 0)
                         return;
                 if ((uint64_t) st.st_ino == own_user_ns) {
-                        p->tenant.host = true; /* ours: the real uid is the tenant */
+                        p->tenant = (struct tenant) { .uid = p->info.ruid, .host = true }; /* ours: its real uid */
                         return;
                 }
                 uint64_t ino = (uint64_t) st.st_ino;

@@ -30,6 +30,10 @@ struct tenant {
         bool host;              /* the task is in the host's user namespace itself */
 };
 
+/* The user namespace of a task of real uid 0 whose namespace could not be learnt: none of host
+ * root's bounds (authenticate.c). */
+#define TENANT_USERNS_UNKNOWN UINT64_MAX
+
 /* The tenant of a task of the host's user namespace with real uid uid. */
 static inline struct tenant tenant_of_uid(uint32_t uid) {
         return (struct tenant) { .uid = uid, .host = true };
