@@ -263,6 +263,21 @@ TEST(reader_long_lines) {
         parse_text(big, strlen(big), &e, &x);
         CHECK_STR(x, "");
         CHECK_INT(strlen(e), ==, strlen("2:[Rule] MatchExe=") + INI_LINE_MAX - 16);
+
+        /* Continued past the bound: the rest of that line is left out with it, not read as lines of
+         * their own; the next line after it is read. */
+        size_t half = INI_LINE_MAX / 2 + 10;
+        _cleanup_free_ char *cont = malloc(3 * half + 128);
+        CHECK(cont);
+        char *p = stpcpy(cont, "[Rule]\nMatchExe=");
+        for (int i = 0; i < 3; i++) {
+                memset(p, 'd', half);
+                p += half;
+                p = stpcpy(p, i < 2 ? "\\\n" : "\\\nName=inside\\\n");
+        }
+        strcpy(p, "tail\nName=after\n");
+        CHECK_PARSE(cont, "7:[Rule] Name=after",
+                    "2: line too long (more than 65536 bytes with its continuations) (split the value over several assignments of a repeatable key)");
 }
 
 /* A trailing backslash continues a line, the backslash becoming a space; comment lines within are

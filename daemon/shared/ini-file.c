@@ -274,6 +274,7 @@ int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *user
         _cleanup_free_ char *buf = NULL, *logical = NULL, *section = strdup("");
         size_t allocated = 0, logical_len = 0;
         unsigned physical = 0, logical_first = 0;
+        bool skipping = false;    /* the rest of a continued line left out as too long */
         int r = 0;
 
         if (!section)
@@ -317,6 +318,11 @@ int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *user
                 bool continues = ends_in_continuation(l, len);
                 if (continues)
                         l[len - 1] = ' ';       /* the backslash becomes a space */
+                if (skipping) {
+                        /* The rest of a line left out as too long: none of it is a line of its own. */
+                        skipping = continues;
+                        continue;
+                }
 
                 if (logical_len == 0 && !continues) {
                         ini->line = physical;
@@ -332,6 +338,7 @@ int ini_file_parse(struct ini_file *ini, FILE *f, ini_entry_fn entry, void *user
                         ini_file_hint(ini, "split the value over several assignments of a repeatable key");
                         logical_len = 0;
                         logical[0] = 0;
+                        skipping = continues;
                         continue;
                 }
                 char *grown = realloc(logical, logical_len + len + 1);
