@@ -136,8 +136,8 @@ void kept_files_save(struct store *s, const char *core_name, uid_t reader_uid, s
                 char id[41];
                 if (r < 0)
                         break;
-                r = keep_cell_next(&k->cell, MIN(now_monotonic_usec() + k->stall_usec, until), &e, id, reason,
-                                   sizeof reason);
+                r = keep_cell_next(&k->cell, MIN(now_monotonic_usec() + k->stall_usec, until), &s->interrupted, &e,
+                                   id, reason, sizeof reason);
                 if (r < 0 || e.what == PARSER_KEEP_END)
                         break;
                 struct saved_file *f = listed(k, e.index);

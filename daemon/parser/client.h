@@ -9,6 +9,7 @@
  * Nothing of the task's files or memory is read in the daemon.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -102,10 +103,11 @@ int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, u
                     uint64_t deadline_usec, struct keep_cell *ret, char *reason, size_t reason_size);
 /* Once the task is released: the cell compares and sends (keep_cell_next()). */
 int keep_cell_go(struct keep_cell *c);
-/* The next entry, checked (parser_keep_entry_check()), by deadline_usec; a PARSER_KEEP_COPY's
- * size bytes follow on c->out_fd. 0, or -errno with reason. */
-int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, struct parser_keep_entry *ret,
-                   char ret_build_id[static 41], char *reason, size_t reason_size);
+/* The next entry, checked (parser_keep_entry_check()), by deadline_usec, or -ECANCELED as soon as
+ * *cancel (may be NULL) is set; a PARSER_KEEP_COPY's size bytes follow on c->out_fd. 0, or -errno
+ * with reason. */
+int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, const atomic_bool *cancel,
+                   struct parser_keep_entry *ret, char ret_build_id[static 41], char *reason, size_t reason_size);
 /* After its last entry: reaped if it ends at once, else as keep_cell_stop(). */
 void keep_cell_end(struct keep_cell *c);
 /* Kills it and leaves it to the reaper, without waiting; closes the pipes. For any state. */

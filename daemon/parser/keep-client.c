@@ -22,10 +22,19 @@
 /* How long a cell that sent its last entry may take to end before it is left to the reaper. */
 #define KEEP_END_GRACE_USEC (200 * UINT64_C(1000))
 
-static int read_until(int fd, void *buf, size_t size, uint64_t deadline_usec) {
+/* How often a wait for the cell looks whether the daemon stops. */
+#define KEEP_CANCEL_CHECK_USEC (100 * UINT64_C(1000))
+
+static int read_until(int fd, void *buf, size_t size, uint64_t deadline_usec, const atomic_bool *cancel) {
         size_t done = 0;
         while (done < size) {
-                int r = parser_wait_fd(fd, POLLIN, deadline_usec);
+                if (cancel && atomic_load(cancel))
+                        return -ECANCELED;
+                uint64_t slice = cancel ? MIN(deadline_usec, now_monotonic_usec() + KEEP_CANCEL_CHECK_USEC)
+                                        : deadline_usec;
+                int r = parser_wait_fd(fd, POLLIN, slice);
+                if (r == -ETIMEDOUT && slice < deadline_usec)
+                        continue;
                 if (r < 0)
                         return r;
                 ssize_t n = read(fd, (char *) buf + done, size - done);
@@ -125,7 +134,7 @@ int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, u
         if (r < 0 && r != -ETIMEDOUT)
                 r = -EPIPE; /* it ended: its answer is missing below */
         if (r >= 0)
-                r = read_until(ret->out_fd, &ret->opened, sizeof ret->opened, deadline_usec);
+                r = read_until(ret->out_fd, &ret->opened, sizeof ret->opened, deadline_usec, NULL);
         if (r == -ETIMEDOUT) {
                 r = fail(r, reason, reason_size, "it did not open the files by its deadline: killed");
                 goto fail;
@@ -157,11 +166,13 @@ int keep_cell_go(struct keep_cell *c) {
         return write(c->in_fd, &go, 1) == 1 ? 0 : -errno;
 }
 
-int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, struct parser_keep_entry *ret,
-                   char ret_build_id[static 41], char *reason, size_t reason_size) {
-        int r = c->out_fd < 0 ? -EBADF : read_until(c->out_fd, ret, sizeof *ret, deadline_usec);
+int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, const atomic_bool *cancel,
+                   struct parser_keep_entry *ret, char ret_build_id[static 41], char *reason, size_t reason_size) {
+        int r = c->out_fd < 0 ? -EBADF : read_until(c->out_fd, ret, sizeof *ret, deadline_usec, cancel);
         if (r == -ETIMEDOUT)
                 return fail(r, reason, reason_size, "it did not answer by its deadline: killed");
+        if (r == -ECANCELED)
+                return fail(r, reason, reason_size, "interrupted: the daemon is stopping");
         if (r < 0)
                 return fail(r, reason, reason_size, "it ended before its last answer");
         if (parser_keep_entry_check(ret, &c->opened, c->n, &c->next, &c->budget, ret_build_id) < 0)
