@@ -1102,6 +1102,16 @@ TEST(container_file_that_never_answers_does_not_hold_the_thread) {
         container_crash_done(&c);
 }
 
+/* A fake kept-files cell (python): holds every file it is asked for, and after the go byte
+ * announces a copy of 100000 bytes of the last one; what follows (the script's rest) is the test's. */
+#define FAKE_CELL_COPY_100000                                                                   \
+        "exec /usr/bin/python3 -c 'import os,struct,time\n"                                     \
+        "h=os.read(0,1568)\n"                                                                   \
+        "n=struct.unpack_from(\"<I\",h,16)[0]\n"                                               \
+        "os.write(1,struct.pack(\"<II64i\",0x4b504443,n,*([0]*64)))\n"                         \
+        "os.read(0,1)\n"                                                                        \
+        "os.write(1,struct.pack(\"<IIIi40sQ\",0x4b504443,n-1,3,0,b\"\",100000)"
+
 /* A cell that stops in the middle of a copy (a read that never returns, after the release): the
  * daemon stops waiting at Deadline=, links no partial copy and says why. */
 TEST(container_file_copy_that_stalls_is_not_kept) {
@@ -1112,12 +1122,7 @@ TEST(container_file_copy_that_stalls_is_not_kept) {
         struct container_crash c = {};
         /* Holds every file it is asked for, then announces 100000 bytes of the last, sends 5000. */
         const char *fake =
-                "exec /usr/bin/python3 -c 'import os,struct,time\n"
-                "h=os.read(0,1568)\n"
-                "n=struct.unpack_from(\"<I\",h,16)[0]\n"
-                "os.write(1,struct.pack(\"<II64i\",0x4b504443,n,*([0]*64)))\n"
-                "os.read(0,1)\n"
-                "os.write(1,struct.pack(\"<IIIi40sQ\",0x4b504443,n-1,3,0,b\"\",100000)+bytes(5000))\n"
+                FAKE_CELL_COPY_100000 "+bytes(5000))\n"
                 "time.sleep(600)'";
         container_crash(&c, "Compress=none\nDeadline=1s\n", false, fake);
         printf("crash handled in %" PRIu64 " ms\n", c.usec / 1000);
@@ -1140,12 +1145,7 @@ TEST(container_file_copy_that_trickles_is_cut_in_all) {
         struct container_crash c = {};
         /* Holds every file it is asked for, then announces 100000 bytes of the last, 100 every 0.3 s. */
         const char *fake =
-                "exec /usr/bin/python3 -c 'import os,struct,time\n"
-                "h=os.read(0,1568)\n"
-                "n=struct.unpack_from(\"<I\",h,16)[0]\n"
-                "os.write(1,struct.pack(\"<II64i\",0x4b504443,n,*([0]*64)))\n"
-                "os.read(0,1)\n"
-                "os.write(1,struct.pack(\"<IIIi40sQ\",0x4b504443,n-1,3,0,b\"\",100000))\n"
+                FAKE_CELL_COPY_100000 ")\n"
                 "for i in range(1000):\n"
                 "  os.write(1,bytes(100))\n"
                 "  time.sleep(0.3)'";
