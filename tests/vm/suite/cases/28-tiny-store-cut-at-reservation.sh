@@ -2,6 +2,7 @@
 # reserved before the kernel writes a byte — the free space less KeepFree= (auto: 15%) — and the core
 # is cut there, stored and marked truncated; the file system is never filled (no partial file, no
 # ENOSPC for whatever else writes there), and the crash is recorded.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 daemon_signal TERM

@@ -1,4 +1,5 @@
 # Editing the policy and sending SIGHUP changes what happens to the next crash.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 journal_mark

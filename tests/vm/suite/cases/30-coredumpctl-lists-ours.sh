@@ -1,5 +1,6 @@
 # bookworm's coredumpctl finds coredumpd's entries: list, info (with the
 # storage path) and dump.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 journal_mark

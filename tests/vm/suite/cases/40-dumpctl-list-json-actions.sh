@@ -1,6 +1,7 @@
 # dumpctl list --json lists every crash coredumpd recorded in this boot (every
 # case's, plus one fresh crash per action made here) with the action the
 # journal entry says.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"

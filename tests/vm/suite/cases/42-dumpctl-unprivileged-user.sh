@@ -1,6 +1,7 @@
 # An unprivileged user (in systemd-journal, so it reads the system journal)
 # sees only its own crashes in dumpctl list and can fetch its own dump, which
 # coredumpd made readable by ACL; dumpctl dump of root's dump is refused (5).
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"

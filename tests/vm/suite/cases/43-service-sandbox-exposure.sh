@@ -1,6 +1,7 @@
 # coredumpd.service runs sandboxed: systemd-analyze security rates it at most
 # 3.0, and the sandbox is in force in the running daemon (the other cases show
 # it still stores, rejects and records under it).
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 systemd-analyze security coredumpd.service > "$WORK/security" 2>&1 || true

@@ -1,6 +1,7 @@
 # When the image installed coredumpd from its .deb, dpkg -L shows the daemon,
 # dumpctl, the units, the registration script, the tmpfiles snippet, the RLIMIT_CORE drop-ins
 # (a conffile in /etc/security/limits.d) and the man pages, and the package enabled the socket.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 dpkg -s coredumpd > /dev/null 2>&1 || skip "coredumpd is not installed as a Debian package in this image"
 dpkg -L coredumpd > "$WORK/files"

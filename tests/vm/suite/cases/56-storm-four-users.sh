@@ -2,6 +2,7 @@
 # bench/storm, outside CI). Every crasher ends, every crash the kernel announced is recorded
 # exactly once (queued, not rejected, under the default limits), and the daemon's peak memory
 # stays bounded.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 journal_mark

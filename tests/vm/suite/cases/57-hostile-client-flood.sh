@@ -1,5 +1,6 @@
 # A local client floods the socket with connects and junk while users crash: every junk connection
 # is refused (no record), and every crash is still recorded and stored.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 journal_mark

@@ -1,5 +1,6 @@
 # The store turns read-only: the crash is still recorded, as not stored and with the reason, the
 # crasher is released at once; once the store is writable again the next crash is stored.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 mkdir -p "$STORE"

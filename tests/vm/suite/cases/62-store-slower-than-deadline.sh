@@ -6,6 +6,7 @@
 # with its reason, no partial file stays in the store, and once the store is fast again the next
 # crash is stored.
 # case-timeout: 240
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 cap=12 margin=10

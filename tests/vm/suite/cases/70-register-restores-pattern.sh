@@ -2,6 +2,7 @@
 # fs.suid_dumpable from before back, starting it sets coredumpd's (and 2) again; removing the
 # package (dpkg -r) puts them back too, and installing it again sets coredumpd's and the next
 # crash is stored.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 pattern() { cat /proc/sys/kernel/core_pattern; }

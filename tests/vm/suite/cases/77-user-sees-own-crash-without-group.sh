@@ -4,6 +4,7 @@
 # --record, as the user), as systemd-coredump's record is. The user's dumpctl takes only their own
 # entries from it and opens what they name with the user's rights, inside the store; root's
 # dumpctl ignores them (it lists the crash once, from root's record).
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"

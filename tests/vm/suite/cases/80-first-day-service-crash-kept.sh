@@ -3,6 +3,7 @@
 # which the built-in policy rejects; the package's system.conf.d drop-in (DefaultLimitCORE=infinity)
 # is what keeps it. The same crash with Debian's 0 (LimitCORE=0:infinity, as without the drop-in)
 # is rejected by builtin:rlimit-zero. The suite itself runs without LimitCORE= or ulimit -c.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 systemd-analyze cat-config systemd/system.conf 2>/dev/null | grep -q '^# /usr/lib/systemd/system.conf.d/20-coredumpd.conf' ||

@@ -3,6 +3,7 @@
 # of 0 (a getty or sshd that ran before the package came): the package's
 # /etc/security/limits.d/20-coredumpd.conf raises it ("*" and root). The user's core carries
 # its read ACL.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 [ -r /etc/security/limits.d/20-coredumpd.conf ] || die "no /etc/security/limits.d/20-coredumpd.conf"

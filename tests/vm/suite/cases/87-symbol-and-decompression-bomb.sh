@@ -10,6 +10,7 @@
 # parser ends or is killed within its budget (UnwindTimeout= 3 s + 1 s; its RLIMIT_AS is 1 GiB)
 # while the daemon's own peak memory (VmHWM) grows by at most 64 MiB; each crash has exactly one
 # record, stored; the daemon is the same process and root's next crash is stored (attack_survived).
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 # case-timeout: 300

@@ -9,6 +9,7 @@
 # rejected); once the attacker gives up, every one of their crashes has exactly one record; the
 # daemon is the same process and root's next crash is stored.
 # case-timeout: 300
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 n=60 running=8 queued=32

@@ -9,6 +9,7 @@
 # an average below MinRate=, with the bytes received), and no partial core is left in the store; the slot comes back: the same
 # user's next crash is stored; the daemon is the same process and root's next crash is stored.
 # case-timeout: 300
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 deadline=60 bound=90 maxduration=300

@@ -9,6 +9,7 @@
 # beyond are rejected with the per-user quota; another user's crash meanwhile is stored at once;
 # every crash ends as one record; the daemon is the same process and root's next crash is stored.
 # case-timeout: 300
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 n=48 running=8 queued=32 base=200000

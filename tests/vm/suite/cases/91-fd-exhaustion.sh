@@ -11,6 +11,7 @@
 # kernel announced ends as exactly one record; the junk connections get none; the daemon is the
 # same process and root's next crash is stored.
 # case-timeout: 300
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 n=40 nofile=256 junk=50

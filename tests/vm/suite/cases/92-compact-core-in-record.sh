@@ -9,6 +9,7 @@
 # the user's own copy carries it too. By default (JournalCore=user) a second regular user's crash
 # has it in their own copy only, which their dumpctl dumps, and root's crash in no record at all.
 # case-timeout: 300
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 command -v gdb >/dev/null || skip "no gdb in the image"

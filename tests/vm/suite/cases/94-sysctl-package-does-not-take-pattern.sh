@@ -6,6 +6,7 @@
 # install the pattern is coredumpd's and a crash is stored. Stopping coredumpd (its socket, as
 # apt remove does) puts back the pattern that package set, and removing that package leaves
 # coredumpd's in place.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 dpkg -s coredumpd > /dev/null 2>&1 || skip "coredumpd is not installed as a Debian package in this image"

@@ -5,6 +5,7 @@
 # control file names a script for every test and only dependencies the image has; no test fails;
 # on a kernel with the coredump socket no test skips (crash-stored must store a crash), on one
 # without it only skippable ones may. The host is told what each test gave (# report:).
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 dir=$T/debian-tests
 [ -f "$dir/control" ] || die "no debian/tests in the image ($dir/control)"

@@ -6,6 +6,7 @@
 # daemon is gone: systemctl reload fails there (why the docs do not name it), while dumpctl reload
 # and systemctl try-reload-or-restart succeed without starting it, and the next crash gets the new
 # configuration. A Storage= change, which needs a restart, is said once and not applied.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 [ "$(command -v dumpctl)" = /usr/bin/dumpctl ] || die "dumpctl is not on the PATH as /usr/bin/dumpctl: '$(command -v dumpctl)'"

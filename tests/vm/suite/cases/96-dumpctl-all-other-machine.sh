@@ -4,6 +4,7 @@
 # records a coredump entry naming a core path that exists on this host. Without --all neither
 # dumpctl nor coredumpctl lists it; with --all both do, dumpctl calls its core "remote", and
 # dump refuses it (exit 4) instead of handing out this host's file of that name.
+# daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 command -v coredumpctl >/dev/null || skip "no coredumpctl in the image"
