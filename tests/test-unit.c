@@ -47,6 +47,7 @@
 #include "parser/wire.h"
 #include "shared/elf-build-id.h"
 #include "server/privileges.h"
+#include "server/deadline.h"
 #include "server/workers.h"
 #include "harness.h"
 #include "shared/cell.h"
@@ -2911,7 +2912,7 @@ TEST(parser_record_cell_reaches_only_journald) {
         CHECK_INT(WEXITSTATUS(st), ==, 0);
 }
 
-/* A held crash's deadline (server/workers.c): Deadline= without progress; after it, an average below
+/* A held crash's deadline (server/deadline.c): Deadline= without progress; after it, an average below
  * MinRate= (a core that trickles a byte a minute is cut as soon as one that says nothing); at
  * MaxDuration= in all, however fast it moves. */
 TEST(deadline_trickle_rate_floor_and_max_duration) {

@@ -6,13 +6,13 @@
  * REJECT for overload — the slots of MaxConcurrent=, the fair shares per tenant
  * (MaxConcurrentPerUser=, ReservedConcurrent=), the queue's quotas (MaxQueued=,
  * MaxQueuedPerUser=), and the tenant's stuck work (shared/child.h). Counted over the workers'
- * lists (server/workers-internal.h), on the loop only.
+ * lists (server/worker.h), on the loop only.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "server/workers-internal.h"
+#include "server/worker.h"
 
 enum holders {
         HOLDERS_ALL,

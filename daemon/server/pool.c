@@ -238,7 +238,7 @@ bool worker_abandon(struct workers *ws, struct worker *w) {
 
 /* ---- the heap, and the end ------------------------------------------------------------------- */
 
-uint64_t workers_trim_due(struct workers *ws, uint64_t now_mono) {
+uint64_t pool_trim_due(struct workers *ws, uint64_t now_mono) {
         if (!ws->trim_pending || ws->n[WORKER_THREAD] > 0)
                 return 0; /* nothing freed, or the next thread's end will ask again */
         if (ws->trimmed_usec != 0 && now_mono < ws->trimmed_usec + TRIM_INTERVAL_USEC)

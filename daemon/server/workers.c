@@ -11,6 +11,8 @@
 
 #include "server/admission.h"
 #include "server/pool.h"
+#include "server/worker.h"
+#include "server/workers.h"
 #include "store/store.h"
 #include "shared/parse.h"
 #include "shared/cleanup.h"
@@ -25,53 +27,6 @@
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
-static struct worker *worker_new(struct workers *ws, int fd) {
-        struct worker *w = calloc(1, sizeof *w);
-        if (!w)
-                return NULL;
-        w->workers = ws;
-        connection_init(&w->conn, fd);
-        atomic_init(&w->finished, false);
-        crash_init(&w->crash, ws->config);
-        return w;
-}
-
-void worker_free(struct worker *w) {
-        sd_event_source_disable_unref(w->io);
-        sd_event_source_disable_unref(w->deadline);
-        connection_destroy(&w->conn);
-        crash_done(&w->crash);
-        fields_done(&w->abandon_record);
-        free(w);
-}
-
-void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind) {
-        w->kind = kind;
-        ws->n[kind]++;
-        w->next = NULL;
-        if (kind == WORKER_QUEUED) {
-                *ws->queue_tail = w;
-                ws->queue_tail = &w->next;
-        } else {
-                w->next = ws->list;
-                ws->list = w;
-        }
-}
-
-void worker_unlink(struct workers *ws, struct worker *w) {
-        struct worker **head = w->kind == WORKER_QUEUED ? &ws->queue : &ws->list;
-
-        for (struct worker **p = head; *p; p = &(*p)->next)
-                if (*p == w) {
-                        *p = w->next;
-                        if (w->kind == WORKER_QUEUED && ws->queue_tail == &w->next)
-                                ws->queue_tail = p;
-                        ws->n[w->kind]--;
-                        w->next = NULL;
-                        return;
-                }
-}
-
 static void worker_reap(struct workers *ws, struct worker *w) {
         bool thread = w->kind == WORKER_THREAD;
 
@@ -83,66 +38,6 @@ static void worker_reap(struct workers *ws, struct worker *w) {
          * (workers_trim_due(), from the server's housekeeping). */
         if (thread && ws->n[WORKER_THREAD] == 0)
                 ws->trim_pending = true;
-}
-
-static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
-
-int worker_arm_deadline(struct worker *w, bool queued) {
-        struct workers *ws = w->workers;
-        int r = sd_event_now(ws->event, CLOCK_MONOTONIC, &w->started_usec);
-        if (r < 0)
-                return r;
-        uint64_t at = w->started_usec + (queued ? ws->config->queue_deadline_usec : ws->config->deadline_usec);
-        if (w->deadline) {
-                r = sd_event_source_set_time(w->deadline, at);
-                return r < 0 ? r : sd_event_source_set_enabled(w->deadline, SD_EVENT_ONESHOT);
-        }
-        return sd_event_add_time(ws->event, &w->deadline, CLOCK_MONOTONIC, at, 0, on_deadline, w);
-}
-
-/* How often a moving core's average rate is looked at. */
-#define RATE_CHECK_USEC (5 * USEC_PER_SEC)
-
-/* The deadline is on progress: Deadline= without bytes arriving ends a connection. A moving one
- * ends when, after its first Deadline=, its average rate falls below MinRate= (a core trickling a
- * byte a minute holds its task no longer than a silent one), and at the latest at MaxDuration= (or
- * Deadline= + MaxSize= / MinRate=, if sooner) after it started. Returns 0 if it has expired, else
- * when to look again. */
-uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now,
-                       const char **ret_why) {
-        uint64_t deadline = MIN(c->deadline_usec, UINT64_MAX / 4);
-        uint64_t whole_seconds = c->max_size / MAX(c->min_rate, 1);
-        uint64_t stream_usec = whole_seconds > UINT64_MAX / 2000000 ? UINT64_MAX / 2 :
-                whole_seconds * 1000000 + c->max_size % MAX(c->min_rate, 1) * 1000000 / MAX(c->min_rate, 1);
-        uint64_t cap = started + MIN(deadline + stream_usec, MIN(c->max_duration_usec, UINT64_MAX / 4));
-        uint64_t idle_end = MAX(started, last) + deadline;
-
-        const char *why_dummy;
-        const char **why = ret_why ? ret_why : &why_dummy;
-        if (now >= idle_end) {
-                *why = "no progress for Deadline=";
-                return 0;
-        }
-        if (now >= cap) {
-                *why = "MaxDuration= or Deadline= + MaxSize= / MinRate= in all";
-                return 0;
-        }
-        uint64_t next = MIN(cap, idle_end);
-        if (c->min_rate > 0 && now > started + deadline) {
-                uint64_t seconds = (now - started - deadline) / USEC_PER_SEC;
-                if (seconds > 0 && received / seconds < c->min_rate) {
-                        *why = "an average below MinRate=";
-                        return 0;
-                }
-        }
-        if (c->min_rate > 0)
-                next = MIN(next, MAX(now, started + deadline) + RATE_CHECK_USEC);
-        return next;
-}
-
-static uint64_t worker_deadline_next(const struct worker *w, uint64_t now, const char **ret_why) {
-        return deadline_next(w->workers->config, w->started_usec, (uint64_t) atomic_load(&w->conn.progress.last_usec),
-                             (uint64_t) atomic_load(&w->conn.progress.received), now, ret_why);
 }
 
 /* ---- loop workers: request and decision on the loop, a REJECT answered there ---------------- */
@@ -473,6 +368,7 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
                 .env = env,
                 .changed = changed,
                 .userdata = userdata,
+                .on_deadline = on_deadline,
                 .wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
         };
         ws->queue_tail = &ws->queue;
@@ -492,6 +388,10 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
 fail:
         workers_free(ws);
         return r;
+}
+
+uint64_t workers_trim_due(struct workers *ws, uint64_t now_mono) {
+        return pool_trim_due(ws, now_mono);
 }
 
 struct workers *workers_free(struct workers *ws) {

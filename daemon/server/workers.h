@@ -36,19 +36,9 @@ void workers_stop(struct workers *w);
 /* Takes over fd, a freshly accepted blocking crash connection. */
 void workers_start(struct workers *w, int fd);
 
-/* The heap's free memory given back (malloc_trim()) once no crash thread runs, at most once every
- * TRIM_INTERVAL_USEC: a crash loop's threads each end alone, and a trim after each (an madvise()
- * of every arena's free pages, which the next crash faults back in) cost each repeat more than it
- * gave back. Returns when a trim still to be made is due (CLOCK_MONOTONIC usec), 0 if none. */
-#define TRIM_INTERVAL_USEC (UINT64_C(1000) * 1000)
+/* The heap's free memory given back once no crash thread runs, at most once a second
+ * (server/pool.h). Returns when a trim still to be made is due (CLOCK_MONOTONIC usec), 0 if none. */
 uint64_t workers_trim_due(struct workers *w, uint64_t now_mono);
 
 /* Workers started and not yet reaped, of both kinds. */
 unsigned workers_busy(const struct workers *w);
-
-/* A held crash's deadline (exposed for tests): started at its slot, bytes last arrived at last
- * (0: none yet), received so far; 0 if it has expired at now, else when to look again. Deadline=
- * without progress; after the first Deadline=, an average below MinRate=; MaxDuration= (or
- * Deadline= + MaxSize= / MinRate=, if sooner) in all. */
-uint64_t deadline_next(const struct config *c, uint64_t started, uint64_t last, uint64_t received, uint64_t now,
-                       const char **ret_why);

@@ -2,15 +2,19 @@
 #pragma once
 
 /*
- * What server/workers.c, server/pool.c and server/admission.c share: a worker (one crash
- * connection, from start to reap) and the workers with their pool of threads. Only these three
- * files include it.
+ * What the server's files share (server/worker.c, workers.c, pool.c, admission.c): a worker (one
+ * crash connection, from start to reap) and the workers with their pool of threads; a worker's
+ * lifetime and clock (server/worker.c), which workers.c and pool.c both use. Only these files
+ * include it.
  */
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "server/workers.h"
+#include <systemd/sd-event.h>
+
+#include "config/config.h"
+#include "crash/steps.h"
 #include "shared/fields.h"
 #include "shared/tenant.h"
 
@@ -59,8 +63,9 @@ struct workers {
         sd_event *event;
         const struct config *config;
         const struct crash_env *env;
-        workers_changed_fn changed;
+        void (*changed)(void *userdata);        /* workers_new()'s */
         void *userdata;
+        sd_event_time_handler_t on_deadline;    /* a worker's deadline (server/workers.c) */
 
         int wake_fd;                    /* thread workers report completion here */
         sd_event_source *wake_source;
@@ -82,13 +87,17 @@ struct workers {
                                          * (workers_stop()); 0: not stopping */
 };
 
-/* A worker's lifecycle (server/workers.c), for the pool's threads (server/pool.c). */
+/* A worker's lifetime (server/worker.c), for server/workers.c and the pool's threads (server/pool.c). */
 
+/* A worker for fd, a freshly accepted crash connection, not linked; NULL without memory. */
+struct worker *worker_new(struct workers *ws, int fd);
 /* Frees a worker whose thread, if any, has ended. */
 void worker_free(struct worker *w);
 /* Into (out of) the list of its kind: the queue's tail, else the list of threads and loop workers. */
 void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind);
 void worker_unlink(struct workers *ws, struct worker *w);
-/* (Re)starts the worker's clock: at accept (QueueDeadline= while it waits), and Deadline= again
- * when a queued crash gets its slot. */
+/* (Re)starts the worker's clock (ws->on_deadline fires): at accept (QueueDeadline= while it
+ * waits), and Deadline= again when a queued crash gets its slot. */
 int worker_arm_deadline(struct worker *w, bool queued);
+/* When w's connection expires (server/deadline.h): 0 if it has at now, with why. */
+uint64_t worker_deadline_next(const struct worker *w, uint64_t now, const char **ret_why);
