@@ -137,6 +137,21 @@ masked || fail "stop left the limit drop-ins unmasked"
 [ -e "$userconf" ] || [ -L "$userconf" ] && fail "start after stop left the user manager's mask"
 [ "$(reloads)" = 2 ] || fail "start unmasked the drop-ins with $(( $(reloads) - 1 )) daemon-reloads, not 1"
 
+# A stop for the package's removal (its prerm leaves stop-for-removal): the drop-ins go with the
+# package and dpkg reloads, so no mask and no reload; the marker is used up. A start clears a
+# stale one.
+systemd_fresh core file pipe socket
+"$script" start 2>/dev/null
+: > "$root/run/coredumpd/stop-for-removal"
+"$script" stop 2>/dev/null
+[ "$(pattern)" = core ] || fail "a stop for removal left '$(pattern)'"
+[ -e "$sysconf" ] || [ -L "$sysconf" ] && fail "a stop for removal masked the limit drop-in"
+[ "$(reloads)" = 0 ] || fail "a stop for removal reloaded the service manager"
+[ -e "$root/run/coredumpd/stop-for-removal" ] && fail "the removal marker stayed after the stop"
+: > "$root/run/coredumpd/stop-for-removal"
+"$script" start 2>/dev/null && "$script" stop 2>/dev/null
+masked || fail "a stale removal marker kept a later stop from masking"
+
 # Somebody else's pattern at stop: coredumpd is no longer the handler, masked too.
 systemd_fresh core file pipe socket
 "$script" start 2>/dev/null
