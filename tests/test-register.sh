@@ -172,6 +172,22 @@ mkdir -p "${sysconf%/*}" && printf '[Manager]\nDefaultLimitCORE=1M\n' > "$syscon
 grep -q 'DefaultLimitCORE=1M' "$sysconf" 2>/dev/null || fail "the admin's own $sysconf was replaced or removed"
 [ -L "$userconf" ] && fail "the user manager's mask stayed after start"
 
+# "limits" at boot (coredumpd-limits.service): the pattern coredumpd's (registered, or a container
+# whose host's coredumpd takes its crashes): nothing; anything else (the socket disabled, a kernel
+# without it): masked, reloaded once.
+systemd_fresh "$ours" file pipe socket
+"$script" limits 2>/dev/null || fail "limits failed"
+[ -e "$sysconf" ] || [ -L "$sysconf" ] && fail "limits masked the drop-in while the pattern is coredumpd's"
+[ "$(reloads)" = 0 ] || fail "limits reloaded while the pattern is coredumpd's"
+systemd_fresh core file pipe socket
+"$script" limits 2>/dev/null || fail "limits failed"
+masked || fail "limits left the drop-ins unmasked with the pattern 'core'"
+[ "$(reloads)" = 1 ] || fail "limits masked with $(reloads) daemon-reloads, not 1"
+"$script" limits 2>/dev/null
+[ "$(reloads)" = 1 ] || fail "a second limits reloaded again"
+"$script" start 2>/dev/null	# the socket started later in the boot: raised again
+[ -L "$sysconf" ] && fail "start after limits left the mask"
+
 # Without a service manager (a chroot): masks written, nothing reloaded.
 fresh core file pipe
 rm -f "$root/systemctl.log"
