@@ -8,6 +8,7 @@
 need_daemon
 systemd-analyze cat-config systemd/system.conf 2>/dev/null | grep -q '^# /usr/lib/systemd/system.conf.d/20-coredumpd.conf' ||
 	die "systemd does not read /usr/lib/systemd/system.conf.d/20-coredumpd.conf"
+[ -L /run/systemd/system.conf.d/20-coredumpd.conf ] && die "the limit drop-in is masked while coredumpd is the handler"
 soft=$(systemctl show -P DefaultLimitCORESoft)
 [ "$soft" = infinity ] || die "the service manager's DefaultLimitCORESoft is '$soft', not infinity"
 

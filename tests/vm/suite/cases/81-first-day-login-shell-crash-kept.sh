@@ -1,13 +1,12 @@
 # A first day under Debian's defaults: a crash in a login shell (su -l, through pam_limits) is
 # stored, for a user and for root, even when the session starts from Debian's soft RLIMIT_CORE
 # of 0 (a getty or sshd that ran before the package came): the package's
-# /etc/security/limits.d/20-coredumpd.conf raises it ("*" and root). The user's core carries
-# its read ACL.
+# /etc/profile.d/coredumpd.sh raises it while coredumpd is the kernel's handler. The user's core
+# carries its read ACL.
 # daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
-[ -r /etc/security/limits.d/20-coredumpd.conf ] || die "no /etc/security/limits.d/20-coredumpd.conf"
-grep -q "^session.*pam_limits" /etc/pam.d/su || die "su does not use pam_limits here"
+[ -r /etc/profile.d/coredumpd.sh ] || die "no /etc/profile.d/coredumpd.sh"
 user=cdtlogin
 userdel -r "$user" >/dev/null 2>&1 || true
 useradd -m -s /bin/bash "$user" || die "useradd failed"
