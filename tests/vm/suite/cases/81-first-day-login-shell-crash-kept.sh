@@ -1,4 +1,4 @@
-# A first day under Debian's defaults: a crash in a login shell (su -l, through pam_limits) is
+# A first day under Debian's defaults: a crash in a login shell (su -l) is
 # stored, for a user and for root, even when the session starts from Debian's soft RLIMIT_CORE
 # of 0 (a getty or sshd that ran before the package came): the package's
 # /etc/profile.d/coredumpd.sh raises it while coredumpd is the kernel's handler. The user's core
