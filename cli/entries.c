@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,10 +96,35 @@ static bool entry_matches(const struct entry *d) {
         return true;
 }
 
-/* Non-root users see only their own crashes. */
+/* Whether the caller is in group name (its real or a supplementary group). */
+static bool in_group(const char *name) {
+        struct group *g = getgrnam(name);
+        if (!g)
+                return false;
+        if (getgid() == g->gr_gid || getegid() == g->gr_gid)
+                return true;
+        int n = getgroups(0, NULL);
+        if (n <= 0)
+                return false;
+        _cleanup_free_ gid_t *list = calloc((size_t) n, sizeof *list);
+        if (!list || (n = getgroups(n, list)) < 0)
+                return false;
+        for (int i = 0; i < n; i++)
+                if (list[i] == g->gr_gid)
+                        return true;
+        return false;
+}
+
+/* Root, and members of adm and systemd-journal (who read every journal file, as journald's files'
+ * ACLs and group say), see every crash, as coredumpctl shows them; other users their own only. */
 static bool entry_visible(const struct entry *d) {
+        static int reads_all = -1;
         uid_t uid = getuid();
-        return uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid);
+        if (uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid))
+                return true;
+        if (reads_all < 0)
+                reads_all = in_group("adm") || in_group("systemd-journal");
+        return reads_all;
 }
 
 /* --file=: each a path or a glob, which must name at least one file. */
@@ -301,7 +327,7 @@ static int load_journal(struct entry_list *all) {
         r = open_journal(&j);
         if (r < 0 || !j)
                 return r;
-        r = entry_list_load_journal(all, j, named ? JOURNAL_NAMED : JOURNAL_FOUND);
+        r = entry_list_load_journal(all, j, named ? JOURNAL_NAMED : arg.all ? JOURNAL_FOUND : JOURNAL_LOCAL);
         sd_journal_close(j);
         if (r < 0) {
                 if (named)
