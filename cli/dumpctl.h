@@ -87,6 +87,10 @@ void json_field_unsigned(struct json_writer *w, const char *key, uint64_t value)
 void json_field_bool(struct json_writer *w, const char *key, bool value);
 /* A field whose value is digits, as a number; anything else (or NULL) is null. */
 void json_field_digits(struct json_writer *w, const char *key, const char *value);
+/* A recorded crash as JSON, the one form every verb prints (list; detailed: info's, more keys). */
+void json_entry(struct json_writer *w, const struct entry *d, bool detailed);
+/* "coredumpd" or "systemd-coredump": who wrote the record. */
+const char *entry_recorder(const struct entry *d);
 
 /* terminal.c: the pager, colours and the width, as systemd's tools have them. */
 /* Notes whether stdout is a terminal and its width; call before pager_open(). */
@@ -131,6 +135,9 @@ int select_dump(struct entry_list *l, const struct entry **ret);
  * entry_write_journal_core(); -ENOMEDIUM: the journal cannot be opened now), not logged but for
  * the journal's own trouble. */
 int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size);
+/* The machine that recorded it, as list's HOST column names it: the record's COREDUMP_HOSTNAME,
+ * else the journal's _HOSTNAME, else "-". */
+const char *entry_host(const struct entry *d);
 /* The colour of a presence, for list and info. */
 const char *presence_color(enum entry_presence p);
 

@@ -427,6 +427,10 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         return r;
 }
 
+const char *entry_host(const struct entry *d) {
+        return field_or(d, "COREDUMP_HOSTNAME", field_or(d, "_HOSTNAME", "-"));
+}
+
 const char *field_or(const struct entry *d, const char *field, const char *fallback) {
         const char *v = fields_get_name(&d->fields, field);
         return v && *v ? v : fallback;
@@ -460,10 +464,7 @@ const char *presence_color(enum entry_presence p) {
 int select_dump(struct entry_list *l, const struct entry **ret) {
         size_t hidden = 0;
 
-        if (arg.n_matches > 0 && arg.reverse) {
-                log_error("-r makes no sense here: the newest match is used.");
-                return EXIT_USAGE;
-        }
+        /* -r, as coredumpctl takes it here: the newest match is used either way. */
         if (gather(l, &hidden, 0) < 0)
                 return EXIT_ERROR;
         if (l->n == 0)

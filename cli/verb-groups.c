@@ -26,7 +26,7 @@ static const char *machine_of(const struct entry *d) {
 }
 
 static const char *host_of(const struct entry *d) {
-        return field_or(d, "COREDUMP_HOSTNAME", field_or(d, "_HOSTNAME", "-"));
+        return entry_host(d);
 }
 
 static int group_add_machine(struct group *g, const char *machine, size_t max) {

@@ -3,56 +3,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/parse.h"
-
-static void list_json_one(struct json_writer *w, const struct entry *d) {
-        char iso[64] = "";
-        time_t t = (time_t) (d->time_usec / USEC_PER_SEC);
-        struct tm tm;
-        if (gmtime_r(&t, &tm))
-                strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
-        json_object_begin(w);
-        json_field_unsigned(w, "time", d->time_usec);
-        json_field_string(w, "timestamp", iso);
-        json_field_number(w, "pid", d->pid);
-        json_field_number(w, "uid", d->uid);
-        json_field_digits(w, "gid", fields_get_name(&d->fields, "COREDUMP_GID"));
-        json_field_number(w, "signal", d->signal > 0 ? d->signal : -1);
-        static const struct { const char *key, *field; } strings[] = {
-                { "signal_name", "COREDUMP_SIGNAL_NAME" },
-                { "comm", "COREDUMP_COMM" },
-                { "exe", "COREDUMP_EXE" },
-                { "unit", "COREDUMP_UNIT" },
-                { "action", "COREDUMPD_ACTION" },
-                { "rule", "COREDUMPD_RULE" },
-                { "result", "COREDUMPD_RESULT" },
-                { "filename", "COREDUMP_FILENAME" },
-                { "boot_id", "COREDUMPD_BOOT_ID" },
-                { "crash_id", "COREDUMPD_CRASH_ID" },
-                { "container", "COREDUMPD_CONTAINER" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(strings); i++)
-                json_field_string(w, strings[i].key, fields_get_name(&d->fields, strings[i].field));
-        json_field_digits(w, "core_size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
-        json_field_number(w, "disk_size", d->presence == ENTRY_PRESENT ? (long long) d->disk_size : -1);
-        json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
-        json_field_string(w, "present", entry_presence_to_string(d->presence));
-        json_field_string(w, "source", entry_source_to_string(d->source));
-        /* The compact core in the record (COREDUMP=): what "journal" above reads. */
-        json_field_bool(w, "journal_core", d->journal_core);
-        json_field_number(w, "journal_core_size", d->journal_core && d->journal_core_size > 0 ? (long long) d->journal_core_size : -1);
-        /* coredumpctl's own keys, for scripts written against it: the signal, the core's presence,
-         * its size. */
-        json_field_number(w, "sig", d->signal > 0 ? d->signal : -1);
-        json_field_string(w, "corefile", entry_presence_to_string(d->presence));
-        json_field_digits(w, "size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
-        json_object_end(w);
-}
 
 /* SIZE has one meaning: the core's size, uncompressed, as recorded ("-" if unknown). What it takes
  * on disk is info's "Disk Size" and JSON's disk_size. */
@@ -90,7 +44,8 @@ static void row_fill(struct row *r, const struct entry *d) {
         r->cell[COL_UID] = r->uid;
         r->cell[COL_SIG] = r->sig;
         r->cell[COL_ACTION] = field_or(d, "COREDUMPD_ACTION", "-");
-        r->cell[COL_RULE] = field_or(d, "COREDUMPD_RULE", "-");
+        /* systemd-coredump's record: no rule of ours decided it; its recorder says so. */
+        r->cell[COL_RULE] = d->systemd_coredump ? "systemd-coredump" : field_or(d, "COREDUMPD_RULE", "-");
         r->cell[COL_SIZE] = entry_size_text(d, r->size);
         r->cell[COL_COREFILE] = entry_presence_to_string(d->presence);
         r->cell[COL_EXE] = field_or(d, "COREDUMP_EXE", field_or(d, "COREDUMP_COMM", "n/a"));
@@ -176,7 +131,7 @@ int verb_list(void) {
                 struct json_writer w;
                 json_list_begin(&w, stdout, arg.json);
                 for (size_t i = 0; i < l.n; i++)
-                        list_json_one(&w, &l.entries[i]);
+                        json_entry(&w, &l.entries[i], false);
                 json_list_end(&w);
                 return l.n > 0 ? EXIT_OK : no_dump_status(hidden);
         }

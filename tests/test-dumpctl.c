@@ -1198,7 +1198,7 @@ TEST(field_values_each_once) {
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
                   "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
-                  "'sig','corefile','size'"
+                  "'recorder','host','sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
  * --json: the old object per line; no match: [] and 1, as in text. */
@@ -1259,7 +1259,17 @@ TEST(json_modes_array_shape_and_exit_codes) {
         CHECK_INT(run(&table, DCTL " --json=off list", DCTL_ARGS(&f)), ==, 0);
         CHECK(strncmp(table, "TIME ", 5) == 0);
         CHECK_INT(run(NULL, DCTL " --json=long list", DCTL_ARGS(&f)), ==, 2);
-        CHECK_INT(run(NULL, DCTL " --json=short info", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --json=short policy", DCTL_ARGS(&f)), ==, 2);
+
+        /* info speaks list's JSON (json.c), with its own keys more: signature, repeats, package. */
+        _cleanup_free_ char *i = NULL;
+        CHECK_INT(run(&i, DCTL " --json=short info %d", DCTL_ARGS(&f), f.e_pid), ==, 0);
+        CHECK(i[0] == '[' && count_of(i, "{\"time\":") == 2 && strstr(i, "\"signature\":\"") &&
+              strstr(i, "\"repeats\":") && strstr(i, "\"package\":null") && strstr(i, "\"recorder\":\"coredumpd\""));
+        CHECK_INT(run(NULL, DCTL " --json=pretty -n 3 info | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                            "assert len(d) == 3 and all(\"backtrace\" in x and \"corefile\" in x for x in d), d'",
+                      DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(run(NULL, DCTL " --json=short info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
 
         /* groups speaks the same JSON. */
         _cleanup_free_ char *g = NULL;
