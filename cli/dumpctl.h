@@ -49,6 +49,7 @@ struct dumpctl_arguments {
         uint64_t since, until;  /* 0: unset */
         const char *output;
         const char *directory;
+        const char *root;       /* --root=: another system's root (its journal, its cores) */
         char **files;           /* --file= */
         const char *store;
         const char *config;
@@ -135,6 +136,9 @@ int select_dump(struct entry_list *l, const struct entry **ret);
  * entry_write_journal_core(); -ENOMEDIUM: the journal cannot be opened now), not logged but for
  * the journal's own trouble. */
 int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size);
+/* Which machine recorded it (a key, to tell machines apart): the journal's _MACHINE_ID, else the
+ * record's host name; records read from the store alone are this machine's ("local"). */
+const char *entry_machine(const struct entry *d);
 /* The machine that recorded it, as list's HOST column names it: the record's COREDUMP_HOSTNAME,
  * else the journal's _HOSTNAME, else "-". */
 const char *entry_host(const struct entry *d);

@@ -53,9 +53,13 @@ const char *store_path(void) {
         static bool checked;
 
         if (arg.store) {
-                /* Named on the command line: it must be a directory (others may search it, not list it). */
+                /* Named on the command line: it must be a directory (others may search it, not list it);
+                 * with --root=, the other system's, under its root. */
                 struct stat st;
-                if (!checked && stat(arg.store, &st) < 0) {
+                _cleanup_free_ char *here = entry_path_in_root(arg.store);
+                if (!here)
+                        return NULL;
+                if (!checked && stat(here, &st) < 0) {
                         log_error_errno(errno, "Cannot use the store --store=%s: %m", arg.store);
                         return NULL;
                 }
@@ -264,7 +268,13 @@ static int open_journal(sd_journal **ret) {
 
         *ret = NULL;
 
-        if (arg.directory) {
+        if (arg.root) {
+                /* Another system's journal (its /var/log/journal and /run/log/journal), as coredumpctl
+                 * --root= reads it: every record foreign, its paths taken under the root. */
+                r = sd_journal_open_directory(&j, arg.root, SD_JOURNAL_OS_ROOT);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot open the journal of the root --root=%s: %m", arg.root);
+        } else if (arg.directory) {
                 struct stat st;
                 if (stat(arg.directory, &st) < 0)
                         return log_error_errno(errno, "Cannot read the journal directory -D %s: %m", arg.directory);
@@ -312,7 +322,7 @@ static int open_journal(sd_journal **ret) {
  * every file, whose records not read already are foreign (users' journals, and with --all containers'
  * and other machines'). */
 static int load_journal(struct entry_list *all) {
-        bool named = arg.directory || arg.files;
+        bool named = arg.directory || arg.files || arg.root;
         sd_journal *j = NULL;
         int r;
 
@@ -345,15 +355,19 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
         const char *store = store_path();
         if (!store)
                 return -EINVAL;
+        /* --root=: the store's path and the records' paths are the other system's, taken under it. */
+        _cleanup_free_ char *store_here = entry_path_in_root(store);
+        if (!store_here)
+                return log_error_errno(ENOMEM, "%m");
         if (arg.use_journal) {
                 r = load_journal(&all);
                 if (r < 0)
                         return r;
         }
 
-        r = entry_list_load_store(&all, store);
+        r = entry_list_load_store(&all, store_here);
         if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0) && !arg.quiet)
-                log_warning_errno(r, "Cannot list the store %s: %m", store);
+                log_warning_errno(r, "Cannot list the store %s: %m", store_here);
 
         entry_list_finish(&all, store);
 
@@ -417,7 +431,7 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         /* The journal as the entry was read from it: its cursor names it there. A trusted record's
          * in this machine's system journal files alone, where no other file may hold an entry of the
          * same cursor with another core. */
-        int r = !d->foreign && !arg.directory && !arg.files ? open_local_system_journal(&j) : open_journal(&j);
+        int r = !d->foreign && !arg.directory && !arg.files && !arg.root ? open_local_system_journal(&j) : open_journal(&j);
         if (r < 0)
                 return r;
         if (!j)
@@ -425,6 +439,10 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         r = entry_write_journal_core(j, d, out_fd, ret_size);
         sd_journal_close(j);
         return r;
+}
+
+const char *entry_machine(const struct entry *d) {
+        return field_or(d, "_MACHINE_ID", field_or(d, "COREDUMP_HOSTNAME", "local"));
 }
 
 const char *entry_host(const struct entry *d) {

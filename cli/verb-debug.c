@@ -284,7 +284,7 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
         }
         _cleanup_free_ char *store_dir = NULL;
         if (d->foreign)
-                store_dir = store_path() ? strdup(store_path()) : NULL;
+                store_dir = store_path() ? entry_path_in_root(store_path()) : NULL; /* --root=: in it */
         else if ((store_dir = strdup(core)))
                 *strrchr(store_dir, '/') = 0;
         if (!store_dir)

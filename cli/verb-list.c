@@ -18,7 +18,13 @@ static const char *entry_size_text(const struct entry *d, char buf[static 32]) {
         return "-";
 }
 
-enum { COL_TIME, COL_PID, COL_UID, COL_SIG, COL_ACTION, COL_RULE, COL_SIZE, COL_COREFILE, COL_EXE, _COL_MAX };
+enum { COL_TIME, COL_HOST, COL_PID, COL_UID, COL_SIG, COL_ACTION, COL_RULE, COL_SIZE, COL_COREFILE, COL_EXE, _COL_MAX };
+
+/* HOST is shown only where the crashes come from more than one machine (a collector's journals). */
+static bool shown[_COL_MAX] = {
+        [COL_TIME] = true, [COL_PID] = true, [COL_UID] = true, [COL_SIG] = true, [COL_ACTION] = true,
+        [COL_RULE] = true, [COL_SIZE] = true, [COL_COREFILE] = true, [COL_EXE] = true,
+};
 
 struct row {
         char time[32], pid[24], uid[24], sig[16], size[32];
@@ -40,6 +46,7 @@ static void row_fill(struct row *r, const struct entry *d) {
         else if (d->signal > 0)
                 snprintf(r->sig, sizeof r->sig, "%d", d->signal);
         r->cell[COL_TIME] = format_time_short(r->time, d->time_usec);
+        r->cell[COL_HOST] = entry_host(d);
         r->cell[COL_PID] = r->pid;
         r->cell[COL_UID] = r->uid;
         r->cell[COL_SIG] = r->sig;
@@ -52,22 +59,27 @@ static void row_fill(struct row *r, const struct entry *d) {
 }
 
 static const char *const headers[_COL_MAX] = {
-        "TIME", "PID", "UID", "SIG", "ACTION", "RULE", "SIZE", "COREFILE", "EXE",
+        "TIME", "HOST", "PID", "UID", "SIG", "ACTION", "RULE", "SIZE", "COREFILE", "EXE",
 };
 static const bool right_aligned[_COL_MAX] = { [COL_PID] = true, [COL_UID] = true, [COL_SIZE] = true };
 
 /* Every column as wide as its widest cell; RULE and EXE share what the width leaves, EXE (cut at
  * its start, the file name stays) down to 12 columns before RULE (cut at its end) goes below 8. */
 static void column_widths(struct row *rows, size_t n, size_t w[_COL_MAX]) {
+        size_t fixed = 0;
         for (size_t c = 0; c < _COL_MAX; c++) {
                 w[c] = arg.legend ? strlen(headers[c]) : 1;
                 for (size_t i = 0; i < n; i++)
                         w[c] = MAX(w[c], strlen(rows[i].cell[c]));
+                if (c == COL_HOST)
+                        w[c] = MIN(w[c], (size_t) 16);
+                if (!shown[c])
+                        w[c] = 0;
+                else if (c != COL_RULE && c != COL_EXE)
+                        fixed += w[c] + 1; /* and the blank after it */
+                else if (c == COL_RULE)
+                        fixed += 1;
         }
-        size_t fixed = _COL_MAX - 1; /* the blanks between columns */
-        for (size_t c = 0; c < _COL_MAX; c++)
-                if (c != COL_RULE && c != COL_EXE)
-                        fixed += w[c];
         size_t columns = terminal_columns();
         size_t space = columns > fixed ? columns - fixed : 0;
         size_t rule = w[COL_RULE], exe = w[COL_EXE];
@@ -84,6 +96,8 @@ static void print_row(const char *const cell[_COL_MAX], const size_t w[_COL_MAX]
                       const char *end) {
         for (size_t c = 0; c < _COL_MAX; c++) {
                 bool last = c == _COL_MAX - 1;
+                if (!shown[c])
+                        continue;
                 if (c > 0)
                         putchar(' ');
                 if (color && color[c] && *color[c])
@@ -104,8 +118,17 @@ static int list_table(const struct entry_list *l) {
 
         if (!rows)
                 return EXIT_ERROR;
-        for (size_t i = 0; i < l->n; i++)
+        const char *host = NULL;
+        for (size_t i = 0; i < l->n; i++) {
                 row_fill(&rows[i], &l->entries[i]);
+                /* More than one host named: a collector's journals (-D), or --all. */
+                const char *h = rows[i].cell[COL_HOST];
+                if (strcmp(h, "-") == 0)
+                        continue;
+                if (host && strcmp(h, host) != 0)
+                        shown[COL_HOST] = true;
+                host = h;
+        }
         column_widths(rows, l->n, w);
 
         if (arg.legend) {

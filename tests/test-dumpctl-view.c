@@ -296,8 +296,103 @@ TEST(each_crash_once_for_root_adm_and_user) {
         test_env_done(&user);
 }
 
+/* info says the signature, the repeat count and the package (where the record has one: systemd's
+ * COREDUMP_PACKAGE_NAME/_VERSION); list shows HOST only where the crashes come from more than one
+ * machine; -r takes a match (dump: the newest match, as coredumpctl); --root= reads another
+ * system's journal and its cores under that root, every record foreign; --image= is refused with
+ * the way to do it. */
+TEST(info_host_reverse_and_root) {
+        if (access(JOURNAL_REMOTE, X_OK) < 0) {
+                printf("skipping: needs " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        store_crash(&e, 65536);
+        pid_t second = sleeper_start("crasher", -1); /* a crash of its own (a process crashes once) */
+        e.peer.pid = second;
+        store_crash(&e, 65536);
+        CHECK_INT(record_capture_count(&e.records), ==, 2);
+        _cleanup_free_ char *mid = machine_id(), *jdir = NULL, *sys = NULL, *extra = NULL, *out = NULL;
+        const char *other = strcmp(mid, "0123456789abcdef0123456789abcdef") ? "0123456789abcdef0123456789abcdef"
+                                                                            : "fedcba9876543210fedcba9876543210";
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        CHECK(asprintf(&extra,
+                       "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=20\n_BOOT_ID=00112233445566778899aabbccddeeff\n"
+                       "_UID=0\n_MACHINE_ID=%s\n_HOSTNAME=faraway\nMESSAGE_ID=" COREDUMP_MESSAGE_ID "\n"
+                       "COREDUMPD_ACTION=kernel\nCOREDUMPD_RULE=builtin:keep\nCOREDUMP_PID=525300\nCOREDUMP_UID=0\n"
+                       "COREDUMP_GID=0\nCOREDUMP_SIGNAL=11\nCOREDUMP_COMM=far\nCOREDUMP_HOSTNAME=faraway\n"
+                       "COREDUMPD_SIGNATURE=0123456789abcdef\nCOREDUMPD_REPEAT=4\nCOREDUMP_PACKAGE_NAME=farpkg\n"
+                       "COREDUMP_PACKAGE_VERSION=1.2-3\n\n",
+                       (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000 - 5000000, other) > 0);
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        CHECK(asprintf(&sys, "%s/system.journal", jdir) > 0);
+        write_journal_file(sys, &e.records, 0, extra);
+
+        /* info: signature, repeats, package */
+        CHECK_INT(run(&out, "%s -D %s --store=%s --no-pager info 525300", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strstr(out, "Package: farpkg 1.2-3\n") && strstr(out, "Signature: 0123456789abcdef\n") &&
+              strstr(out, "Repeats: 4 ") && strstr(out, "Hostname: faraway\n"));
+        free(out);
+        _cleanup_free_ char *sig = record_capture_field(&e.records, 1, "COREDUMPD_SIGNATURE");
+        CHECK(sig);
+        CHECK_INT(run(&out, "%s -D %s --store=%s --no-pager info %d", dumpctl(), jdir, e.store_dir, (int) second), ==, 0);
+        CHECK(strstr(out, sig) && strstr(out, "Signature: ") && !strstr(out, "Package:"));
+        free(out);
+
+        /* HOST: two machines, the column; one, none. */
+        CHECK_INT(run(&out, "COLUMNS=200 %s -D %s --store=%s --no-pager list", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strncmp(out, "TIME ", 5) == 0 && strstr(out, " HOST ") && strstr(out, " faraway "));
+        free(out);
+        CHECK_INT(run(&out, "COLUMNS=200 %s -D %s --store=%s --no-pager list crasher", dumpctl(), jdir, e.store_dir), ==, 0);
+        CHECK(strncmp(out, "TIME ", 5) == 0 && !strstr(out, "HOST"));
+        free(out);
+
+        /* -r with a match: newest first; dump takes the newest match either way. */
+        _cleanup_free_ char *t0 = record_capture_field(&e.records, 0, "COREDUMP_TIMESTAMP");
+        _cleanup_free_ char *t1 = record_capture_field(&e.records, 1, "COREDUMP_TIMESTAMP");
+        CHECK_INT(run(&out, "%s -D %s --store=%s -r -F COREDUMP_TIMESTAMP list crasher", dumpctl(), jdir, e.store_dir), ==, 0);
+        _cleanup_free_ char *want = NULL;
+        CHECK(asprintf(&want, "%s\n%s\n", t1, t0) > 0);
+        CHECK_STR(out, want);
+        free(out);
+        CHECK_INT(run(NULL, "%s -D %s --store=%s -r -o %s/r.core dump crasher", dumpctl(), jdir, e.store_dir, e.dir), ==, 0);
+
+        /* --root=: the other system's journal (ROOT/var/log/journal) and its cores under ROOT, at the
+         * path its records name; nothing on this system's path. */
+        _cleanup_free_ char *root = NULL, *rjournal = NULL, *rstore = NULL, *file = NULL;
+        file = record_capture_field(&e.records, 1, "COREDUMP_FILENAME");
+        CHECK(file);
+        CHECK(asprintf(&root, "%s/root", e.dir) > 0 && asprintf(&rjournal, "%s/var/log/journal/%s", root, mid) > 0 &&
+              asprintf(&rstore, "%s%s", root, e.store_dir) > 0);
+        CHECK_INT(run(NULL, "mkdir -p %s %s && cp -a %s %s/", rjournal, rstore, file, rstore), ==, 0);
+        free(sys);
+        CHECK(asprintf(&sys, "%s/system.journal", rjournal) > 0);
+        write_journal_file(sys, &e.records, 0, NULL);
+        CHECK_INT(run(NULL, "rm -f %s", file), ==, 0);
+        CHECK_INT(run(&out, "%s --root=%s --store=%s --json=short list", dumpctl(), root, e.store_dir), ==, 0);
+        CHECK_INT(count(out, "\"corefile\":\"present\""), ==, 1);
+        CHECK_INT(count(out, "\"corefile\":\"missing\""), ==, 1); /* the first crash's core is not in the root */
+        free(out);
+        CHECK_INT(run(NULL, "%s --root=%s --store=%s -o %s/root.core dump %d", dumpctl(), root, e.store_dir, e.dir,
+                      (int) second), ==, 0);
+        CHECK_INT(run(&out, "cmp %s/root.core %s/r.core && echo same", e.dir, e.dir), ==, 0);
+        CHECK_STR(out, "same\n");
+        free(out);
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s -o /dev/null dump %d", dumpctl(), e.store_dir, (int) second), !=, 0);
+        CHECK_INT(run(NULL, "%s --root=%s -D %s list", dumpctl(), root, jdir), ==, 2);
+        CHECK_INT(run(NULL, "%s --root=relative list", dumpctl()), ==, 2);
+        CHECK_INT(run(NULL, "%s --root=%s --store=%s vacuum", dumpctl(), root, e.store_dir), ==, 2);
+        CHECK_INT(run(&out, "%s --image=%s/disk.raw list 2>&1", dumpctl(), e.dir), ==, 2);
+        CHECK(strstr(out, "systemd-dissect --mount") && strstr(out, "--root="));
+        sleeper_stop(second);
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(each_crash_once_for_root_adm_and_user),
+        TEST_ENTRY(info_host_reverse_and_root),
 };
 
 int main(int argc, char *argv[]) {
