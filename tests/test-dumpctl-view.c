@@ -381,6 +381,19 @@ TEST(info_host_reverse_and_root) {
         CHECK_STR(out, "same\n");
         free(out);
         CHECK_INT(run(NULL, "%s --no-journal --store=%s -o /dev/null dump %d", dumpctl(), e.store_dir, (int) second), !=, 0);
+        /* debug: gdb looks for the libraries in the root, auto-load off (a foreign record). */
+        _cleanup_free_ char *gdb = NULL, *body = NULL;
+        CHECK(asprintf(&gdb, "%s/gdb-fake", e.dir) > 0 &&
+              asprintf(&body, "#!/bin/sh\necho \"$*\" > %s/gdb.args\n", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "gdb-fake", body));
+        CHECK(chmod(gdb, 0755) == 0);
+        CHECK_INT(run(NULL, "%s --root=%s --store=%s --debugger=%s debug %d", dumpctl(), root, e.store_dir, gdb,
+                      (int) second), ==, 0);
+        CHECK_INT(run(&out, "cat %s/gdb.args", e.dir), ==, 0);
+        _cleanup_free_ char *sysroot = NULL;
+        CHECK(asprintf(&sysroot, "set sysroot %s ", root) > 0);
+        CHECK(strstr(out, sysroot) && strstr(out, "set auto-load off") && strstr(out, " -c "));
+        free(out);
         CHECK_INT(run(NULL, "%s --root=%s -D %s list", dumpctl(), root, jdir), ==, 2);
         CHECK_INT(run(NULL, "%s --root=relative list", dumpctl()), ==, 2);
         CHECK_INT(run(NULL, "%s --root=%s --store=%s vacuum", dumpctl(), root, e.store_dir), ==, 2);
