@@ -63,12 +63,14 @@ static void help(void) {
                "  -U --until=TIME                Only crashes at or before TIME\n"
                "  -F --field=FIELD               list: the values FIELD takes, each once, one per line\n"
                "  -q --quiet                     No notices (no match, no journal)\n"
-               "     --json=MODE                 list, groups: JSON, MODE short, pretty or off\n"
+               "     --json=MODE                 list, info, groups: JSON, MODE short, pretty or off\n"
                "     --no-legend                 list, groups: no header line\n"
                "     --no-pager                  Do not pipe the output into a pager\n"
                "  -o --output=FILE               dump: write the core to FILE, not stdout\n"
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
+               "     --root=ROOT                 Another system's root: its journal, its cores under ROOT\n"
+               "     --image=IMAGE               Refused: mount the image first, then --root= (see dumpctl(1))\n"
                "     --no-journal                Read only the store, not the journal\n"
                "     --all, -m --merge           Read all journal files, other machines' too (containers',\n"
                "                                 /var/log/journal/MACHINE-ID), not only this machine's\n"
@@ -132,6 +134,7 @@ static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
                 ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE, ARG_ALL,
+                ARG_ROOT, ARG_IMAGE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -147,6 +150,8 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "output", required_argument, NULL, 'o' },
                 { "directory", required_argument, NULL, 'D' },
                 { "file", required_argument, NULL, ARG_FILE },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "image", required_argument, NULL, ARG_IMAGE },
                 { "no-journal", no_argument, NULL, ARG_NO_JOURNAL },
                 { "all", no_argument, NULL, ARG_ALL },
                 { "merge", no_argument, NULL, 'm' },
@@ -235,6 +240,15 @@ static int parse_arguments(int argc, char *argv[]) {
                         if (strv_extend(&arg.files, optarg) < 0)
                                 return log_error_errno(ENOMEM, "%m");
                         break;
+                case ARG_ROOT:
+                        arg.root = optarg;
+                        break;
+                case ARG_IMAGE:
+                        /* coredumpctl dissects and mounts the image (loop devices, root); dumpctl
+                         * mounts nothing: the operator's systemd-dissect does, and --root= reads it. */
+                        log_error("--image= is not supported: mount the image first (systemd-dissect --mount --read-only "
+                                  "%s DIR), then dumpctl --root=DIR.", optarg);
+                        return -EINVAL;
                 case ARG_NO_JOURNAL:
                         arg.use_journal = false;
                         break;
@@ -278,13 +292,17 @@ static int parse_arguments(int argc, char *argv[]) {
                 log_error("--since= is after --until=.");
                 return -EINVAL;
         }
-        if (arg.directory && arg.files) {
-                log_error("-D and --file= both name journal files; give one of them.");
+        if (!!arg.directory + !!arg.files + !!arg.root > 1) {
+                log_error("-D, --file= and --root= each name journal files; give one of them.");
                 return -EINVAL;
         }
-        if (arg.all && (arg.directory || arg.files || !arg.use_journal)) {
+        if (arg.root && arg.root[0] != '/') {
+                log_error("--root= takes an absolute path, not '%s'.", arg.root);
+                return -EINVAL;
+        }
+        if (arg.all && (arg.directory || arg.files || arg.root || !arg.use_journal)) {
                 log_error("--all reads every journal file of the system; %s says which to read instead.",
-                          arg.directory ? "-D" : arg.files ? "--file=" : "--no-journal");
+                          arg.directory ? "-D" : arg.files ? "--file=" : arg.root ? "--root=" : "--no-journal");
                 return -EINVAL;
         }
         if (!arg.use_journal && (arg.directory || arg.files)) {
@@ -338,9 +356,15 @@ int main(int argc, char *argv[]) {
                 goto finish;
         }
 
+        /* --root=: every path of the records, and the store, under it (reader/entries.h). */
+        entry_set_root(arg.root);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
                 if (strcmp(arg.verb, verbs[i].name) != 0)
                         continue;
+                if (arg.root && !verbs[i].takes_matches) {
+                        log_error("--root= applies to list, info, dump, debug and groups: the records of another root.");
+                        goto finish;
+                }
                 if (!verbs[i].takes_matches && arg.n_matches > 0) {
                         log_error("'%s' takes no matches.", arg.verb);
                         goto finish;
@@ -349,8 +373,9 @@ int main(int argc, char *argv[]) {
                         log_error("-F applies to list only.");
                         goto finish;
                 }
-                if (arg.json != JSON_OFF && verbs[i].run != verb_list && verbs[i].run != verb_groups) {
-                        log_error("--json= applies to list and groups only.");
+                if (arg.json != JSON_OFF && verbs[i].run != verb_list && verbs[i].run != verb_groups &&
+                    verbs[i].run != verb_info) {
+                        log_error("--json= applies to list, info and groups only (the verbs that print records).");
                         goto finish;
                 }
                 if (verbs[i].pages)

@@ -49,6 +49,7 @@ struct dumpctl_arguments {
         uint64_t since, until;  /* 0: unset */
         const char *output;
         const char *directory;
+        const char *root;       /* --root=: another system's root (its journal, its cores) */
         char **files;           /* --file= */
         const char *store;
         const char *config;
@@ -87,6 +88,10 @@ void json_field_unsigned(struct json_writer *w, const char *key, uint64_t value)
 void json_field_bool(struct json_writer *w, const char *key, bool value);
 /* A field whose value is digits, as a number; anything else (or NULL) is null. */
 void json_field_digits(struct json_writer *w, const char *key, const char *value);
+/* A recorded crash as JSON, the one form every verb prints (list; detailed: info's, more keys). */
+void json_entry(struct json_writer *w, const struct entry *d, bool detailed);
+/* "coredumpd" or "systemd-coredump": who wrote the record. */
+const char *entry_recorder(const struct entry *d);
 
 /* terminal.c: the pager, colours and the width, as systemd's tools have them. */
 /* Notes whether stdout is a terminal and its width; call before pager_open(). */
@@ -131,6 +136,12 @@ int select_dump(struct entry_list *l, const struct entry **ret);
  * entry_write_journal_core(); -ENOMEDIUM: the journal cannot be opened now), not logged but for
  * the journal's own trouble. */
 int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size);
+/* Which machine recorded it (a key, to tell machines apart): the journal's _MACHINE_ID, else the
+ * record's host name; records read from the store alone are this machine's ("local"). */
+const char *entry_machine(const struct entry *d);
+/* The machine that recorded it, as list's HOST column names it: the record's COREDUMP_HOSTNAME,
+ * else the journal's _HOSTNAME, else "-". */
+const char *entry_host(const struct entry *d);
 /* The colour of a presence, for list and info. */
 const char *presence_color(enum entry_presence p);
 

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +53,13 @@ const char *store_path(void) {
         static bool checked;
 
         if (arg.store) {
-                /* Named on the command line: it must be a directory (others may search it, not list it). */
+                /* Named on the command line: it must be a directory (others may search it, not list it);
+                 * with --root=, the other system's, under its root. */
                 struct stat st;
-                if (!checked && stat(arg.store, &st) < 0) {
+                _cleanup_free_ char *here = entry_path_in_root(arg.store);
+                if (!here)
+                        return NULL;
+                if (!checked && stat(here, &st) < 0) {
                         log_error_errno(errno, "Cannot use the store --store=%s: %m", arg.store);
                         return NULL;
                 }
@@ -95,10 +100,35 @@ static bool entry_matches(const struct entry *d) {
         return true;
 }
 
-/* Non-root users see only their own crashes. */
+/* Whether the caller is in group name (its real or a supplementary group). */
+static bool in_group(const char *name) {
+        struct group *g = getgrnam(name);
+        if (!g)
+                return false;
+        if (getgid() == g->gr_gid || getegid() == g->gr_gid)
+                return true;
+        int n = getgroups(0, NULL);
+        if (n <= 0)
+                return false;
+        _cleanup_free_ gid_t *list = calloc((size_t) n, sizeof *list);
+        if (!list || (n = getgroups(n, list)) < 0)
+                return false;
+        for (int i = 0; i < n; i++)
+                if (list[i] == g->gr_gid)
+                        return true;
+        return false;
+}
+
+/* Root, and members of adm and systemd-journal (who read every journal file, as journald's files'
+ * ACLs and group say), see every crash, as coredumpctl shows them; other users their own only. */
 static bool entry_visible(const struct entry *d) {
+        static int reads_all = -1;
         uid_t uid = getuid();
-        return uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid);
+        if (uid == 0 || (d->uid >= 0 && (uid_t) d->uid == uid))
+                return true;
+        if (reads_all < 0)
+                reads_all = in_group("adm") || in_group("systemd-journal");
+        return reads_all;
 }
 
 /* --file=: each a path or a glob, which must name at least one file. */
@@ -238,7 +268,13 @@ static int open_journal(sd_journal **ret) {
 
         *ret = NULL;
 
-        if (arg.directory) {
+        if (arg.root) {
+                /* Another system's journal (its /var/log/journal and /run/log/journal), as coredumpctl
+                 * --root= reads it: every record foreign, its paths taken under the root. */
+                r = sd_journal_open_directory(&j, arg.root, SD_JOURNAL_OS_ROOT);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot open the journal of the root --root=%s: %m", arg.root);
+        } else if (arg.directory) {
                 struct stat st;
                 if (stat(arg.directory, &st) < 0)
                         return log_error_errno(errno, "Cannot read the journal directory -D %s: %m", arg.directory);
@@ -286,7 +322,7 @@ static int open_journal(sd_journal **ret) {
  * every file, whose records not read already are foreign (users' journals, and with --all containers'
  * and other machines'). */
 static int load_journal(struct entry_list *all) {
-        bool named = arg.directory || arg.files;
+        bool named = arg.directory || arg.files || arg.root;
         sd_journal *j = NULL;
         int r;
 
@@ -301,7 +337,7 @@ static int load_journal(struct entry_list *all) {
         r = open_journal(&j);
         if (r < 0 || !j)
                 return r;
-        r = entry_list_load_journal(all, j, named ? JOURNAL_NAMED : JOURNAL_FOUND);
+        r = entry_list_load_journal(all, j, named ? JOURNAL_NAMED : arg.all ? JOURNAL_FOUND : JOURNAL_LOCAL);
         sd_journal_close(j);
         if (r < 0) {
                 if (named)
@@ -319,15 +355,19 @@ int gather(struct entry_list *ret, size_t *ret_hidden, size_t limit) {
         const char *store = store_path();
         if (!store)
                 return -EINVAL;
+        /* --root=: the store's path and the records' paths are the other system's, taken under it. */
+        _cleanup_free_ char *store_here = entry_path_in_root(store);
+        if (!store_here)
+                return log_error_errno(ENOMEM, "%m");
         if (arg.use_journal) {
                 r = load_journal(&all);
                 if (r < 0)
                         return r;
         }
 
-        r = entry_list_load_store(&all, store);
+        r = entry_list_load_store(&all, store_here);
         if (r < 0 && r != -ENOENT && !(r == -EACCES && getuid() != 0) && !arg.quiet)
-                log_warning_errno(r, "Cannot list the store %s: %m", store);
+                log_warning_errno(r, "Cannot list the store %s: %m", store_here);
 
         entry_list_finish(&all, store);
 
@@ -391,7 +431,7 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         /* The journal as the entry was read from it: its cursor names it there. A trusted record's
          * in this machine's system journal files alone, where no other file may hold an entry of the
          * same cursor with another core. */
-        int r = !d->foreign && !arg.directory && !arg.files ? open_local_system_journal(&j) : open_journal(&j);
+        int r = !d->foreign && !arg.directory && !arg.files && !arg.root ? open_local_system_journal(&j) : open_journal(&j);
         if (r < 0)
                 return r;
         if (!j)
@@ -399,6 +439,14 @@ int write_journal_core(const struct entry *d, int out_fd, uint64_t *ret_size) {
         r = entry_write_journal_core(j, d, out_fd, ret_size);
         sd_journal_close(j);
         return r;
+}
+
+const char *entry_machine(const struct entry *d) {
+        return field_or(d, "_MACHINE_ID", field_or(d, "COREDUMP_HOSTNAME", "local"));
+}
+
+const char *entry_host(const struct entry *d) {
+        return field_or(d, "COREDUMP_HOSTNAME", field_or(d, "_HOSTNAME", "-"));
 }
 
 const char *field_or(const struct entry *d, const char *field, const char *fallback) {
@@ -434,10 +482,7 @@ const char *presence_color(enum entry_presence p) {
 int select_dump(struct entry_list *l, const struct entry **ret) {
         size_t hidden = 0;
 
-        if (arg.n_matches > 0 && arg.reverse) {
-                log_error("-r makes no sense here: the newest match is used.");
-                return EXIT_USAGE;
-        }
+        /* -r, as coredumpctl takes it here: the newest match is used either way. */
         if (gather(l, &hidden, 0) < 0)
                 return EXIT_ERROR;
         if (l->n == 0)

@@ -2,8 +2,11 @@
 /* dumpctl's JSON: a list of flat objects, as one array (short, pretty) or one object per line. */
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "dumpctl.h"
+#include "shared/cleanup.h"
+#include "shared/parse.h"
 
 #define INDENT "        "
 
@@ -83,4 +86,79 @@ void json_field_digits(struct json_writer *w, const char *key, const char *value
                 fputs(value, w->f);
         else
                 fputs("null", w->f);
+}
+
+const char *entry_recorder(const struct entry *d) {
+        return d->systemd_coredump ? "systemd-coredump" : "coredumpd";
+}
+
+/* The one JSON form of a recorded crash: list's object (detailed: info's, with more keys). Every verb
+ * that prints records as JSON prints them through here. */
+void json_entry(struct json_writer *w, const struct entry *d, bool detailed) {
+        char iso[64] = "";
+        time_t t = (time_t) (d->time_usec / USEC_PER_SEC);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+                strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+        json_object_begin(w);
+        json_field_unsigned(w, "time", d->time_usec);
+        json_field_string(w, "timestamp", iso);
+        json_field_number(w, "pid", d->pid);
+        json_field_number(w, "uid", d->uid);
+        json_field_digits(w, "gid", fields_get_name(&d->fields, "COREDUMP_GID"));
+        json_field_number(w, "signal", d->signal > 0 ? d->signal : -1);
+        static const struct { const char *key, *field; } strings[] = {
+                { "signal_name", "COREDUMP_SIGNAL_NAME" },
+                { "comm", "COREDUMP_COMM" },
+                { "exe", "COREDUMP_EXE" },
+                { "unit", "COREDUMP_UNIT" },
+                { "action", "COREDUMPD_ACTION" },
+                { "rule", "COREDUMPD_RULE" },
+                { "result", "COREDUMPD_RESULT" },
+                { "filename", "COREDUMP_FILENAME" },
+                { "boot_id", "COREDUMPD_BOOT_ID" },
+                { "crash_id", "COREDUMPD_CRASH_ID" },
+                { "container", "COREDUMPD_CONTAINER" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(strings); i++)
+                json_field_string(w, strings[i].key, fields_get_name(&d->fields, strings[i].field));
+        json_field_digits(w, "core_size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
+        json_field_number(w, "disk_size", d->presence == ENTRY_PRESENT ? (long long) d->disk_size : -1);
+        json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
+        json_field_string(w, "present", entry_presence_to_string(d->presence));
+        json_field_string(w, "source", entry_source_to_string(d->source));
+        /* The compact core in the record (COREDUMP=): what "journal" above reads. */
+        json_field_bool(w, "journal_core", d->journal_core);
+        json_field_number(w, "journal_core_size", d->journal_core && d->journal_core_size > 0 ? (long long) d->journal_core_size : -1);
+        /* Who wrote the record: coredumpd, or systemd-coredump (listed read-only). */
+        json_field_string(w, "recorder", entry_recorder(d));
+        json_field_string(w, "host", entry_host(d));
+        /* coredumpctl's own keys, for scripts written against it: the signal, the core's presence,
+         * its size. */
+        json_field_number(w, "sig", d->signal > 0 ? d->signal : -1);
+        json_field_string(w, "corefile", entry_presence_to_string(d->presence));
+        json_field_digits(w, "size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
+        if (detailed) {
+                static const struct { const char *key, *field; } more[] = {
+                        { "signature", "COREDUMPD_SIGNATURE" },
+                        { "package", "COREDUMP_PACKAGE_NAME" },
+                        { "package_version", "COREDUMP_PACKAGE_VERSION" },
+                        { "cmdline", "COREDUMP_CMDLINE" },
+                        { "cgroup", "COREDUMP_CGROUP" },
+                        { "user_unit", "COREDUMP_USER_UNIT" },
+                        { "slice", "COREDUMP_SLICE" },
+                        { "hostname", "COREDUMP_HOSTNAME" },
+                        { "machine_id", "_MACHINE_ID" },
+                        { "error", "COREDUMPD_ERROR" },
+                        { "mark", "COREDUMPD_MARK" },
+                        { "message", "MESSAGE" },
+                };
+                json_field_digits(w, "repeats", fields_get(&d->fields, FIELD_REPEAT));
+                for (size_t i = 0; i < ELEMENTSOF(more); i++)
+                        json_field_string(w, more[i].key, fields_get_name(&d->fields, more[i].field));
+                json_field_string(w, "backtrace", fields_get_name(&d->fields, "COREDUMPD_BACKTRACE")
+                                                          ?: fields_get_name(&d->fields, "COREDUMP_BACKTRACE"));
+        }
+        json_object_end(w);
 }

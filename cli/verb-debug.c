@@ -109,7 +109,7 @@ static char *executable_of(const struct entry *d) {
         const char *exe = fields_get(&d->fields, FIELD_EXE);
         if (!exe || exe[0] != '/')
                 return NULL;
-        char *p = strdup(exe);
+        char *p = d->source == ENTRY_SOURCE_JOURNAL ? entry_path_in_root(exe) : strdup(exe); /* --root=: in it */
         if (p && has_suffix(p, " (deleted)"))
                 p[strlen(p) - strlen(" (deleted)")] = 0;
         if (p && access(p, R_OK) < 0) {
@@ -284,7 +284,7 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
         }
         _cleanup_free_ char *store_dir = NULL;
         if (d->foreign)
-                store_dir = store_path() ? strdup(store_path()) : NULL;
+                store_dir = store_path() ? entry_path_in_root(store_path()) : NULL; /* --root=: in it */
         else if ((store_dir = strdup(core)))
                 *strrchr(store_dir, '/') = 0;
         if (!store_dir)
@@ -424,6 +424,13 @@ int verb_debug(void) {
         } else if ((d->foreign || !crash_is_callers(d)) && debugger_is_gdb(debugger)) {
                 /* No .gdbinit or -gdb.py of another user's files runs with the caller's rights. */
                 if (strv_extend(&argv, "-iex") < 0 || strv_extend(&argv, "set auto-load off") < 0)
+                        goto oom;
+        }
+        if (arg.root && !root.path[0] && debugger_is_gdb(debugger)) {
+                /* --root=: the libraries the core names are the other system's. */
+                _cleanup_free_ char *sysroot = NULL;
+                if (asprintf(&sysroot, "set sysroot %s", arg.root) < 0 || strv_extend(&argv, "-iex") < 0 ||
+                    strv_extend(&argv, sysroot) < 0)
                         goto oom;
         }
         for (char **a = extra; a && *a; a++)

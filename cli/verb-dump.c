@@ -17,6 +17,11 @@ static int open_status(const struct entry *d, int r) {
                 log_error("The core is gone (vacuumed or removed): %s", path);
                 return EXIT_NOT_PRESENT;
         }
+        if (r == -EPERM && d->systemd_coredump) {
+                log_error("Refusing %s: a record of systemd-coredump's names a core only as a file of root's right in "
+                          SYSTEMD_COREDUMP_DIR ", a directory of root's no one else may write.", path);
+                return EXIT_PERMISSION;
+        }
         if (r == -EPERM && d->foreign) {
                 log_error("Refusing %s: a foreign record (not from this machine's own system journal) names a file "
                           "outside the store %s.", path,
@@ -71,6 +76,12 @@ int write_core(const struct entry *d, int out_fd) {
 
         if (d->presence == ENTRY_JOURNAL)
                 return write_compact_core(d, out_fd);
+        /* systemd-coredump compresses with what its build has: zstd is read here, xz and lz4 not. */
+        if (d->systemd_coredump && (has_suffix(path, ".xz") || has_suffix(path, ".lz4"))) {
+                log_error("The core %s is compressed as %s, which dumpctl does not read; coredumpctl dump does.", path,
+                          has_suffix(path, ".xz") ? "xz" : "lz4");
+                return EXIT_ERROR;
+        }
         const char *store = store_path();
         if (!store)
                 return EXIT_ERROR;

@@ -19,14 +19,12 @@ struct group {
         size_t n_machines;
 };
 
-/* Which machine recorded it: the journal's _MACHINE_ID, else the record's host name; records read
- * from the store alone are this machine's. */
 static const char *machine_of(const struct entry *d) {
-        return field_or(d, "_MACHINE_ID", field_or(d, "COREDUMP_HOSTNAME", "local"));
+        return entry_machine(d);
 }
 
 static const char *host_of(const struct entry *d) {
-        return field_or(d, "COREDUMP_HOSTNAME", field_or(d, "_HOSTNAME", "-"));
+        return entry_host(d);
 }
 
 static int group_add_machine(struct group *g, const char *machine, size_t max) {

@@ -108,6 +108,21 @@ static void info_one(const struct entry *d) {
                 printf("      Crash ID: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_HOSTNAME)))
                 printf("      Hostname: %s\n", v);
+        if ((v = fields_get_name(&d->fields, "COREDUMP_PACKAGE_NAME"))) {
+                const char *version = fields_get_name(&d->fields, "COREDUMP_PACKAGE_VERSION");
+                printf("       Package: %s%s%s\n", v, version ? " " : "", version ? version : "");
+        }
+        if ((v = fields_get(&d->fields, FIELD_SIGNATURE)))
+                printf("     Signature: %s%s\n", v, fields_get(&d->fields, FIELD_SIGNATURE_PARTIAL) ? " (partial trace)" : "");
+        if ((v = fields_get(&d->fields, FIELD_REPEAT)))
+                printf("       Repeats: %s (crashes of this signature in its interval, this one included)\n", v);
+        if (d->systemd_coredump) {
+                /* Read-only: no policy of ours decided it; its core is opened only where
+                 * systemd-coredump keeps them (reader/entries.h). */
+                printf("   Recorded By: systemd-coredump (read-only: no coredumpd rule, signature or repeat count)\n");
+                print_storage(d);
+                goto rest;
+        }
         printf("        Action: %s\n", field_or(d, "COREDUMPD_ACTION", "n/a"));
         printf("          Rule: %s\n", field_or(d, "COREDUMPD_RULE", "n/a"));
         print_rule_origin(fields_get(&d->fields, FIELD_RULE));
@@ -128,6 +143,7 @@ static void info_one(const struct entry *d) {
                                f->stored ? f->stored : "", f->build_id[0] ? "" : ", no build-id");
                 }
         }
+rest:
         if ((v = fields_get(&d->fields, FIELD_CORE_SIZE)))
                 printf("     Core Size: %s%s\n", v, fields_get(&d->fields, FIELD_TRUNCATED) ? " (truncated)" : "");
         if (d->presence == ENTRY_PRESENT)
@@ -159,6 +175,15 @@ int verb_info(void) {
         size_t limit = arg.lines_given ? arg.lines : arg.n_matches == 0 ? 1 : 0;
         if (gather(&l, &hidden, limit) < 0)
                 return EXIT_ERROR;
+        if (arg.json != JSON_OFF) {
+                /* The same objects as list's, with info's keys more (json.c: the one JSON path). */
+                struct json_writer w;
+                json_list_begin(&w, stdout, arg.json);
+                for (size_t i = 0; i < l.n; i++)
+                        json_entry(&w, &l.entries[i], true);
+                json_list_end(&w);
+                return l.n > 0 ? EXIT_OK : no_dump_status(hidden);
+        }
         if (l.n == 0)
                 return no_dump_status(hidden);
         for (size_t i = 0; i < l.n; i++) {

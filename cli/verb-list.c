@@ -3,56 +3,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "dumpctl.h"
 #include "shared/cleanup.h"
 #include "shared/parse.h"
-
-static void list_json_one(struct json_writer *w, const struct entry *d) {
-        char iso[64] = "";
-        time_t t = (time_t) (d->time_usec / USEC_PER_SEC);
-        struct tm tm;
-        if (gmtime_r(&t, &tm))
-                strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
-        json_object_begin(w);
-        json_field_unsigned(w, "time", d->time_usec);
-        json_field_string(w, "timestamp", iso);
-        json_field_number(w, "pid", d->pid);
-        json_field_number(w, "uid", d->uid);
-        json_field_digits(w, "gid", fields_get_name(&d->fields, "COREDUMP_GID"));
-        json_field_number(w, "signal", d->signal > 0 ? d->signal : -1);
-        static const struct { const char *key, *field; } strings[] = {
-                { "signal_name", "COREDUMP_SIGNAL_NAME" },
-                { "comm", "COREDUMP_COMM" },
-                { "exe", "COREDUMP_EXE" },
-                { "unit", "COREDUMP_UNIT" },
-                { "action", "COREDUMPD_ACTION" },
-                { "rule", "COREDUMPD_RULE" },
-                { "result", "COREDUMPD_RESULT" },
-                { "filename", "COREDUMP_FILENAME" },
-                { "boot_id", "COREDUMPD_BOOT_ID" },
-                { "crash_id", "COREDUMPD_CRASH_ID" },
-                { "container", "COREDUMPD_CONTAINER" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(strings); i++)
-                json_field_string(w, strings[i].key, fields_get_name(&d->fields, strings[i].field));
-        json_field_digits(w, "core_size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
-        json_field_number(w, "disk_size", d->presence == ENTRY_PRESENT ? (long long) d->disk_size : -1);
-        json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
-        json_field_string(w, "present", entry_presence_to_string(d->presence));
-        json_field_string(w, "source", entry_source_to_string(d->source));
-        /* The compact core in the record (COREDUMP=): what "journal" above reads. */
-        json_field_bool(w, "journal_core", d->journal_core);
-        json_field_number(w, "journal_core_size", d->journal_core && d->journal_core_size > 0 ? (long long) d->journal_core_size : -1);
-        /* coredumpctl's own keys, for scripts written against it: the signal, the core's presence,
-         * its size. */
-        json_field_number(w, "sig", d->signal > 0 ? d->signal : -1);
-        json_field_string(w, "corefile", entry_presence_to_string(d->presence));
-        json_field_digits(w, "size", fields_get_name(&d->fields, "COREDUMPD_CORE_SIZE"));
-        json_object_end(w);
-}
 
 /* SIZE has one meaning: the core's size, uncompressed, as recorded ("-" if unknown). What it takes
  * on disk is info's "Disk Size" and JSON's disk_size. */
@@ -64,7 +18,13 @@ static const char *entry_size_text(const struct entry *d, char buf[static 32]) {
         return "-";
 }
 
-enum { COL_TIME, COL_PID, COL_UID, COL_SIG, COL_ACTION, COL_RULE, COL_SIZE, COL_COREFILE, COL_EXE, _COL_MAX };
+enum { COL_TIME, COL_HOST, COL_PID, COL_UID, COL_SIG, COL_ACTION, COL_RULE, COL_SIZE, COL_COREFILE, COL_EXE, _COL_MAX };
+
+/* HOST is shown only where the crashes come from more than one machine (a collector's journals). */
+static bool shown[_COL_MAX] = {
+        [COL_TIME] = true, [COL_PID] = true, [COL_UID] = true, [COL_SIG] = true, [COL_ACTION] = true,
+        [COL_RULE] = true, [COL_SIZE] = true, [COL_COREFILE] = true, [COL_EXE] = true,
+};
 
 struct row {
         char time[32], pid[24], uid[24], sig[16], size[32];
@@ -86,33 +46,40 @@ static void row_fill(struct row *r, const struct entry *d) {
         else if (d->signal > 0)
                 snprintf(r->sig, sizeof r->sig, "%d", d->signal);
         r->cell[COL_TIME] = format_time_short(r->time, d->time_usec);
+        r->cell[COL_HOST] = entry_host(d);
         r->cell[COL_PID] = r->pid;
         r->cell[COL_UID] = r->uid;
         r->cell[COL_SIG] = r->sig;
         r->cell[COL_ACTION] = field_or(d, "COREDUMPD_ACTION", "-");
-        r->cell[COL_RULE] = field_or(d, "COREDUMPD_RULE", "-");
+        /* systemd-coredump's record: no rule of ours decided it; its recorder says so. */
+        r->cell[COL_RULE] = d->systemd_coredump ? "systemd-coredump" : field_or(d, "COREDUMPD_RULE", "-");
         r->cell[COL_SIZE] = entry_size_text(d, r->size);
         r->cell[COL_COREFILE] = entry_presence_to_string(d->presence);
         r->cell[COL_EXE] = field_or(d, "COREDUMP_EXE", field_or(d, "COREDUMP_COMM", "n/a"));
 }
 
 static const char *const headers[_COL_MAX] = {
-        "TIME", "PID", "UID", "SIG", "ACTION", "RULE", "SIZE", "COREFILE", "EXE",
+        "TIME", "HOST", "PID", "UID", "SIG", "ACTION", "RULE", "SIZE", "COREFILE", "EXE",
 };
 static const bool right_aligned[_COL_MAX] = { [COL_PID] = true, [COL_UID] = true, [COL_SIZE] = true };
 
 /* Every column as wide as its widest cell; RULE and EXE share what the width leaves, EXE (cut at
  * its start, the file name stays) down to 12 columns before RULE (cut at its end) goes below 8. */
 static void column_widths(struct row *rows, size_t n, size_t w[_COL_MAX]) {
+        size_t fixed = 0;
         for (size_t c = 0; c < _COL_MAX; c++) {
                 w[c] = arg.legend ? strlen(headers[c]) : 1;
                 for (size_t i = 0; i < n; i++)
                         w[c] = MAX(w[c], strlen(rows[i].cell[c]));
+                if (c == COL_HOST)
+                        w[c] = MIN(w[c], (size_t) 16);
+                if (!shown[c])
+                        w[c] = 0;
+                else if (c != COL_RULE && c != COL_EXE)
+                        fixed += w[c] + 1; /* and the blank after it */
+                else if (c == COL_RULE)
+                        fixed += 1;
         }
-        size_t fixed = _COL_MAX - 1; /* the blanks between columns */
-        for (size_t c = 0; c < _COL_MAX; c++)
-                if (c != COL_RULE && c != COL_EXE)
-                        fixed += w[c];
         size_t columns = terminal_columns();
         size_t space = columns > fixed ? columns - fixed : 0;
         size_t rule = w[COL_RULE], exe = w[COL_EXE];
@@ -129,6 +96,8 @@ static void print_row(const char *const cell[_COL_MAX], const size_t w[_COL_MAX]
                       const char *end) {
         for (size_t c = 0; c < _COL_MAX; c++) {
                 bool last = c == _COL_MAX - 1;
+                if (!shown[c])
+                        continue;
                 if (c > 0)
                         putchar(' ');
                 if (color && color[c] && *color[c])
@@ -149,8 +118,17 @@ static int list_table(const struct entry_list *l) {
 
         if (!rows)
                 return EXIT_ERROR;
-        for (size_t i = 0; i < l->n; i++)
+        const char *host = NULL;
+        for (size_t i = 0; i < l->n; i++) {
                 row_fill(&rows[i], &l->entries[i]);
+                /* More than one host named: a collector's journals (-D), or --all. */
+                const char *h = rows[i].cell[COL_HOST];
+                if (strcmp(h, "-") == 0)
+                        continue;
+                if (host && strcmp(h, host) != 0)
+                        shown[COL_HOST] = true;
+                host = h;
+        }
         column_widths(rows, l->n, w);
 
         if (arg.legend) {
@@ -176,7 +154,7 @@ int verb_list(void) {
                 struct json_writer w;
                 json_list_begin(&w, stdout, arg.json);
                 for (size_t i = 0; i < l.n; i++)
-                        list_json_one(&w, &l.entries[i]);
+                        json_entry(&w, &l.entries[i], false);
                 json_list_end(&w);
                 return l.n > 0 ? EXIT_OK : no_dump_status(hidden);
         }

@@ -334,7 +334,8 @@ TEST(unprivileged_user_sees_and_fetches_only_own) {
                 exit(77);
         }
         write_journal(&all, jdir);
-        /* A user who may read the system journal (systemd-journal group): dumpctl filters by uid. */
+        /* A user in no group who may read this journal file: dumpctl filters by uid (members of adm
+         * and systemd-journal see every crash, as coredumpctl shows them). */
         _cleanup_free_ char *jfile = NULL;
         CHECK(asprintf(&jfile, "%s/system.journal", jdir) > 0 && chmod(jfile, 0644) == 0);
         /* Root's dump is in this store too, as a 0640 root file without an ACL for nobody. */
@@ -357,6 +358,20 @@ TEST(unprivileged_user_sees_and_fetches_only_own) {
         CHECK_INT(run(NULL, AS_NOBODY "%s -D %s --store=%s info %d", dumpctl(), jdir, mine.store_dir,
                       (int) root.sleeper), ==, 5);
         CHECK_INT(run(NULL, AS_NOBODY "%s --store=%s vacuum", dumpctl(), mine.store_dir), ==, 5);
+        /* In systemd-journal: every crash; root's core is not the user's to fetch. */
+        struct group *journal_group = getgrnam("systemd-journal");
+        if (journal_group) {
+                _cleanup_free_ char *seen = NULL, *root_pid = NULL;
+                CHECK(asprintf(&root_pid, "\"pid\":%d,", (int) root.sleeper) > 0);
+                CHECK_INT(run(&seen, "setpriv --reuid=65534 --regid=65534 --groups=%u %s -D %s --store=%s list --json",
+                              (unsigned) journal_group->gr_gid, dumpctl(), jdir, mine.store_dir), ==, 0);
+                CHECK_INT(count_lines(seen), ==, 2);
+                CHECK(strstr(seen, mine_pid) && strstr(seen, root_pid));
+                CHECK(unlink(out) == 0);
+                CHECK(run(NULL, "setpriv --reuid=65534 --regid=65534 --groups=%u %s -D %s --store=%s -o %s dump %d",
+                          (unsigned) journal_group->gr_gid, dumpctl(), jdir, mine.store_dir, out, (int) root.sleeper) != 0);
+                CHECK(access(out, F_OK) < 0);
+        }
         test_env_done(&root);
         test_env_done(&mine);
 }
@@ -1198,7 +1213,7 @@ TEST(field_values_each_once) {
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
                   "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
-                  "'sig','corefile','size'"
+                  "'recorder','host','sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
  * --json: the old object per line; no match: [] and 1, as in text. */
@@ -1259,7 +1274,17 @@ TEST(json_modes_array_shape_and_exit_codes) {
         CHECK_INT(run(&table, DCTL " --json=off list", DCTL_ARGS(&f)), ==, 0);
         CHECK(strncmp(table, "TIME ", 5) == 0);
         CHECK_INT(run(NULL, DCTL " --json=long list", DCTL_ARGS(&f)), ==, 2);
-        CHECK_INT(run(NULL, DCTL " --json=short info", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --json=short policy", DCTL_ARGS(&f)), ==, 2);
+
+        /* info speaks list's JSON (json.c), with its own keys more: signature, repeats, package. */
+        _cleanup_free_ char *i = NULL;
+        CHECK_INT(run(&i, DCTL " --json=short info %d", DCTL_ARGS(&f), f.e_pid), ==, 0);
+        CHECK(i[0] == '[' && count_of(i, "{\"time\":") == 2 && strstr(i, "\"signature\":\"") &&
+              strstr(i, "\"repeats\":") && strstr(i, "\"package\":null") && strstr(i, "\"recorder\":\"coredumpd\""));
+        CHECK_INT(run(NULL, DCTL " --json=pretty -n 3 info | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                            "assert len(d) == 3 and all(\"backtrace\" in x and \"corefile\" in x for x in d), d'",
+                      DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(run(NULL, DCTL " --json=short info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
 
         /* groups speaks the same JSON. */
         _cleanup_free_ char *g = NULL;

@@ -299,8 +299,10 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
 }
 
 /* The system journal's record, or (user_copy) the copy in the user's journal: the same fields, the
- * compact core in whichever of them JournalCore= puts it. */
-static int record_build_for(const struct crash *c, bool user_copy, struct fields *ret) {
+ * compact core in whichever of them JournalCore= puts it. The system journal's record carries
+ * coredumpd's own message id where the copy was filed (copy_filed): coredumpctl lists the crash
+ * once, from the copy, for root, adm and the user alike. */
+static int record_build_for(const struct crash *c, bool user_copy, bool copy_filed, struct fields *ret) {
         struct fields f = {};
         char outcome[512];
         int k = 0;
@@ -313,7 +315,7 @@ static int record_build_for(const struct crash *c, bool user_copy, struct fields
         long long pid = c->have_context ? (long long) c->context.pid : (long long) (info->tgid ? info->tgid : info->pid);
         unsigned long long uid = c->have_context ? (unsigned long long) c->context.uid : info->ruid;
 
-        k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, COREDUMP_MESSAGE_ID);
+        k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, !user_copy && copy_filed ? COREDUMPD_MESSAGE_ID : COREDUMP_MESSAGE_ID);
         k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
         _cleanup_free_ char *stacks = c->have_context ? backtrace_message(&c->context) : NULL;
@@ -339,11 +341,15 @@ static int record_build_for(const struct crash *c, bool user_copy, struct fields
 }
 
 int record_build(const struct crash *c, struct fields *ret) {
-        return record_build_for(c, false, ret);
+        return record_build_for(c, false, false, ret);
+}
+
+int record_build_beside_user_copy(const struct crash *c, struct fields *ret) {
+        return record_build_for(c, false, true, ret);
 }
 
 int record_build_user_copy(const struct crash *c, struct fields *ret) {
-        return record_build_for(c, true, ret);
+        return record_build_for(c, true, false, ret);
 }
 
 int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
@@ -380,7 +386,7 @@ int record_sink_journal(const struct fields *f, void *userdata) {
         return sd_journal_sendv(f->v, (int) f->n);
 }
 
-static void record_send(const struct crash *c, bool user_copy, record_sink_fn sink, void *userdata);
+static int record_send(const struct crash *c, bool user_copy, bool copy_filed, record_sink_fn sink, void *userdata);
 
 struct user_copy {
         uid_t uid;
@@ -396,34 +402,38 @@ static int sink_user_journal(const struct fields *f, void *userdata) {
         if (r < 0)
                 log_crash(u->tag, LOG_NOTICE, "Cannot file the record in the journal of uid %u too: %s (%s).",
                           (unsigned) u->uid, reason, strerror(-r));
-        return 0;
+        return r;
 }
 
-void record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata) {
+bool record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata) {
         const struct crash_context *ctx = &c->context;
         if (!record_user_copy_wanted(c))
-                return;
+                return false;
         struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .owner = &c->peer.tenant, .tag = c->tag };
         /* Sent by coredumpd-parser --record as the user, through its bounded wire
-         * (parser_record_encode(), room for a compact core of the largest JournalSizeMax=). */
-        record_send(c, true, sink ?: sink_user_journal, sink ? userdata : &u);
+         * (parser_record_encode(), room for a compact core of the largest JournalSizeMax=). Its
+         * failure was logged by the sink; the system journal's record then keeps coredumpctl's id. */
+        return record_send(c, true, false, sink ?: sink_user_journal, sink ? userdata : &u) >= 0;
 }
 
-static void record_send(const struct crash *c, bool user_copy, record_sink_fn sink, void *userdata) {
+static int record_send(const struct crash *c, bool user_copy, bool copy_filed, record_sink_fn sink, void *userdata) {
         _cleanup_(fields_done) struct fields f = {};
 
-        int k = record_build_for(c, user_copy, &f);
+        int k = record_build_for(c, user_copy, copy_filed, &f);
         if (k < 0) {
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot build the crash record: %m");
-                return;
+                return k;
         }
         k = sink(&f, userdata);
+        if (k < 0 && user_copy)
+                return k; /* logged by the sink, as what it costs the user */
         if (k < 0)
                 log_crash_errno(c->tag, LOG_ERR, k, "Cannot write the crash record: %m");
+        return k;
 }
 
-void record_crash(const struct crash *c, record_sink_fn sink, void *userdata) {
-        record_send(c, false, sink, userdata);
+void record_crash(const struct crash *c, bool copy_filed, record_sink_fn sink, void *userdata) {
+        (void) record_send(c, false, copy_filed, sink, userdata);
 }
 
 void record_crash_to_kmsg(const struct crash *c) {

@@ -21,6 +21,10 @@ int record_metadata(const struct crash *c, struct fields *f);
  * decision's JournalCore= is system, else why there is none (COREDUMPD_JOURNAL_CORE_ERROR=). */
 int record_build(const struct crash *c, struct fields *ret);
 
+/* The same, where the copy in the crashing user's journal was filed (record_crash_for_user()):
+ * MESSAGE_ID=COREDUMPD_MESSAGE_ID, not coredumpctl's, which the copy carries. */
+int record_build_beside_user_copy(const struct crash *c, struct fields *ret);
+
 /* The entry as the copy in the crashing user's journal has it (record_crash_for_user()): the same
  * fields, the compact core only where record_user_copy_takes_core(), and never a reason for none. */
 int record_build_user_copy(const struct crash *c, struct fields *ret);
@@ -54,11 +58,20 @@ int record_sink_journal(const struct fields *f, void *userdata);
  * root's. The daemon's record in the system journal stays the one root's tools trust; what this
  * copy names is opened by the user's tools with the user's rights only. A regular user's copy
  * carries the compact core (record_user_copy_takes_core()), which JournalCore=user keeps out of the
- * system journal. A failure is logged (it costs the user their view, not the crash). */
-void record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata);
+ * system journal. A failure is logged (it costs the user their view, not the crash).
+ * Returns whether the copy was filed (the sink took it).
+ *
+ * Each crash once in coredumpctl: bookworm's coredumpctl matches MESSAGE_ID alone, filters on no
+ * uid, merges no duplicates and reads every journal file the caller may (root and adm: the
+ * system's and every user's). A crash with a filed copy is therefore listed from the copy alone,
+ * which carries coredumpctl's id; the system journal's record, written after it, carries
+ * COREDUMPD_MESSAGE_ID (record_crash(copy_filed)), which dumpctl reads and trusts. The user, who
+ * cannot read the system journal, sees the copy; root and adm see the copy once. */
+bool record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata);
 
-/* Builds and sends; failures are logged with the crash's tag. */
-void record_crash(const struct crash *c, record_sink_fn sink, void *userdata);
+/* Builds and sends the system journal's record (copy_filed: record_build_beside_user_copy()'s);
+ * failures are logged with the crash's tag. */
+void record_crash(const struct crash *c, bool copy_filed, record_sink_fn sink, void *userdata);
 
 /* One line for the kernel's log (/dev/kmsg): "coredumpd: systemd-journald[PID] crashed with SIGNAL,
  * core stored as PATH" (or why not): for the crash of journald, which cannot take its own record

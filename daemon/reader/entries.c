@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,11 +106,37 @@ bool entry_claims_this_machine(const struct entry *d) {
         return !machine || is_local_machine(machine);
 }
 
+/* Whether a record of systemd-coredump's came from where systemd-coredump sends it: root (a crash
+ * of root's), the crashing user (it drops to the crashing uid before it sends), or its own user
+ * (for system users' crashes). Anything else is some user's forgery about another. */
+static bool systemd_coredump_sender_ok(const struct entry *d) {
+        const char *sender = fields_get_name(&d->fields, "_UID");
+        const char *crashed = fields_get(&d->fields, FIELD_UID);
+        if (!sender || strcmp(sender, "0") == 0 || (crashed && strcmp(sender, crashed) == 0))
+                return true;
+        static long own = -2;
+        if (own == -2) {
+                struct passwd *pw = getpwnam("systemd-coredump");
+                own = pw ? (long) pw->pw_uid : -1;
+        }
+        char buf[24];
+        snprintf(buf, sizeof buf, "%ld", own);
+        return own >= 0 && strcmp(sender, buf) == 0;
+}
+
+static bool field_is(const void *data, size_t size, const char *name, const char *value) {
+        size_t n = strlen(name), v = value ? strlen(value) : 0;
+        if (size < n + 1 || memcmp(data, name, n) != 0 || ((const char *) data)[n] != '=')
+                return false;
+        return !value || (size == n + 1 + v && memcmp((const char *) data + n + 1, value, v) == 0);
+}
+
 static int entry_from_journal(sd_journal *j, enum journal_files files, struct entry *ret) {
         struct entry d = { .source = ENTRY_SOURCE_JOURNAL };
         const void *data;
         size_t size;
-        bool ours = false, from_root = false, from_caller = false;
+        bool ours = false, from_root = false, from_caller = false, by_systemd_coredump = false,
+             coredumpctl_id = false;
         char caller[16];
         int caller_len = snprintf(caller, sizeof caller, "_UID=%u", (unsigned) getuid());
         uint64_t realtime = 0;
@@ -130,6 +157,10 @@ static int entry_from_journal(sd_journal *j, enum journal_files files, struct en
                 }
                 if (klen == strlen(field_name(FIELD_ACTION)) && memcmp(data, field_name(FIELD_ACTION), klen) == 0)
                         ours = true;
+                if (field_is(data, size, "SYSLOG_IDENTIFIER", "systemd-coredump"))
+                        by_systemd_coredump = true;
+                if (field_is(data, size, "MESSAGE_ID", COREDUMP_MESSAGE_ID))
+                        coredumpctl_id = true;
                 if (klen == 4 && memcmp(data, "_UID", 4) == 0) {
                         from_root = size == 6 && ((const char *) data)[5] == '0';
                         from_caller = size == (size_t) caller_len && memcmp(data, caller, size) == 0;
@@ -150,20 +181,25 @@ static int entry_from_journal(sd_journal *j, enum journal_files files, struct en
         /* Only entries coredumpd wrote: anyone may log a MESSAGE_ID, only root's carry _UID=0. An
          * entry without _UID (a journal file made by hand) is listed, as foreign. A user's own
          * entries too (the copy coredumpd files in their journal, crash/record.h), for that user
-         * only, and as foreign: what they name is opened only inside the store, with their rights. */
+         * only, and as foreign: what they name is opened only inside the store, with their rights.
+         * And systemd-coredump's records, read-only (struct entry: systemd_coredump). */
         bool has_uid = fields_get_name(&d.fields, "_UID") != NULL;
         bool users_own = has_uid && !from_root && from_caller && getuid() != 0;
-        if (!ours || (has_uid && !from_root && !users_own)) {
+        d.systemd_coredump = !ours && by_systemd_coredump && coredumpctl_id;
+        if (d.systemd_coredump ? !systemd_coredump_sender_ok(&d) : !ours || (has_uid && !from_root && !users_own)) {
                 entry_done(&d);
                 return -ENOMSG;
         }
         /* Local or foreign, decided here once: _UID=0 proves root sent it only in this machine's own
          * system journal; a container's root writes its linked journal (--all) byte by byte. */
-        d.foreign = !(files == JOURNAL_LOCAL_SYSTEM && from_root);
+        d.foreign = d.systemd_coredump || !(files == JOURNAL_LOCAL_SYSTEM && from_root);
         /* Remote: nothing it names is opened, only its compact core read: another machine's record,
-         * and a foreign one in files the user did not name (--all) but the caller's own copy. */
+         * and a foreign one in files the user did not name (--all) but the caller's own copy; of
+         * systemd-coredump's, one in another machine's directory (--all). */
         const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
-        d.remote = (machine && !is_local_machine(machine)) || (files == JOURNAL_FOUND && d.foreign && !users_own);
+        bool found = files == JOURNAL_FOUND || files == JOURNAL_LOCAL;
+        d.remote = (machine && !is_local_machine(machine)) ||
+                   (d.systemd_coredump ? files == JOURNAL_FOUND : found && d.foreign && !users_own);
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
         if (d.journal_core) {
@@ -275,7 +311,11 @@ int entry_list_load_journal(struct entry_list *l, sd_journal *j, enum journal_fi
         if (!local_system && !listed)
                 return -ENOMEM;
         sd_journal_flush_matches(j);
+        /* coredumpctl's id (our records, the users' copies, systemd-coredump's), and ours (a system
+         * journal record whose copy carries coredumpctl's, crash/record.h): either. */
         r = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMP_MESSAGE_ID, 0);
+        if (r >= 0)
+                r = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMPD_MESSAGE_ID, 0);
         if (r < 0)
                 return r;
         r = sd_journal_seek_head(j);
@@ -446,154 +486,4 @@ void entry_list_finish(struct entry_list *l, const char *store_path) {
                 qsort(l->entries, l->n, sizeof l->entries[0], entry_compare);
         for (size_t i = 0; i < l->n; i++)
                 entry_update_presence(&l->entries[i], store_path);
-}
-
-/* ---- the core file --------------------------------------------------------------------------- */
-
-/* For a foreign entry, the one path it may name: a core.* file right in the store. Returns its name
- * there, or NULL. */
-static const char *foreign_path_in_store(const char *path, const char *store_path) {
-        size_t n = store_path ? strlen(store_path) : 0;
-        if (n == 0 || strncmp(path, store_path, n) != 0 || path[n] != '/' || strchr(path + n + 1, '/') ||
-            strncmp(path + n + 1, "core.", 5) != 0)
-                return NULL;
-        return path + n + 1;
-}
-
-static void entry_update_file_presence(struct entry *d, const char *store_path) {
-        const char *path = fields_get(&d->fields, FIELD_FILENAME);
-        struct stat st;
-
-        d->disk_size = 0;
-        if (!path || !*path) {
-                d->presence = ENTRY_NONE;
-                return;
-        }
-        if (d->remote) {
-                d->presence = ENTRY_REMOTE;     /* the same path here is another file */
-                return;
-        }
-        /* A record from journal files the user named may claim this machine's id: the path it names
-         * is not even looked at (its existence and size are not the record's to learn) unless it
-         * is one entry_open_core() would open. */
-        if (d->foreign && !foreign_path_in_store(path, store_path)) {
-                d->presence = ENTRY_MISSING;
-                return;
-        }
-        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
-                d->presence = errno == EACCES ? ENTRY_INACCESSIBLE : ENTRY_MISSING;
-                return;
-        }
-        d->disk_size = (uint64_t) st.st_blocks * 512;
-        d->presence = access(path, R_OK) == 0 ? ENTRY_PRESENT : ENTRY_INACCESSIBLE;
-}
-
-/* Where the file is not here to be read, the record's compact core is. Not where we may not read
- * the file: that stays a matter of permission. */
-static void entry_update_presence_journal(struct entry *d) {
-        if (d->journal_core && d->cursor &&
-            (d->presence == ENTRY_NONE || d->presence == ENTRY_MISSING || d->presence == ENTRY_REMOTE))
-                d->presence = ENTRY_JOURNAL;
-}
-
-void entry_update_presence(struct entry *d, const char *store_path) {
-        entry_update_file_presence(d, store_path);
-        entry_update_presence_journal(d);
-}
-
-const char *entry_presence_to_string(enum entry_presence p) {
-        switch (p) {
-        case ENTRY_NONE:         return "none";
-        case ENTRY_PRESENT:      return "present";
-        case ENTRY_MISSING:      return "missing";
-        case ENTRY_INACCESSIBLE: return "inaccessible";
-        case ENTRY_REMOTE:       return "remote";
-        case ENTRY_JOURNAL:      return "journal";
-        }
-        return "?";
-}
-
-const char *entry_source_to_string(enum entry_source s) {
-        return s == ENTRY_SOURCE_JOURNAL ? "journal" : "store";
-}
-
-int entry_open_core(const struct entry *d, const char *store_path, int *ret_fd) {
-        const char *path = fields_get(&d->fields, FIELD_FILENAME);
-        _cleanup_close_ int dir_fd = -1;
-        const char *name = path;
-        struct stat st;
-        int fd;
-
-        if (!path || !*path)
-                return -ENODATA;
-        if (d->remote)
-                return -EREMOTE;
-        if (d->foreign) {
-                name = foreign_path_in_store(path, store_path);
-                if (!name)
-                        return -EPERM;
-                /* O_PATH: others may traverse the store (0751), not read it. */
-                dir_fd = open(store_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (dir_fd < 0)
-                        return negative_errno();
-        }
-        fd = openat(dir_fd >= 0 ? dir_fd : AT_FDCWD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return errno == ELOOP ? -EBADF : negative_errno();
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                safe_close(fd);
-                return -EBADF;
-        }
-        *ret_fd = fd;
-        return 0;
-}
-
-/* ---- the compact core in the record ---------------------------------------------------------- */
-
-int entry_write_journal_core(sd_journal *j, const struct entry *d, int out_fd, uint64_t *ret_size) {
-        const char *name = field_name(FIELD_COREDUMP);
-        size_t prefix = strlen(name) + 1;
-        const void *data;
-        size_t size;
-
-        if (!d->journal_core || !d->cursor)
-                return -ENODATA;
-        int r = sd_journal_seek_cursor(j, d->cursor);
-        if (r < 0)
-                return r;
-        r = sd_journal_next(j);
-        if (r < 0)
-                return r;
-        if (r == 0 || sd_journal_test_cursor(j, d->cursor) <= 0)
-                return -ESTALE;
-        /* All of it, but no more than a compact core can be: a larger field is no core of ours and is
-         * not inflated in memory (a journal from --directory may be anybody's). The threshold is a
-         * hint to the library, so the size is checked too. */
-        r = sd_journal_set_data_threshold(j, (size_t) (JOURNAL_SIZE_MAX_LIMIT + prefix + 1));
-        if (r < 0)
-                return r;
-        r = sd_journal_get_data(j, name, &data, &size);
-        if (r == -ENOENT)
-                return -ENODATA;
-        if (r < 0)
-                return r;
-        if (size < prefix || memcmp(data, name, prefix - 1) != 0 || ((const char *) data)[prefix - 1] != '=')
-                return -EBADMSG;
-        size -= prefix;
-        if (size > JOURNAL_SIZE_MAX_LIMIT)
-                return -EFBIG;
-        const unsigned char *core = (const unsigned char *) data + prefix;
-        /* An ELF core, as the parser made it (the daemon checked its header before sending it). */
-        if (size < sizeof(Elf64_Ehdr) || memcmp(core, ELFMAG, SELFMAG) != 0 || core[EI_CLASS] != ELFCLASS64)
-                return -EBADMSG;
-        Elf64_Ehdr eh;
-        memcpy(&eh, core, sizeof eh);
-        if (eh.e_type != ET_CORE)
-                return -EBADMSG;
-        r = write_full(out_fd, core, size);
-        if (r < 0)
-                return r;
-        if (ret_size)
-                *ret_size = size;
-        return 0;
 }

@@ -17,6 +17,10 @@
 
 #include "shared/fields.h"
 
+/* Where systemd-coredump keeps its cores (Storage=external): the one place a record of its names a
+ * core dumpctl opens. */
+#define SYSTEMD_COREDUMP_DIR "/var/lib/systemd/coredump"
+
 enum entry_source {
         ENTRY_SOURCE_JOURNAL,
         ENTRY_SOURCE_STORE,      /* the journal has no entry: metadata from the file */
@@ -45,6 +49,12 @@ struct entry {
          * machine's, or it is foreign and from files the user did not name (dumpctl --all: a
          * container's linked journal; not the caller's own copy). Decided with foreign, once. */
         bool remote;
+        /* A record of systemd-coredump's own (SYSLOG_IDENTIFIER=systemd-coredump with coredumpctl's
+         * MESSAGE_ID and no COREDUMPD_ fields: history, or a boot on a kernel without the coredump
+         * socket), listed read-only: foreign always (systemd-coredump sends it as the crashing user),
+         * its core opened only as a core.* file of root's right in SYSTEMD_COREDUMP_DIR, a directory
+         * of root's that no one else may write. */
+        bool systemd_coredump;
         uint64_t time_usec;     /* COREDUMP_TIMESTAMP, else the journal's realtime */
         long long pid;          /* -1 if unknown */
         long long uid;          /* -1 if unknown */
@@ -73,11 +83,13 @@ enum journal_files {
                                  * (/var/log/journal/MACHINE-ID/system*.journal, /run/log/journal/…),
                                  * which only journald writes: where _UID=0 proves root sent an entry */
         JOURNAL_NAMED,          /* files the user named (-D, --file=) */
-        JOURNAL_FOUND,          /* the system's other files (users' journals; with --all, other
-                                 * machines' and containers' directories), maybe the above too */
+        JOURNAL_LOCAL,          /* this machine's files (its system and users' journals), which its
+                                 * journald alone writes, maybe the above too */
+        JOURNAL_FOUND,          /* the system's other files too (--all: other machines' and
+                                 * containers' directories), maybe the above too */
 };
 
-/* Adds every coredumpd entry of j (matches are added here; the caller opened j). Only entries of
+/* Adds every coredumpd entry of j, and systemd-coredump's (struct entry: systemd_coredump) (matches are added here; the caller opened j). Only entries of
  * JOURNAL_LOCAL_SYSTEM files with _UID=0 are trusted; in any other files anybody may have written
  * them, and neither their _UID= nor their _MACHINE_ID= nor their paths prove anything (struct
  * entry: foreign, remote). An entry whose cursor is already listed (read before from the trusted
@@ -110,6 +122,13 @@ const char *entry_source_to_string(enum entry_source s);
  * (not an ELF core), -EFBIG (larger than any compact core: JournalSizeMax='s limit), -EPIPE (the
  * reader went away). */
 int entry_write_journal_core(sd_journal *j, const struct entry *d, int out_fd, uint64_t *ret_size);
+
+/* Where the files a record names are looked for: NULL, this system; else the directory of another
+ * system's root (dumpctl --root=), under which every path of its records is taken. */
+void entry_set_root(const char *root);
+/* path (absolute) as this process opens it: under the root entry_set_root() named, or path itself.
+ * NULL: no memory. Free it. */
+char *entry_path_in_root(const char *path);
 
 /* Opens the stored core read-only, never through a symlink. A foreign entry's core must be a file
  * directly in store_path (-EPERM otherwise): such a journal could name any file; a remote entry's

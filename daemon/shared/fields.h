@@ -19,6 +19,10 @@
 
 /* systemd's coredump message, so that coredumpctl lists our records. */
 #define COREDUMP_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
+/* The system journal's record of a crash whose copy in the crashing user's journal carries
+ * COREDUMP_MESSAGE_ID (crash/record.h): coredumpctl, which matches that id alone and reads every
+ * journal file it may, then lists the crash once, from the copy; dumpctl reads both ids. */
+#define COREDUMPD_MESSAGE_ID "3ffbd697b6d74dbc8eb757accc447f8b"
 
 enum field {
         /* the journal entry itself */

@@ -9,8 +9,13 @@ set -uo pipefail
 T=/usr/lib/coredumpd-tests
 BIN=$T/bin
 MSGID=fc2e22bc6ee647b6b90729ab34a250b1
-# Every match below takes the daemon's own records (_UID=0): a stored crash a user may read has a
-# copy in that user's journal too, which root's journalctl also reads.
+# The system journal's record of a crash whose copy was filed in the user's journal carries
+# coredumpd's own id, the copy coredumpctl's (each crash once in coredumpctl: crash/record.h).
+MSGID_OWN=3ffbd697b6d74dbc8eb757accc447f8b
+# Every match below takes the daemon's own records (_UID=0), under either id: a stored crash a user
+# may read has a copy in that user's journal too, which root's journalctl also reads. Unquoted: the
+# words are journalctl's matches (the two ids alternatives).
+SYSTEM_RECORD="MESSAGE_ID=$MSGID MESSAGE_ID=$MSGID_OWN _UID=0"
 STORE=/var/lib/coredumpd
 POLICY_DIR=/etc/coredumpd/policy.d
 CONF=/etc/coredumpd/coredumpd.conf
@@ -103,7 +108,7 @@ _jq() {
 # pid_results — "PID RESULT" for every coredump entry since journal_mark
 # (callers keep their own pids: a daemon may still record an earlier crash).
 pid_results() {	# one JSON object per line: a MESSAGE's blank lines cannot split an entry
-	_jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
+	_jq -o json $SYSTEM_RECORD 2>/dev/null | awk '
 		function val(k,   m) {
 			if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
 			m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m
@@ -112,7 +117,7 @@ pid_results() {	# one JSON object per line: a MESSAGE's blank lines cannot split
 }
 # Number of coredump entries in this boot so far (one JSON object per entry: messages span lines).
 entry_count() {
-	journalctl -q --no-pager -b -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | wc -l
+	journalctl -q --no-pager -b -o json $SYSTEM_RECORD 2>/dev/null | wc -l
 }
 
 # wait_entry PID [TIMEOUT_S] — wait for the coredump entry of PID; leaves its
@@ -122,7 +127,7 @@ wait_entry() {
 	local pid=$1 t=${2:-60} f=$WORK/entry.$1 end
 	end=$((SECONDS + t))
 	while [ $SECONDS -lt $end ]; do
-		_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$pid" 2>/dev/null |
+		_jq -o export $SYSTEM_RECORD COREDUMP_PID="$pid" 2>/dev/null |
 			grep -a -E '^[A-Z_][A-Z0-9_]*=' > "$f" || true
 		if [ -s "$f" ]; then
 			echo "$f"
@@ -305,7 +310,7 @@ as_user() {	# NAME COMMAND... — run as that user, in no group but their own
 
 # records — "PID|RESULT|UID|OWNER|ERROR" for every coredump entry since journal_mark.
 records() {
-	_jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
+	_jq -o json $SYSTEM_RECORD 2>/dev/null | awk '
 		function val(k,   m) {
 			if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
 			m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m

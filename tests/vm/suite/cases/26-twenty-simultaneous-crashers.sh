@@ -9,7 +9,7 @@ pids=$(sed -n 's/^pid=\([0-9]*\) .*/\1/p' "$WORK/spawn.out")
 [ "$(wc -w <<<"$pids")" = 20 ] || die "spawn reported $(wc -w <<<"$pids") crashers"
 end=$((SECONDS + 100))
 while :; do
-	_jq -o export MESSAGE_ID=$MSGID _UID=0 2>/dev/null |
+	_jq -o export $SYSTEM_RECORD 2>/dev/null |
 		grep -a -E '^(COREDUMP_PID|COREDUMPD_ACTION|COREDUMPD_RESULT)=' > "$WORK/entries" || true
 	missing=()
 	for p in $pids; do

@@ -26,7 +26,7 @@ done
 [ "${want[*]}" ] || die "no fresh crashes"
 
 # Every coredumpd entry of this boot, as pid → action.
-CURSOR= _jq -b -o export MESSAGE_ID=$MSGID _UID=0 | grep -a -E '^(COREDUMP_PID|COREDUMPD_ACTION)=|^$' |
+CURSOR= _jq -b -o export $SYSTEM_RECORD | grep -a -E '^(COREDUMP_PID|COREDUMPD_ACTION)=|^$' |
 	awk -F= '/^COREDUMP_PID=/{p=$2} /^COREDUMPD_ACTION=/{a=$2} /^$/{if (p != "" && a != "") print p, a; p=""; a=""}' \
 	> "$WORK/journal"
 dumpctl --json list > "$WORK/json" || die "dumpctl --json list failed: $(cat "$WORK/json")"

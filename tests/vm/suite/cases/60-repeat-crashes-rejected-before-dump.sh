@@ -45,7 +45,7 @@ for i in $(seq 20); do
 		[ "$(field COREDUMPD_ACK_MASK "$e")" = 0x4 ] || die "crash $i: ack mask $(field COREDUMPD_ACK_MASK "$e")"
 	fi
 done
-msg=$(_jq -o cat MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | head -n1)
+msg=$(_jq -o cat $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | head -n1)
 grep -q "repeat 20 of signature $sig" <<<"$msg" || die "the last message does not say which repeat: $msg"
 # null and wild fault at the same instruction (the same site); abort() is another.
 crash uscrash -n repeater -c abort

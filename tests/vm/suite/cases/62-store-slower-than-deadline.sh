@@ -52,7 +52,7 @@ say "crasher $PID (32 MiB) ended after ${held} s; the cap is ${cap} s"
 e=$(wait_entry "$PID" 120) || die "the crash was not recorded"
 result=$(field COREDUMPD_RESULT "$e")
 say "record: RESULT=$result ERROR=$(field COREDUMPD_ERROR "$e") TRUNCATED=$(field COREDUMP_TRUNCATED "$e")"
-n=$(_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" | grep -c '^MESSAGE_ID=')
+n=$(_jq -o export $SYSTEM_RECORD COREDUMP_PID="$PID" | grep -c '^MESSAGE_ID=')
 [ "$n" = 1 ] || die "$n records for one crash"
 if [ "$result" = stored ]; then
 	f=$(field COREDUMP_FILENAME "$e")

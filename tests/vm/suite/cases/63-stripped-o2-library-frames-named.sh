@@ -21,7 +21,7 @@ e=$(wait_entry "$PID" 60) || die "no journal entry for pid $PID"
 [ "$(field COREDUMPD_RULE "$e")" = deep ] || die "rule '$(field COREDUMPD_RULE "$e")', not deep"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "result '$(field COREDUMPD_RESULT "$e")', not stored"
 say "--- coredumpd's backtrace (MESSAGE):"
-_jq -o cat MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | tee "$WORK/message"
+_jq -o cat $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | tee "$WORK/message"
 say "--- COREDUMPD_FRAME:"
 sed -n 's/^COREDUMPD_FRAME=//p' "$e" | tee "$WORK/frames"
 # "N BUILDID+OFF SYMBOL+0xOFF MODULE": the symbols of frames 0, 1, 2.

@@ -16,13 +16,13 @@ for kind in low noncanonical; do
 	case $SIGNAL in 11|7) ;; *) die "badsp $kind died of signal $SIGNAL" ;; esac
 	e=$(wait_entry "$PID" 60) || die "no record for badsp $kind (pid $PID)"
 	sleep 1
-	n=$(_jq -o json MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | wc -l)
+	n=$(_jq -o json $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | wc -l)
 	[ "$n" = 1 ] || die "badsp $kind has $n records"
 	e=$(wait_entry "$PID" 5)
 	frames=$(grep -c '^COREDUMPD_FRAME=' "$e")
 	say "badsp $kind: signal $SIGNAL, ended after $ms ms; result $(field COREDUMPD_RESULT "$e"), COREDUMPD_UNWIND_USEC=$(field COREDUMPD_UNWIND_USEC "$e"), $frames frame(s):"
 	sed -n 's/^COREDUMPD_FRAME=/  /p' "$e"
-	_jq -o cat MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | sed 's/^/  | /'
+	_jq -o cat $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | sed 's/^/  | /'
 	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "badsp $kind: result '$(field COREDUMPD_RESULT "$e")', not stored"
 	[ "$frames" -le 1 ] || die "badsp $kind: $frames frames unwound from a garbage stack"
 	report+=" $kind: $frames frame(s) in $(field COREDUMPD_UNWIND_USEC "$e") us, ended after $ms ms;"

@@ -15,7 +15,7 @@ for i in 1 2; do
 	[[ $s =~ ^[0-9a-f]{16}$ ]] || die "crash $i: signature '$s'"
 	grep -q '^COREDUMPD_FRAME=0 .* crash_here+' "$e" || die "crash $i: frame 0 is not crash_here"
 	grep -q '^COREDUMPD_FRAME=[0-9]* .* main+' "$e" || die "crash $i: the backtrace does not reach main (probe: $(field COREDUMPD_PROBE "$e"))"
-	_jq -o cat MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null > "$WORK/message.$i"
+	_jq -o cat $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null > "$WORK/message.$i"
 	pc=$(sed -nE 's/^ *#0 +(0x[0-9a-f]+) .*/\1/p' "$WORK/message.$i" | head -n1)
 	say "crash $i: pid $PID, probe $(field COREDUMPD_PROBE "$e"), frame #0 at $pc, signature $s"
 	sed -n 's/^COREDUMPD_FRAME=/  /p' "$e" | head -n 5

@@ -46,7 +46,7 @@ as $user "$BIN/spawn" -t 120 -- /usr/bin/unshare -Urpf "$WORK/nscrasher" > "$WOR
 cat "$WORK/spawn.out"
 e=
 for _ in $(seq 240); do
-	_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_UID="$uid" COREDUMP_COMM=nscrasher 2>/dev/null |
+	_jq -o export $SYSTEM_RECORD COREDUMP_UID="$uid" COREDUMP_COMM=nscrasher 2>/dev/null |
 		grep -a -E '^[A-Z_][A-Z0-9_]*=' > "$WORK/entry.ns" || true
 	[ -s "$WORK/entry.ns" ] && { e=$WORK/entry.ns; break; }
 	sleep 0.25

@@ -47,7 +47,7 @@ run_container() {	# runs ctcrash in the container; its output in $WORK/nspawn.ou
 wait_comm_entry() {	# waits for the record of ctcrash since journal_mark; prints its file
 	local f=$WORK/entry.ct end=$((SECONDS + 120))
 	while [ $SECONDS -lt $end ]; do
-		_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_COMM=ctcrash 2>/dev/null |
+		_jq -o export $SYSTEM_RECORD COREDUMP_COMM=ctcrash 2>/dev/null |
 			grep -a -E '^[A-Z_][A-Z0-9_]*=' > "$f" || true
 		[ -s "$f" ] && { echo "$f"; return 0; }
 		sleep 0.5
@@ -80,7 +80,7 @@ run_container
 grep -q "crashing at depth 3" "$WORK/nspawn.out" || die "ctcrash did not run in the container"
 e=$(wait_comm_entry) || die "no record of the crash in the container"
 sleep 2
-n=$(_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_COMM=ctcrash | grep -a -c '^COREDUMP_PID=')
+n=$(_jq -o export $SYSTEM_RECORD COREDUMP_COMM=ctcrash | grep -a -c '^COREDUMP_PID=')
 pid=$(field COREDUMP_PID "$e")
 say "record: PID=$pid NS_PID=$(field COREDUMPD_NS_PID "$e") CONTAINER=$(field COREDUMPD_CONTAINER "$e") KIND=$(field COREDUMPD_CONTAINER_KIND "$e") EXE=$(field COREDUMP_EXE "$e") RESULT=$(field COREDUMPD_RESULT "$e") CGROUP=$(field COREDUMP_CGROUP "$e")"
 grep -a -E '^COREDUMP(D)?_[A-Z_]*=' "$e" | grep -a -v -E '^COREDUMP(D)?_(CMDLINE|ENVIRON|PROC_MAPS)=' | cut -c1-200

@@ -3,7 +3,8 @@
 # which such a user cannot read; a copy is filed in the user's own journal (coredumpd-parser
 # --record, as the user), as systemd-coredump's record is. The user's dumpctl takes only their own
 # entries from it and opens what they name with the user's rights, inside the store; root's
-# dumpctl ignores them (it lists the crash once, from root's record).
+# dumpctl ignores them (it lists the crash once, from root's record); bookworm's coredumpctl lists
+# it once for root and adm too.
 # daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -40,4 +41,18 @@ grep -q " $PID " "$WORK/cdctl" || die "coredumpctl does not list $PID for $user"
 # Root's dumpctl shows the crash once.
 n=$(dumpctl --json list | grep -o "\"pid\":$PID," | wc -l)
 [ "$n" = 1 ] || die "root's dumpctl lists the crash $n times"
-say "# report: user-own-crash: uid $uid without groups lists and fetches crash $PID (dumpctl, coredumpctl)"
+# Each crash once in bookworm's coredumpctl for root and a member of adm too, who read the system
+# journal and the user's: the copy alone carries coredumpctl's id (dumpctl(1), EACH CRASH ONCE);
+# adm's dumpctl shows every crash, as coredumpctl does.
+n=$(coredumpctl --no-pager --no-legend list "$PID" 2>/dev/null | grep -c " $PID ")
+[ "$n" = 1 ] || die "root's coredumpctl lists the crash $n times"
+admin=cdtadm
+userdel -r "$admin" >/dev/null 2>&1 || true
+useradd -m -G adm "$admin" || die "useradd $admin failed"
+on_exit "userdel -r $admin >/dev/null 2>&1"
+as_admin() { setpriv --reuid="$(id -u "$admin")" --regid="$(id -g "$admin")" --init-groups env HOME=/home/$admin "$@"; }
+n=$(as_admin coredumpctl --no-pager --no-legend list "$PID" 2>/dev/null | grep -c " $PID ")
+[ "$n" = 1 ] || die "coredumpctl of a member of adm lists the crash $n times"
+n=$(as_admin dumpctl --json list 2>/dev/null | grep -o "\"pid\":$PID," | wc -l)
+[ "$n" = 1 ] || die "dumpctl of a member of adm lists the crash $n times"
+say "# report: user-own-crash: uid $uid without groups lists and fetches crash $PID (dumpctl, coredumpctl); root and adm see it once"

@@ -54,7 +54,7 @@ else
 fi
 
 sleep 1
-n=$(_jq -o json MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | wc -l)
+n=$(_jq -o json $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | wc -l)
 [ "$n" = 1 ] || die "the crash has $n records, not 1"
 e=$(wait_entry "$PID" 5)
 say "record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") UNWIND_USEC=$(field COREDUMPD_UNWIND_USEC "$e")"

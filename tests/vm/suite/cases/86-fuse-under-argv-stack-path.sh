@@ -69,7 +69,7 @@ for kind in argv stack frame; do
 	[ "$ms" -le $bound_ms ] || die "hostile $kind was held $ms ms, more than $bound_ms"
 	e=$(wait_entry "$PID" 30) || die "no record of hostile $kind ($PID)"
 	sleep 1
-	n=$(_jq -o json MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | wc -l)
+	n=$(_jq -o json $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | wc -l)
 	[ "$n" = 1 ] || die "hostile $kind has $n records"
 	e=$(wait_entry "$PID" 5)
 	say "  record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") UNWIND_USEC=$(field COREDUMPD_UNWIND_USEC "$e") CMDLINE=$(field COREDUMP_CMDLINE "$e" | cut -c1-120)"

@@ -50,10 +50,10 @@ for kind in symbol xzbomb jump; do
 	[ "$ms" -le $bound_ms ] || die "$kind was held $ms ms, more than $bound_ms"
 	e=$(wait_entry "$PID" 60) || die "no record of $kind ($PID)"
 	sleep 1
-	n=$(_jq -o json MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | wc -l)
+	n=$(_jq -o json $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | wc -l)
 	[ "$n" = 1 ] || die "$kind has $n records"
 	e=$(wait_entry "$PID" 5)
-	size=$(_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" 2>/dev/null | wc -c)
+	size=$(_jq -o export $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null | wc -c)
 	usec=$(field COREDUMPD_UNWIND_USEC "$e")
 	say "  record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") UNWIND_USEC=${usec:-none}, $size bytes exported"
 	sed -n 's/^COREDUMPD_FRAME=/  frame /p' "$e" | cut -c1-160

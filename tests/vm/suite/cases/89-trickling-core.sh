@@ -31,7 +31,7 @@ say "crasher $PID held ${held} s ($reads pages read from FUSE meanwhile): $(cat 
 [ "$held" -le $bound ] || die "the trickling crash held its task ${held} s (MaxDuration= is ${maxduration} s; the rate floor allows ${bound} s)"
 
 e=$(wait_entry "$PID" 60) || die "the trickling crash has no record"
-n=$(_jq -o export MESSAGE_ID=$MSGID _UID=0 COREDUMP_PID="$PID" | grep -c '^MESSAGE_ID=')
+n=$(_jq -o export $SYSTEM_RECORD COREDUMP_PID="$PID" | grep -c '^MESSAGE_ID=')
 [ "$n" = 1 ] || die "$n records for one crash"
 result=$(field COREDUMPD_RESULT "$e") error=$(field COREDUMPD_ERROR "$e")
 say "record: RESULT=$result ERROR=$error TRUNCATED=$(field COREDUMP_TRUNCATED "$e")"
