@@ -57,6 +57,11 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, uint64_t m
         /* Only a task with a root of its own: a crash in the host's root pays for no cell. */
         if (context_open_root(ctx, tag) <= 0)
                 return;
+        /* Its reader was killed at its deadline (the task's mmap_lock held): the maps would wait too. */
+        if (ctx->memory_stalled) {
+                log_crash(tag, LOG_NOTICE, "Keeping none of its files: the task's memory did not answer.");
+                return;
+        }
         int r = proc_maps_read_marked(ctx->proc_fd, &maps);
         if (r < 0) {
                 log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the maps of the task, keeping none of its files: %m");
