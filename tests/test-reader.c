@@ -108,6 +108,42 @@ TEST(reader_answer_checked_whole) {
         memcpy(bad, &h, sizeof h);
         memcpy(bad + size, "\0\0\0\0\0\0\0\0", 8);
         CHECK_INT(reader_answer_decode(bad, size + 8, READER_CMDLINE, 9, &got, reason, sizeof reason), ==, -EBADMSG);
+
+        /* A container's files: one absolute path per mapping, NUL-terminated, nothing after. */
+        char paths[] = "/usr/bin/x\0/lib/y.so";
+        struct reader_answer f = { .kind = READER_FILES, .n_maps = 2, .n_files = 5, .n_remote = 1, .text = paths,
+                                   .text_size = sizeof paths };
+        f.maps[0] = a.maps[0];
+        f.maps[1] = a.maps[1];
+        size = reader_answer_encode(&f, 3, buf);
+        CHECK_OK(reader_answer_decode(buf, size, READER_FILES, 3, &got, reason, sizeof reason));
+        CHECK_STR(got.paths[0], "/usr/bin/x");
+        CHECK_STR(got.paths[1], "/lib/y.so");
+        CHECK(got.n_files == 5 && got.n_remote == 1);
+        reader_answer_done(&got);
+        static const struct {
+                const char *text;
+                size_t size;
+        } bad_paths[] = {
+                { "/usr/bin/x\0/lib/y.so", sizeof "/usr/bin/x\0/lib/y.so" - 1 },     /* the last not ended */
+                { "/usr/bin/x\0lib/y.so", sizeof "/usr/bin/x\0lib/y.so" },           /* not absolute */
+                { "/usr/bin/x\0\0", sizeof "/usr/bin/x\0\0" - 1 },                  /* empty */
+                { "/usr/bin/x\0/lib/y.so\0/z", sizeof "/usr/bin/x\0/lib/y.so\0/z" }, /* bytes after */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad_paths); i++) {
+                f.text = (char *) bad_paths[i].text;
+                f.text_size = bad_paths[i].size;
+                size = reader_answer_encode(&f, 3, buf);
+                CHECK_INT(reader_answer_decode(buf, size, READER_FILES, 3, &got, reason, sizeof reason), ==, -EBADMSG);
+        }
+        f.text = paths;
+        f.text_size = sizeof paths;
+        f.n_remote = 4; /* more files returned than local ones */
+        size = reader_answer_encode(&f, 3, buf);
+        CHECK_INT(reader_answer_decode(buf, size, READER_FILES, 3, &got, reason, sizeof reason), ==, -EBADMSG);
+        f.n_remote = 6; /* more remote files than files */
+        size = reader_answer_encode(&f, 3, buf);
+        CHECK_INT(reader_answer_decode(buf, size, READER_FILES, 3, &got, reason, sizeof reason), ==, -EBADMSG);
 }
 
 static struct reader_job job_for(const struct tenant *t, int proc_fd, uint64_t wait_usec) {
@@ -161,6 +197,31 @@ TEST(reader_one_per_tenant_kept_between_errands) {
         sleeper_stop(pid);
 }
 
+/* The real reader on our own maps: the files we map, each once, in address order, the executable's
+ * among them (the test binary is on a local file system). */
+TEST(reader_files_of_a_task) {
+        static const struct tenant t = { .uid = 4300, .host = true };
+        _cleanup_close_ int proc_fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_free_ struct reader_answer *a = calloc(1, sizeof *a);
+        _cleanup_free_ char *exe = realpath("/proc/self/exe", NULL);
+        char reason[160] = "";
+
+        CHECK(proc_fd >= 0 && a && exe);
+        struct reader_job job = job_for(&t, proc_fd, 5 * UINT64_C(1000000));
+        CHECK_OK(reader_files(&job, exe, a, reason, sizeof reason));
+        CHECK(a->n_maps > 0 && a->n_files >= a->n_maps);
+        bool has_exe = false;
+        for (size_t i = 0; i < a->n_maps; i++) {
+                has_exe = has_exe || strcmp(a->paths[i], exe) == 0;
+                for (size_t k = 0; k < i; k++)
+                        CHECK(a->maps[k].inode != a->maps[i].inode || a->maps[k].dev_minor != a->maps[i].dev_minor ||
+                              a->maps[k].dev_major != a->maps[i].dev_major);
+        }
+        CHECK(has_exe);
+        reader_answer_done(a);
+        reader_pool_end();
+}
+
 /* A fake reader program (as $COREDUMPD_PARSER) in dir: script, run by /bin/sh or python3. */
 static char *fake_reader(const char *dir, const char *interpreter, const char *script) {
         char *path = NULL;
@@ -209,7 +270,7 @@ TEST(reader_silent_or_lying_is_killed_at_deadline) {
                 "s = socket.socket(fileno=0)\n"
                 "s.recv(64)\n"
                 "socket.recv_fds(s, 8192, 4)\n"
-                "s.send(struct.pack('=IIIIiIQQIIII', 0x41524443, 1, 2, 99, 0, 0, 0, 0, 0, 0, 0, 0))\n"
+                "s.send(struct.pack('=IIIIiIQQIIIIII', 0x41524443, 1, 2, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))\n"
                 "s.recv(1)\n",
                 "import socket\n"
                 "s = socket.socket(fileno=0)\n"
@@ -251,6 +312,7 @@ TEST(reader_never_as_root) {
 static const struct test_case tests[] = {
         TEST_ENTRY(reader_answer_checked_whole),
         TEST_ENTRY(reader_one_per_tenant_kept_between_errands),
+        TEST_ENTRY(reader_files_of_a_task),
         TEST_ENTRY(reader_silent_or_lying_is_killed_at_deadline),
         TEST_ENTRY(reader_never_as_root),
 };

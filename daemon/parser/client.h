@@ -141,6 +141,11 @@ int reader_site(const struct reader_job *job, uint64_t pc, uint64_t sp, uint64_t
  * container's manager): 0 and *ret (malloc'ed, *ret_size bytes and a NUL), or -errno with reason. */
 int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, char **ret, size_t *ret_size,
                    char *reason, size_t reason_size);
+/* READER_FILES: a container's mapped files to keep (parser/wire.h), by the maps and mountinfo of
+ * job->proc_fd; exe as reader_site()'s. 0 and *ret (its paths in ret->paths: reader_answer_done()),
+ * or -errno with reason. */
+int reader_files(const struct reader_job *job, const char *exe, struct reader_answer *ret, char *reason,
+                 size_t reason_size);
 /* The idle readers, ended (at the daemon's end; and for tests). */
 void reader_pool_end(void);
 /* Readers running now (idle or at an errand), for tests. */

@@ -262,29 +262,51 @@ static int ask(const struct reader_job *job, struct reader_request *req, const i
         return 0;
 }
 
+/* The task's files names[n] opened here (opening takes no mmap_lock) and handed to the reader. */
+static int ask_with(const struct reader_job *job, struct reader_request *req, const char *const *names, size_t n,
+                    struct reader_answer *ret, char *reason, size_t reason_size) {
+        int fds[READER_FDS_MAX];
+        size_t opened = 0;
+        int k = 0;
+
+        for (; opened < n; opened++) {
+                fds[opened] = openat(job->proc_fd, names[opened], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+                if (fds[opened] < 0) {
+                        k = fail(-errno, reason, reason_size, "cannot open the task's %s", names[opened]);
+                        break;
+                }
+        }
+        if (k == 0)
+                k = ask(job, req, fds, n, ret, reason, reason_size);
+        for (size_t i = 0; i < opened; i++)
+                safe_close(fds[i]);
+        return k;
+}
+
 int reader_site(const struct reader_job *job, uint64_t pc, uint64_t sp, uint64_t frames_end, const char *exe,
                 struct reader_answer *ret, char *reason, size_t reason_size) {
         static const char *const names[] = { "maps", "pagemap", "mem" };
-        int fds[3] = { -1, -1, -1 };
-        int k = 0;
 
         _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
         if (!req)
                 return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
-        for (size_t i = 0; i < ELEMENTSOF(names) && k == 0; i++) {
-                fds[i] = openat(job->proc_fd, names[i], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-                if (fds[i] < 0)
-                        k = fail(-errno, reason, reason_size, "cannot open the task's %s", names[i]);
-        }
-        if (k == 0) {
-                *req = (struct reader_request) { .kind = READER_SITE, .pc = pc, .sp = sp, .frames_end = frames_end };
-                if (exe && strlen(exe) < sizeof req->exe)
-                        strcpy(req->exe, exe);
-                k = ask(job, req, fds, ELEMENTSOF(fds), ret, reason, reason_size);
-        }
-        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
-                safe_close(fds[i]);
-        return k;
+        *req = (struct reader_request) { .kind = READER_SITE, .pc = pc, .sp = sp, .frames_end = frames_end };
+        if (exe && strlen(exe) < sizeof req->exe)
+                strcpy(req->exe, exe);
+        return ask_with(job, req, names, ELEMENTSOF(names), ret, reason, reason_size);
+}
+
+int reader_files(const struct reader_job *job, const char *exe, struct reader_answer *ret, char *reason,
+                 size_t reason_size) {
+        static const char *const names[] = { "maps", "mountinfo" };
+
+        _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
+        if (!req)
+                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        req->kind = READER_FILES;
+        if (exe && strlen(exe) < sizeof req->exe)
+                strcpy(req->exe, exe);
+        return ask_with(job, req, names, ELEMENTSOF(names), ret, reason, reason_size);
 }
 
 int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, char **ret, size_t *ret_size,

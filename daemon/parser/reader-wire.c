@@ -20,6 +20,8 @@ size_t reader_kind_fds(uint32_t kind) {
                 return 3; /* maps, pagemap, mem */
         case READER_CMDLINE:
                 return 1;
+        case READER_FILES:
+                return 2; /* maps, mountinfo */
         default:
                 return 0;
         }
@@ -44,6 +46,8 @@ size_t reader_answer_encode(const struct reader_answer *a, uint32_t seq, void *b
                 .n_maps = ok ? (uint32_t) MIN(a->n_maps, READER_MAPS_MAX) : 0,
                 .n_words = ok ? (uint32_t) MIN(a->n_words, READER_WORDS_MAX) : 0,
                 .text_size = ok && a->text ? (uint32_t) MIN(a->text_size, READER_TEXT_MAX) : 0,
+                .n_files = ok ? a->n_files : 0,
+                .n_remote = ok ? a->n_remote : 0,
         };
         char *p = buf;
         memcpy(p, &h, sizeof h);
@@ -89,14 +93,29 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
                 return bad(reason, reason_size, "%s", "reserved bits set");
         if (h.error > 0 || h.error < -4095)
                 return bad(reason, reason_size, "error %d is no -errno", (int) h.error);
-        if (h.error < 0 && (h.why || h.exe_dev || h.exe_ino || h.n_maps || h.n_words || h.text_size))
+        if (h.error < 0 && (h.why || h.exe_dev || h.exe_ino || h.n_maps || h.n_words || h.text_size || h.n_files ||
+                            h.n_remote))
                 return bad(reason, reason_size, "%s", "an error with a payload");
         if (h.n_maps > READER_MAPS_MAX || h.n_words > READER_WORDS_MAX || h.text_size > READER_TEXT_MAX)
                 return bad(reason, reason_size, "counts beyond their bounds (%u maps, %u words, %u bytes)", h.n_maps,
                            h.n_words, h.text_size);
-        if (kind == READER_SITE ? h.text_size != 0 || h.why >= _READER_SITE_WHY_MAX ||
-                                          (h.why != READER_SITE_OK && (h.n_maps || h.n_words))
-                                : h.n_maps != 0 || h.n_words != 0 || h.why != 0 || h.exe_dev || h.exe_ino)
+        bool parts_ok;
+        switch (kind) {
+        case READER_SITE:
+                parts_ok = h.text_size == 0 && h.why < _READER_SITE_WHY_MAX && !h.n_files && !h.n_remote &&
+                           (h.why == READER_SITE_OK || (!h.n_maps && !h.n_words));
+                break;
+        case READER_CMDLINE:
+                parts_ok = !h.n_maps && !h.n_words && !h.why && !h.exe_dev && !h.exe_ino && !h.n_files && !h.n_remote;
+                break;
+        case READER_FILES:
+                parts_ok = !h.n_words && !h.why && !h.exe_dev && !h.exe_ino && h.n_maps <= READER_FILES_MAX &&
+                           h.n_remote <= h.n_files && h.n_maps <= h.n_files - h.n_remote;
+                break;
+        default:
+                parts_ok = false;
+        }
+        if (!parts_ok)
                 return bad(reason, reason_size, "%s", "parts this kind of answer has not");
         size_t want = sizeof h + (size_t) h.n_maps * sizeof(struct reader_mapping) + (size_t) h.n_words * 8 +
                       h.text_size;
@@ -114,7 +133,20 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
         }
         memcpy(ret->words, p, (size_t) h.n_words * 8);
         p += (size_t) h.n_words * 8;
-        if (h.text_size > 0 || kind == READER_CMDLINE) {
+        if (kind == READER_FILES) {
+                /* One absolute path per mapping, each ended by its NUL, filling the text. */
+                size_t at = 0;
+                for (size_t i = 0; i < h.n_maps; i++) {
+                        const char *nul = at < h.text_size ? memchr(p + at, 0, h.text_size - at) : NULL;
+                        size_t len = nul ? (size_t) (nul - (p + at)) : 0;
+                        if (!nul || len == 0 || len > PARSER_KEEP_PATH_MAX || p[at] != '/')
+                                return bad(reason, reason_size, "path %zu is no absolute path", i);
+                        at += len + 1;
+                }
+                if (at != h.text_size)
+                        return bad(reason, reason_size, "%s", "bytes after the last path");
+        }
+        if (h.text_size > 0 || kind != READER_SITE) {
                 ret->text = malloc((size_t) h.text_size + 1);
                 if (!ret->text)
                         return -ENOMEM;
@@ -129,5 +161,11 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
         ret->n_maps = h.n_maps;
         ret->n_words = h.n_words;
         ret->text_size = h.text_size;
+        ret->n_files = h.n_files;
+        ret->n_remote = h.n_remote;
+        for (size_t i = 0, at = 0; kind == READER_FILES && i < h.n_maps; i++) {
+                ret->paths[i] = ret->text + at;
+                at += strlen(ret->paths[i]) + 1;
+        }
         return 0;
 }

@@ -144,6 +144,63 @@ done:
         proc_maps_done(&maps);
 }
 
+/* READER_FILES: a container's files for crash/keep-files.c — the executable's mapping and the first
+ * PARSER_KEEP_FILES_MAX other files, by the maps alone (none opened), each once, none on a remote
+ * file system (without a readable mountinfo, every file is taken as remote), in the maps' order. */
+static void files(const struct reader_request *req, const int *fds, struct reader_answer *a) {
+        _cleanup_free_ char *text = NULL, *mountinfo = NULL;
+        struct proc_maps maps = {};
+        size_t others = 0, used = 0;
+
+        int r = read_head(fds[0], PROC_MAPS_MAX, &text, NULL);
+        if (r >= 0)
+                r = proc_maps_parse(text, &maps);
+        if (r < 0) {
+                a->error = r;
+                goto done;
+        }
+        if (read_head(fds[1], PROC_MAPS_MAX, &mountinfo, NULL) < 0)
+                mountinfo = NULL;
+        proc_maps_mark(mountinfo, &maps);
+        a->text = malloc(READER_TEXT_MAX);
+        if (!a->text) {
+                a->error = -ENOMEM;
+                goto done;
+        }
+        for (size_t i = 0; i < maps.n; i++) {
+                const struct proc_mapping *m = &maps.mappings[i];
+                if (!proc_mapping_is_file(m))
+                        continue;
+                a->n_files++;
+                a->n_remote += m->remote;
+                bool exe = req->exe[0] && strcmp(m->path, req->exe) == 0;
+                size_t len = strlen(m->path);
+                if (m->remote || m->inode == 0 || len > PARSER_KEEP_PATH_MAX || (!exe && others >= PARSER_KEEP_FILES_MAX) ||
+                    a->n_maps >= READER_FILES_MAX || used + len + 1 > READER_TEXT_MAX)
+                        continue;
+                bool seen = false;
+                for (size_t k = 0; k < a->n_maps && !seen; k++)
+                        seen = a->maps[k].inode == m->inode && a->maps[k].dev_major == m->dev_major &&
+                               a->maps[k].dev_minor == m->dev_minor;
+                if (seen)
+                        continue;
+                others += !exe;
+                a->maps[a->n_maps++] = (struct reader_mapping) {
+                        .start = m->start,
+                        .end = m->end,
+                        .offset = m->offset,
+                        .inode = m->inode,
+                        .dev_major = m->dev_major,
+                        .dev_minor = m->dev_minor,
+                };
+                memcpy(a->text + used, m->path, len + 1);
+                used += len + 1;
+        }
+        a->text_size = used;
+done:
+        proc_maps_done(&maps);
+}
+
 static void cmdline(const int *fds, struct reader_answer *a) {
         int r = read_head(fds[0], READER_TEXT_MAX, &a->text, &a->text_size);
         if (r < 0)
@@ -227,6 +284,8 @@ int reader_main(void) {
                 a->kind = req.kind;
                 if (req.kind == READER_SITE)
                         site(&req, fds, a);
+                else if (req.kind == READER_FILES)
+                        files(&req, fds, a);
                 else
                         cmdline(fds, a);
                 for (size_t i = 0; i < n_fds; i++)
