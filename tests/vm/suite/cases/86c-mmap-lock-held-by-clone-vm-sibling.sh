@@ -63,11 +63,11 @@ done
 ms=$((($(date +%s%N) - t0) / 1000000))
 journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service 2>/dev/null |
 	grep -iE "reader|site key|unwind" | sed 's/^/  daemon: /' | cut -c1-200
+s=$(stuck)
+[ -z "$s" ] || die "$ms ms after the crash, threads or processes of the daemon wait in D state:$s"
 journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service 2>/dev/null |
 	grep -q "memory did not answer its reader" || die "the daemon did not let go of the task's memory within 12 s"
 say "the daemon let go of the task's memory after $ms ms"
-s=$(stuck)
-[ -z "$s" ] || die "threads or processes of the daemon wait in D state:$s"
 
 t0=$(date +%s%N)
 attack_survived
