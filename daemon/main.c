@@ -17,6 +17,7 @@
 #include "crash/record.h"
 #include "selfdump/probe.h"
 #include "crash/repeats.h"
+#include "parser/client.h"
 #include "server/fatal.h"
 #include "server/listen.h"
 #include "server/privileges.h"
@@ -252,6 +253,7 @@ static int run(const struct arguments *a, struct config *config) {
                 r = server_run(server);
 
         server_free(server);
+        reader_pool_end(); /* the idle readers (parser/client.h) */
         if (stuck_threads() > 0)
                 return r; /* their steps may still use these: the exit ends them (server_free()) */
         repeats_free(repeats);

@@ -300,7 +300,10 @@ TEST(reject_action_writes_nothing) {
         struct test_env e;
         test_env_init(&e, policy_reject, NULL);
 
+        reader_pool_end();
         crash_without_core(&e, COREDUMP_REJECT); /* Wait=no */
+        /* Nothing of its memory read: no reader started (parser/client.h). */
+        CHECK_INT(reader_pool_count(), ==, 0);
 
         check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
         check_field(&e, 0, "COREDUMPD_ACTION", "reject");
@@ -1212,6 +1215,7 @@ TEST(repeats_rejected_before_the_dump) {
         e.env.repeats = repeats_new(e.store->dir_fd);
         CHECK(e.env.repeats);
 
+        reader_pool_end();
         for (int i = 0; i < 4; i++) {
                 struct connection_run run;
                 _cleanup_free_ uint8_t *core = fake_core_new(16384, 16384);
@@ -1226,6 +1230,10 @@ TEST(repeats_rejected_before_the_dump) {
                 CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
                 connection_run_join(&run);
         }
+        /* The site keys and command lines of all four read by one reader, kept between them: none
+         * started per crash. */
+        CHECK_INT(reader_pool_count(), ==, 1);
+        reader_pool_end();
         _cleanup_free_ char *sig0 = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
         CHECK(sig0 && strlen(sig0) == 16);
         for (size_t i = 0; i < 4; i++) {

@@ -1459,7 +1459,10 @@ struct site_of {
 static void site_of_open(struct site_of *s, pid_t pid) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d", (int) pid);
-        *s = (struct site_of) { .task = { .pid = pid, .signal = SIGSEGV, .tag = "site" } };
+        static const struct tenant owner = { .uid = 4242 };
+        *s = (struct site_of) { .task = { .pid = pid, .signal = SIGSEGV, .tag = "site", .owner = &owner,
+                                          .reader_uid = 65534, .reader_gid = 65534,
+                                          .deadline_usec = now_monotonic_usec() + 5 * UINT64_C(1000000) } };
         s->task.proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         CHECK(s->task.proc_fd >= 0);
         CHECK(read_link_at(s->task.proc_fd, "exe", &s->exe) >= 0);
@@ -1501,8 +1504,10 @@ TEST(site_key_of_two_runs) {
         wait_in_syscall(pb, "/usr/bin/sleep", SYS_clock_nanosleep);
         site_of_open(&a, pa);
         site_of_open(&b, pb);
-        CHECK(site_key_take(&a.task, a.key));
-        CHECK(site_key_take(&b.task, b.key));
+        bool stalled;
+        CHECK(site_key_take(&a.task, a.key, &stalled));
+        CHECK(site_key_take(&b.task, b.key, &stalled));
+        CHECK(!stalled);
         CHECK_INT(strlen(a.key), ==, 16);
         CHECK_STR(a.key, b.key);
         /* It means something only where the two were loaded apart. */
@@ -1547,7 +1552,9 @@ TEST(site_key_never_waits_on_a_stack_not_in_memory) {
                 pid_t pid = park_stack_on(mem, touch);
                 wait_in_syscall(pid, NULL, SYS_pause);
                 site_of_open(&s, pid);
-                CHECK_INT(site_key_take(&s.task, s.key), ==, touch);
+                bool stalled;
+                CHECK_INT(site_key_take(&s.task, s.key, &stalled), ==, touch);
+                CHECK(!stalled);
                 CHECK_INT(strlen(s.key), ==, touch ? 16 : 0);
                 site_of_close(&s);
                 CHECK(kill(pid, SIGKILL) == 0);

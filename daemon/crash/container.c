@@ -21,7 +21,6 @@
 
 #define STATUS_MAX (16 * 1024)
 #define ID_MAP_MAX 4096
-#define CMDLINE_MAX (128 * 1024)
 #define MAX_ANCESTORS 64
 
 static const char *const namespace_names[_NAMESPACE_MAX] = {
@@ -326,7 +325,8 @@ static bool pinned_alive(const struct pinned *p) {
  * root) to the first one in the host's pid namespace; its command line, unless it is PID 1. Each
  * ancestor is pinned while it is read (pinned_open()); one that exits on the way ends the walk
  * (nothing recorded). */
-static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) {
+static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns, cmdline_reader_t read_cmdline,
+                             void *userdata) {
         for (int i = 0; i < MAX_ANCESTORS && pid > 1; i++) {
                 _cleanup_(pinned_done) struct pinned self = { .pidfd = -1, .dir_fd = -1 };
                 _cleanup_(pinned_done) struct pinned up = { .pidfd = -1, .dir_fd = -1 };
@@ -346,7 +346,7 @@ static char *manager_cmdline(int proc_root_fd, pid_t pid, uint64_t host_pid_ns) 
                 }
                 _cleanup_free_ char *raw = NULL;
                 size_t size;
-                if (read_file_at(up.dir_fd, "cmdline", CMDLINE_MAX, &raw, &size, NULL) < 0 || size == 0 ||
+                if (read_cmdline(userdata, up.dir_fd, &raw, &size) < 0 || size == 0 ||
                     !pinned_alive(&up))
                         return NULL;
                 return escape_cmdline(raw, size);
@@ -404,9 +404,11 @@ void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_
         }
 }
 
-void container_info_gather_manager(int proc_root_fd, pid_t pid, struct container_info *ci) {
+void container_info_gather_manager(int proc_root_fd, pid_t pid, cmdline_reader_t read_cmdline, void *userdata,
+                                   struct container_info *ci) {
         if (!ci->manager_cmdline && container_ns_differs(ci, NAMESPACE_PID))
-                ci->manager_cmdline = manager_cmdline(proc_root_fd, pid, ci->host_ns[NAMESPACE_PID]);
+                ci->manager_cmdline = manager_cmdline(proc_root_fd, pid, ci->host_ns[NAMESPACE_PID], read_cmdline,
+                                                      userdata);
 }
 
 void container_info_done(struct container_info *ci) {

@@ -74,9 +74,13 @@ size_t cgroup_delegation_boundary(int cgroup_root_fd, const char *path, int64_t 
 void container_info_gather(int proc_fd, const struct host_namespaces *host, uid_t uid, gid_t gid, const char *tag,
                            struct container_info *ci);
 /* ci->manager_cmdline, for a process in a pid namespace not the host's: the command line of its
- * nearest ancestor in the host's pid namespace, found through the /proc root proc_root_fd. That is
- * another process's memory (which its owner can make block): only from a worker thread. */
-void container_info_gather_manager(int proc_root_fd, pid_t pid, struct container_info *ci);
+ * nearest ancestor in the host's pid namespace, found through the /proc root proc_root_fd (its
+ * status files). That is another process's memory (which its owner can make block): read by
+ * read_cmdline (the crash's reader, crash/context.c) from that process's /proc directory dir_fd:
+ * 0 and the raw text (malloc'ed), or -errno. */
+typedef int (*cmdline_reader_t)(void *userdata, int dir_fd, char **ret, size_t *ret_size);
+void container_info_gather_manager(int proc_root_fd, pid_t pid, cmdline_reader_t read_cmdline, void *userdata,
+                                   struct container_info *ci);
 void container_info_done(struct container_info *ci);
 
 /* Pure parsers (exposed for tests and fuzzing). */

@@ -26,7 +26,6 @@
 #include "shared/timestamp.h"
 #include "shared/parse.h"
 
-#define CMDLINE_MAX (128 * 1024)
 #define SMALL_FILE_MAX (16 * 1024)
 #define AUXV_MAX (8 * 1024)
 
@@ -337,19 +336,6 @@ bool context_is_journald(const struct crash_context *c) {
         return false;
 }
 
-static void gather_cmdline(int proc_fd, struct crash_context *c) {
-        const char *tag = c->tag;
-        _cleanup_free_ char *raw = NULL;
-        size_t size;
-
-        int r = read_file_at(proc_fd, "cmdline", CMDLINE_MAX, &raw, &size, NULL);
-        if (r < 0) {
-                log_crash_errno(tag, LOG_WARNING, r, "Cannot read cmdline: %m");
-                return;
-        }
-        c->cmdline = escape_cmdline(raw, size);
-}
-
 /* The cgroup's path: from the table of cgroups seen before when the pidfd's cgroup id is there (no
  * file of the task's is read, no system call made), else from /proc/<pid>/cgroup, walking the tree
  * for the delegation boundary, and kept for the next crash from it once the path is seen to lead to
@@ -539,10 +525,8 @@ void context_read(struct crash_context *c, unsigned parts) {
                 gather_probe(c->prober, c);
         if (parts & CONTEXT_CONTAINER)
                 container_info_gather(fd, &c->host->ns, c->uid, c->gid, c->tag, &c->container);
-        if (parts & CONTEXT_MEMORY) {
-                gather_cmdline(fd, c);
-                container_info_gather_manager(c->host->proc_fd, c->pid, &c->container);
-        }
+        if (parts & CONTEXT_MEMORY)
+                context_read_memory(c); /* by the crash's reader (crash/context-memory.c) */
         c->parts |= parts;
         c->read_usec += now_monotonic_usec() - t0;
 }

@@ -37,7 +37,8 @@ enum context_part {
         CONTEXT_PROBE           = 1u << 6,      /* the probe's record (needs START) */
         CONTEXT_CONTAINER       = 1u << 7,      /* namespaces, ids inside them (needs CGROUP) */
         /* Processes' memory: the task's command line, its container manager's. A task can back
-         * that memory with a file system that never answers; read from worker threads only. */
+         * that memory with a file system that never answers, or have its mmap_lock held: read by
+         * the crash's reader (crash/context-memory.c), from worker threads only. */
         CONTEXT_MEMORY          = 1u << 8,
         /* COREDUMPD_CRASH_ID: known from the pidfd on pidfs, else it needs START. */
         CONTEXT_CRASH_ID        = 1u << 9,
@@ -110,6 +111,11 @@ struct crash_context {
         /* The signature is the one its site was last unwound to (crash/repeats.c): a repeat past
          * its RateLimitBurst=, recognized without unwinding; have_unwind is false. */
         bool signature_by_site;
+        /* The crash's reader (parser/client.h) waits this long at most (0: READER_WAIT_USEC); once
+         * it was killed at that deadline, the task's memory is not read again for this crash (its
+         * mmap_lock is held: a parser would wait as long). */
+        uint64_t reader_wait_usec;
+        bool memory_stalled;
 };
 
 /* What the context reads of the host once instead of per crash: the /proc root, checked with
@@ -158,6 +164,14 @@ int context_open_root(struct crash_context *c, const char *tag);
  * systemd-journald.service and its executable is the host's own /usr/lib/systemd/systemd-journald
  * (or /lib/...): the same inode, not a file of that name. Needs CONTEXT_EXE and CONTEXT_CGROUP. */
 bool context_is_journald(const struct crash_context *c);
+
+/* CONTEXT_MEMORY (crash/context-memory.c): the command lines, by the crash's reader. */
+#define READER_WAIT_USEC (5 * UINT64_C(1000000))
+void context_read_memory(struct crash_context *c);
+/* The crash's reader's job (parser/client.h): its tenant, the ids parser_ids() gives, the deadline
+ * reader_wait_usec from now. */
+struct reader_job;
+void context_reader_job(const struct crash_context *c, struct reader_job *ret);
 
 /* Whether the crashing user may read its own dump: only if the kernel dumped the task as itself,
  * with uid == euid, gid == egid and AT_SECURE 0 (CVE-2022-4415). */

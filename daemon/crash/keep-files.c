@@ -48,30 +48,56 @@ static size_t candidates(const struct crash_context *ctx, const struct proc_maps
         return n;
 }
 
+static void reader_answer_freep(struct reader_answer **a) {
+        if (*a)
+                reader_answer_done(*a);
+        free(*a);
+}
+
 void kept_files_open(struct crash_context *ctx, struct kept_files *k, uint64_t max_bytes, uint64_t deadline_usec,
                      const char *tag) {
-        _cleanup_(proc_maps_done) struct proc_maps maps = {};
+        _cleanup_(reader_answer_freep) struct reader_answer *a = NULL;
+        struct proc_mapping mappings[READER_FILES_MAX];
         struct keep_cell_file files[KEEP_FILES_MAX];
-        size_t n_files = 0, n_remote = 0;
+        struct reader_job job;
+        char why[160] = "";
 
         /* Only a task with a root of its own: a crash in the host's root pays for no cell. */
         if (context_open_root(ctx, tag) <= 0)
                 return;
-        int r = proc_maps_read_marked(ctx->proc_fd, &maps);
-        if (r < 0) {
-                log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the maps of the task, keeping none of its files: %m");
+        /* Its reader was killed at its deadline (the task's mmap_lock held): the maps would wait too. */
+        if (ctx->memory_stalled) {
+                log_crash(tag, LOG_NOTICE, "Keeping none of its files: the task's memory did not answer.");
                 return;
         }
-        for (size_t i = 0; i < maps.n; i++)
-                if (proc_mapping_is_file(&maps.mappings[i])) {
-                        n_files++;
-                        n_remote += maps.mappings[i].remote;
-                }
+        /* Its maps and mountinfo read by the tenant's reader (parser/client.h), not here: a process
+         * sharing the task's memory can hold its mmap_lock for good. */
+        a = calloc(1, sizeof *a);
+        context_reader_job(ctx, &job);
+        int r = a ? reader_files(&job, ctx->exe, a, why, sizeof why) : -ENOMEM;
+        if (r < 0) {
+                ctx->memory_stalled = ctx->memory_stalled || r == -ETIMEDOUT;
+                log_crash_errno(tag, LOG_NOTICE, r, "Cannot read the maps of the task, keeping none of its files: %s",
+                                why[0] ? why : strerror(-r));
+                return;
+        }
+        /* Its answer, checked (reader_answer_decode()): files not on remote file systems, each once. */
+        for (size_t i = 0; i < a->n_maps; i++)
+                mappings[i] = (struct proc_mapping) {
+                        .start = a->maps[i].start,
+                        .end = a->maps[i].end,
+                        .offset = a->maps[i].offset,
+                        .inode = a->maps[i].inode,
+                        .dev_major = a->maps[i].dev_major,
+                        .dev_minor = a->maps[i].dev_minor,
+                        .path = (char *) a->paths[i],
+                };
+        const struct proc_maps maps = { .mappings = mappings, .n = a->n_maps };
         size_t n = candidates(ctx, &maps, files);
         if (n == 0) {
-                if (n_files > 0 && n_remote == n_files)
-                        log_crash(tag, LOG_NOTICE, "Keeping none of the container's files: all %zu mapped files are on "
-                                  "remote file systems, or which are is not known.", n_files);
+                if (a->n_files > 0 && a->n_remote == a->n_files)
+                        log_crash(tag, LOG_NOTICE, "Keeping none of the container's files: all %" PRIu32 " mapped files are on "
+                                  "remote file systems, or which are is not known.", a->n_files);
                 return;
         }
 

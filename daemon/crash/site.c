@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crash/site.h"
+#include "parser/client.h"
 #include "selfdump/core-notes.h"
 #include "selfdump/proc-threads.h"
 #include "shared/cleanup.h"
@@ -74,72 +76,83 @@ static bool crash_pc_sp(const struct site_task *t, uint64_t *pc, uint64_t *sp, u
         return *pc != 0 && *sp != 0;
 }
 
-/* The top of the stack as words, where every page of it is in memory. The number of words read. */
-static size_t read_stack_top(int proc_fd, const struct proc_mapping *stack, uint64_t sp, uint64_t frames_end,
-                             uint64_t words[static SITE_STACK_BYTES / 8]) {
-        long page_size = sysconf(_SC_PAGESIZE);
-        uint64_t from = sp & ~UINT64_C(7);
-        uint64_t end = frames_end > from && frames_end <= stack->end ? frames_end : stack->end;
-        uint64_t to = end - from > SITE_STACK_BYTES ? from + SITE_STACK_BYTES : end;
+_Static_assert(SITE_STACK_BYTES == READER_WORDS_MAX * 8, "the reader reads the site key's stack words");
 
-        if (to <= from)
-                return 0;
-        uint64_t first_page = from / (uint64_t) page_size, last_page = (to - 1) / (uint64_t) page_size;
-        bool in[SITE_STACK_BYTES / 4096 + 2];
-
-        if (page_size <= 0 || last_page - first_page + 1 > sizeof in / sizeof in[0])
-                return 0;
-        _cleanup_close_ int pagemap = openat(proc_fd, "pagemap", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (pagemap < 0 || proc_pagemap_in_memory(pagemap, first_page * (uint64_t) page_size, (uint64_t) page_size,
-                                                  last_page - first_page + 1, in) < 0)
-                return 0;
-        for (uint64_t p = 0; p <= last_page - first_page; p++)
-                if (!in[p])
-                        return 0;
-        _cleanup_close_ int mem = openat(proc_fd, "mem", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (mem < 0)
-                return 0;
-        ssize_t got = pread(mem, words, to - from, (off_t) from);
-        return got > 0 ? (size_t) got / 8 : 0;
+static const char *site_why(uint32_t why) {
+        switch (why) {
+        case READER_SITE_NO_MAPS:
+                return "its maps cannot be read";
+        case READER_SITE_SP_NOT_ANON:
+                return "its sp is not in an anonymous private mapping";
+        case READER_SITE_NOT_IN_MEMORY:
+                /* The pc alone would make every abort() of a program one site. */
+                return "the top of its stack is not all in memory";
+        default:
+                return "the reader says so";
+        }
 }
 
-bool site_key_take(const struct site_task *t, char out[static SITE_KEY_SIZE]) {
-        _cleanup_(proc_maps_done) struct proc_maps maps = {};
-        uint64_t words[SITE_STACK_BYTES / 8];
-        uint64_t pc, sp, frames_end, exe_dev = 0, exe_ino = 0;
-        const char *why;
+bool site_key_take(const struct site_task *t, char out[static SITE_KEY_SIZE], bool *ret_stalled) {
+        _cleanup_free_ struct reader_answer *a = NULL;
+        _cleanup_free_ struct proc_mapping *mappings = NULL;
+        uint64_t pc, sp, frames_end;
+        char reason[160] = "";
+        const char *why = reason;
 
         out[0] = 0;
+        *ret_stalled = false;
         if (t->proc_fd < 0)
                 return false;
         if (!crash_pc_sp(t, &pc, &sp, &frames_end)) {
                 why = "its pc and sp are unknown";
                 goto none;
         }
-        if (proc_maps_read(t->proc_fd, &maps) < 0) {
-                why = "its maps cannot be read";
+        a = calloc(1, sizeof *a);
+        if (!a) {
+                why = "out of memory";
                 goto none;
         }
-        const struct proc_mapping *stack = proc_maps_find(&maps, sp);
-        if (!stack || stack->inode != 0 || stack->shared || !stack->read) {
-                why = "its sp is not in an anonymous private mapping";
+        /* The maps and the stack's words are read by the tenant's reader, not here: a process that
+         * shares the task's memory can hold its mmap_lock as long as it likes. */
+        const struct reader_job job = {
+                .proc_fd = t->proc_fd,
+                .owner = t->owner,
+                .uid = t->reader_uid,
+                .gid = t->reader_gid,
+                .deadline_usec = t->deadline_usec,
+        };
+        int r = reader_site(&job, pc, sp, frames_end, t->exe, a, reason, sizeof reason);
+        if (r < 0) {
+                *ret_stalled = r == -ETIMEDOUT;
+                log_crash(t->tag, r == -ETIMEDOUT ? LOG_NOTICE : LOG_DEBUG, "No site key: the reader of its maps and stack: %s.",
+                          reason);
+                return false;
+        }
+        if (a->why != READER_SITE_OK) {
+                why = site_why(a->why);
                 goto none;
         }
-        /* The executable by the mapping of the same name as /proc/<pid>/exe (both are the kernel's
-         * names of one file); stat() of the link itself could wait for the file's file system. */
-        for (size_t i = 0; t->exe && i < maps.n; i++)
-                if (maps.mappings[i].path && strcmp(maps.mappings[i].path, t->exe) == 0) {
-                        exe_dev = makedev(maps.mappings[i].dev_major, maps.mappings[i].dev_minor);
-                        exe_ino = maps.mappings[i].inode;
-                        break;
-                }
-        size_t n = read_stack_top(t->proc_fd, stack, sp, frames_end, words);
-        if (n == 0) {
-                /* The pc alone would make every abort() of a program one site. */
-                why = "the top of its stack is not all in memory";
+        /* Its answer, checked (reader_answer_decode()): executable mappings of files, sorted and
+         * disjoint, as proc_maps_find() takes them. */
+        mappings = calloc(a->n_maps ? a->n_maps : 1, sizeof *mappings);
+        if (!mappings) {
+                why = "out of memory";
                 goto none;
         }
-        if (!site_key_compute(&maps, exe_dev, exe_ino, t->signal, pc, words, n, out)) {
+        for (size_t i = 0; i < a->n_maps; i++)
+                mappings[i] = (struct proc_mapping) {
+                        .start = a->maps[i].start,
+                        .end = a->maps[i].end,
+                        .offset = a->maps[i].offset,
+                        .inode = a->maps[i].inode,
+                        .dev_major = a->maps[i].dev_major,
+                        .dev_minor = a->maps[i].dev_minor,
+                        .read = true,
+                        .exec = true,
+                        .path = (char *) "/", /* a file's: its name is not needed */
+                };
+        const struct proc_maps maps = { .mappings = mappings, .n = a->n_maps };
+        if (!site_key_compute(&maps, a->exe_dev, a->exe_ino, t->signal, pc, a->words, a->n_words, out)) {
                 why = "its pc is in no file's code";
                 goto none;
         }

@@ -54,12 +54,19 @@ int step_request(int fd, struct crash *c) {
         return 0;
 }
 
-/* The crash's site key into its context (crash/site.c), read once. */
+/* The crash's site key into its context (crash/site.c), read once, by the tenant's reader. */
 static bool site_take(struct crash_context *ctx) {
+        struct reader_job job;
+        bool stalled;
+
         if (ctx->site_tried)
                 return ctx->site[0] != 0;
         ctx->site_tried = true;
-        context_read(ctx, CONTEXT_PROBE); /* the crashing thread and its registers, if probed */
+        if (ctx->memory_stalled)
+                return false;
+        /* The crashing thread and its registers, if probed; AT_SECURE for the reader's ids. */
+        context_read(ctx, CONTEXT_PROBE | CONTEXT_AT_SECURE);
+        context_reader_job(ctx, &job);
         const struct site_task t = {
                 .proc_fd = ctx->proc_fd,
                 .pid = ctx->pid,
@@ -67,8 +74,14 @@ static bool site_take(struct crash_context *ctx) {
                 .signal = ctx->signal,
                 .probe = ctx->have_probe ? &ctx->probe : NULL,
                 .tag = ctx->tag,
+                .owner = job.owner,
+                .reader_uid = job.uid,
+                .reader_gid = job.gid,
+                .deadline_usec = job.deadline_usec,
         };
-        return site_key_take(&t, ctx->site);
+        bool taken = site_key_take(&t, ctx->site, &stalled);
+        ctx->memory_stalled = ctx->memory_stalled || stalled;
+        return taken;
 }
 
 /* A crash past its signature's RateLimitBurst= in the interval; a later one: past the first such. */
@@ -147,6 +160,7 @@ int step_decide(const struct crash_env *env, struct crash *c, bool may_block) {
         if (!c->have_context) {
                 r = context_open(&c->peer, env->host, env->probe, c->tag, &c->context);
                 c->have_context = true;
+                c->context.reader_wait_usec = MIN(c->settings.deadline_usec, READER_WAIT_USEC);
                         if (r < 0) {
                         (void) crash_fail(c, r, "Cannot gather the crash context: %s",
                                           c->context.refused[0] ? c->context.refused : strerror(-r));
@@ -245,7 +259,14 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
          * read: rejected (OnRepeat=reject), it reads no more than any rejected crash. */
         context_read(&c->context, CONTEXT_IDENTITY);
         crash_update_tag(c);
-        if (!(rate_limited(env, c) && repeat_by_site(env, c)) && !c->unwind_tried) {
+        bool by_site = rate_limited(env, c) && repeat_by_site(env, c);
+        if (c->context.memory_stalled && !c->unwind_tried) {
+                /* Its reader was killed at its deadline: a parser would wait on the same lock. */
+                log_crash(c->tag, LOG_NOTICE, "Not unwinding: the task's memory did not answer its reader within %" PRIu64 " ms.",
+                          c->context.reader_wait_usec / 1000);
+                c->unwind_tried = true;
+        }
+        if (!by_site && !c->unwind_tried) {
                 context_read(&c->context, CONTEXT_ALL);
                 crash_update_tag(c);
                 backtrace_take(&c->settings, env->unwind_slots, c);

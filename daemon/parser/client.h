@@ -112,3 +112,41 @@ int keep_cell_next(struct keep_cell *c, uint64_t deadline_usec, const atomic_boo
 void keep_cell_end(struct keep_cell *c);
 /* Kills it and leaves it to the reaper, without waiting; closes the pipes. For any state. */
 void keep_cell_stop(struct keep_cell *c);
+
+/*
+ * The reader (parser/wire.h, `coredumpd-parser --reader`): what a crash's steps would otherwise read
+ * of the held task on the daemon's own threads — the site key's maps and stack words, the command
+ * line — asked of a long-lived reader in the cell, one per tenant and ids (never one that served
+ * another tenant), started on demand, kept idle READER_KEEP_USEC, ended by the daemon. The daemon
+ * opens the task's files (opening takes no mmap_lock) and sends the fds; it waits on the reader's
+ * socket until the deadline, then kills it (stuck in the kernel: counted against the tenant,
+ * shared/child.h) and the next errand gets a new one. Nothing of the answer is believed before
+ * reader_answer_decode() checked it whole.
+ */
+#define READER_KEEP_USEC (10 * UINT64_C(1000000))
+
+struct reader_job {
+        int proc_fd;                    /* /proc/<pid>, verified against the pidfd */
+        const struct tenant *owner;     /* the crash's tenant: whose reader it is */
+        uid_t uid;                      /* the reader's ids (parser_ids()) */
+        gid_t gid;
+        uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
+};
+
+/* READER_SITE for the crashing thread at pc, sp (its frames ending at frames_end, 0: unknown), the
+ * executable exe (or NULL): 0 and *ret (ret->why says why it has no words), or -errno with reason. */
+int reader_site(const struct reader_job *job, uint64_t pc, uint64_t sp, uint64_t frames_end, const char *exe,
+                struct reader_answer *ret, char *reason, size_t reason_size);
+/* READER_CMDLINE of <proc_fd>/name ("cmdline"; a process's directory fd and its "cmdline" for a
+ * container's manager): 0 and *ret (malloc'ed, *ret_size bytes and a NUL), or -errno with reason. */
+int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, char **ret, size_t *ret_size,
+                   char *reason, size_t reason_size);
+/* READER_FILES: a container's mapped files to keep (parser/wire.h), by the maps and mountinfo of
+ * job->proc_fd; exe as reader_site()'s. 0 and *ret (its paths in ret->paths: reader_answer_done()),
+ * or -errno with reason. */
+int reader_files(const struct reader_job *job, const char *exe, struct reader_answer *ret, char *reason,
+                 size_t reason_size);
+/* The idle readers, ended (at the daemon's end; and for tests). */
+void reader_pool_end(void);
+/* Readers running now (idle or at an errand), for tests. */
+unsigned reader_pool_count(void);

@@ -59,6 +59,12 @@ static const char *const allowed_journal[] = {
         "ftruncate", "ftruncate64", "pwrite64",
 };
 
+/* And for --reader: its requests and the task's fds in, its answers out, on the socket it was
+ * started with (no socket of its own); waiting for the next request, up to its idle end. */
+static const char *const allowed_reader[] = {
+        "recvmsg", "sendmsg", "poll", "ppoll", "ppoll_time64",
+};
+
 /* openat() only to read: no flag that writes, creates or truncates. openat2() hides its flags in a
  * struct the filter cannot read: refused (EPERM), and task_file_open() walks the path instead.
  * O_TMPFILE without its O_DIRECTORY (libc's O_TMPFILE includes it): the kernel's own bit, which
@@ -91,6 +97,11 @@ static int install_filter(enum sandbox_calls calls, char *reason, size_t size) {
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, OPEN_WRITING, 0));
         if (r < 0)
                 goto fail;
+        if (calls == SANDBOX_READER) {
+                r = syscall_filter_add(ctx, SCMP_ACT_ALLOW, allowed_reader, ELEMENTSOF(allowed_reader), false, &name);
+                if (r < 0)
+                        goto fail;
+        }
         if (calls == SANDBOX_JOURNAL) {
                 r = syscall_filter_add(ctx, SCMP_ACT_ALLOW, allowed_journal, ELEMENTSOF(allowed_journal), false,
                                        &name);
@@ -121,7 +132,7 @@ int sandbox_enter(uid_t uid, gid_t gid, const struct cell_limits *limits, enum s
         if (r < 0)
                 return r;
         /* Only the parser: --record's message must reach journald with the crashing user's ids. */
-        if (calls == SANDBOX_READ) {
+        if (calls == SANDBOX_READ || calls == SANDBOX_READER) {
                 r = own_namespaces();
                 if (r < 0 && r != -EPERM && r != -ENOSPC && r != -EUSERS && r != -EINVAL)
                         return fail(r, reason, reason_size, "cannot enter namespaces of its own");

@@ -21,6 +21,7 @@
 
 enum sandbox_calls {
         SANDBOX_READ,                   /* the parser: read files and memory, nothing else */
+        SANDBOX_READER,                 /* --reader: and its socket's messages (parser/reader.c) */
         SANDBOX_JOURNAL,                /* --record: and send one message to journald (AF_UNIX only) */
 };
 

@@ -310,3 +310,128 @@ int parser_keep_opened_check(const struct parser_keep_opened *o, size_t n);
  * it). 0, or -EBADMSG. */
 int parser_keep_entry_check(const struct parser_keep_entry *e, const struct parser_keep_opened *opened, size_t n,
                             uint32_t *next, uint64_t *budget, char ret_build_id[static 41]);
+
+/* ---- the reader: the task's /proc text and stack read for the daemon ------------------------- */
+
+/*
+ * `coredumpd-parser --reader`: what the daemon's threads would otherwise read of a held task
+ * themselves — the site key's maps and stack words (crash/site.c), the command line (crash/context.c),
+ * a container's mapped files (crash/keep-files.c) — read by a long-lived process in the cell. A reader of /proc/<pid>/{maps,mem,pagemap,cmdline}
+ * takes the task's mmap_lock, which a process sharing its memory (CLONE_VM, not a thread: it
+ * survives the dump) can hold for as long as a file system it made does not answer; the daemon
+ * only opens those files (open takes no mmap_lock) and hands the fds over. One reader per tenant
+ * and ids (parser/reader-client.c): what one tenant's task gives it to read never reaches a reader
+ * that serves another.
+ *
+ * On a SOCK_SEQPACKET socket (the reader's stdin), one message each way per errand:
+ *   start    struct reader_hello (once): the ids it runs as; it enters its cell before anything else
+ *   request  struct reader_request, its fds as SCM_RIGHTS: READER_SITE maps, pagemap, mem;
+ *            READER_CMDLINE cmdline; READER_FILES maps, mountinfo
+ *   answer   struct reader_answer_header, then n_maps struct reader_mapping (sorted, disjoint), n_words
+ *            words, text_size bytes (READER_FILES: the n_maps paths, each NUL-terminated) — checked
+ *            whole by reader_answer_decode()
+ */
+#define READER_MAGIC UINT32_C(0x51524443) /* "CDRQ" */
+#define READER_HELLO_MAGIC UINT32_C(0x48524443) /* "CDRH" */
+#define READER_ANSWER_MAGIC UINT32_C(0x41524443) /* "CDRA" */
+#define READER_VERSION 1
+/* The top of a stack the site key reads (crash/site.h's SITE_STACK_BYTES), in words. */
+#define READER_WORDS_MAX 256
+/* The code mappings a site key may name: the pc's and one per word. */
+#define READER_MAPS_MAX (READER_WORDS_MAX + 1)
+/* READER_FILES: the mapped files of a container kept with its core (the executable's and the first
+ * PARSER_KEEP_FILES_MAX others). */
+#define READER_FILES_MAX (PARSER_KEEP_FILES_MAX + 1)
+/* A command line (the kernel's limit for arguments is larger; the record takes this much); the
+ * paths of READER_FILES together. */
+#define READER_TEXT_MAX (128 * 1024)
+#define READER_EXE_MAX 4096
+#define READER_FDS_MAX 3
+/* A message either way is at most this (well under a socket's default send buffer). */
+#define READER_ANSWER_MAX                                                                                  \
+        (sizeof(struct reader_answer_header) + READER_MAPS_MAX * sizeof(struct reader_mapping) +            \
+         READER_WORDS_MAX * sizeof(uint64_t) + READER_TEXT_MAX)
+
+enum reader_kind {
+        READER_SITE = 1,
+        READER_CMDLINE,
+        READER_FILES,
+        _READER_KIND_MAX,
+};
+
+/* Why a site answer has no words (READER_SITE): the daemon logs it, the crash is then unwound. */
+enum reader_site_why {
+        READER_SITE_OK = 0,
+        READER_SITE_NO_MAPS,            /* its maps could not be read */
+        READER_SITE_SP_NOT_ANON,        /* sp is not in an anonymous private readable mapping */
+        READER_SITE_NOT_IN_MEMORY,      /* a page of the stack's top is not in memory */
+        _READER_SITE_WHY_MAX,
+};
+
+struct reader_hello {
+        uint32_t magic, version;
+        uint32_t uid, gid;              /* never 0 */
+};
+
+struct reader_request {
+        uint32_t magic, version;
+        uint32_t kind;                  /* enum reader_kind */
+        uint32_t seq;                   /* echoed: an answer to an earlier request is refused */
+        uint64_t pc, sp;                /* READER_SITE: the crashing thread's */
+        uint64_t frames_end;            /* READER_SITE: where its frames end (0: the stack mapping's end) */
+        char exe[READER_EXE_MAX];       /* READER_SITE, READER_FILES: /proc/<pid>/exe's target,
+                                         * NUL-terminated, or "" */
+};
+
+struct reader_mapping {
+        uint64_t start, end;            /* [start, end): a mapping of a file (READER_SITE: executable;
+                                         * READER_FILES: not on a remote file system, one per file) */
+        uint64_t offset, inode;
+        uint32_t dev_major, dev_minor;
+};
+
+struct reader_answer_header {
+        uint32_t magic, version;
+        uint32_t kind, seq;             /* the request's */
+        int32_t error;                  /* 0, or the reader's -errno: nothing follows */
+        uint32_t why;                   /* READER_SITE: enum reader_site_why */
+        uint64_t exe_dev, exe_ino;      /* READER_SITE: the mapping named as exe (0, 0: none) */
+        uint32_t n_maps, n_words;
+        uint32_t text_size;
+        uint32_t n_files, n_remote;     /* READER_FILES: mapped files, and those on remote file systems
+                                         * (or all, where that cannot be told) */
+        uint32_t reserved;
+};
+
+/* What the daemon keeps of an answer. */
+struct reader_answer {
+        uint32_t kind;
+        int error;
+        uint32_t why;
+        uint64_t exe_dev, exe_ino;
+        struct reader_mapping maps[READER_MAPS_MAX];
+        size_t n_maps;
+        uint64_t words[READER_WORDS_MAX];
+        size_t n_words;
+        char *text;                     /* malloc'ed, text_size bytes and a NUL (raw: may hold NULs) */
+        size_t text_size;
+        uint32_t n_files, n_remote;
+        const char *paths[READER_FILES_MAX]; /* READER_FILES: maps[i]'s path, in text (decoded only) */
+};
+
+bool reader_hello_valid(const struct reader_hello *h);
+/* The request as it arrived with n_fds fds: magic, version, kind, the fds that kind takes, exe
+ * NUL-terminated. */
+bool reader_request_valid(const struct reader_request *req, size_t n_fds);
+/* The number of fds a kind takes; 0 for no kind. */
+size_t reader_kind_fds(uint32_t kind);
+/* The answer, encoded into buf (at least READER_ANSWER_MAX bytes): its size. */
+size_t reader_answer_encode(const struct reader_answer *a, uint32_t seq, void *buf);
+/* An answer checked whole before it is believed: magic, version, the kind and seq asked, every
+ * count within its bound and the size they add up to exactly, mappings sorted and disjoint, words
+ * only for a site, text only for a command line or the files' paths (one absolute path per mapping,
+ * each NUL-terminated and at most PARSER_KEEP_PATH_MAX), why known. 0 and *ret (its text
+ * malloc'ed: reader_answer_done()), or -EBADMSG with reason. */
+int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t seq, struct reader_answer *ret,
+                         char *reason, size_t reason_size);
+void reader_answer_done(struct reader_answer *a);

@@ -16,6 +16,14 @@
  *                               address is inside that mapping
  *   hostile jump FILE           map FILE executable and call its first byte (a file that is no
  *                               code: SIGILL or SIGSEGV with the pc inside it)
+ *   hostile mmaplock FILE GO    hold the mmap_lock of its memory from processes that share it and
+ *                               survive the dump (clone(CLONE_VM), not threads): one reads its own
+ *                               /proc/self/mem over page 16 of FILE mapped (taking the lock to read,
+ *                               it waits in the fault for FILE's server: prints "reader PID"); once
+ *                               GO exists (the case saw the server take the READ), another munmap()s
+ *                               a page (queued for the lock to write: every later reader of maps,
+ *                               mem or cmdline queues behind it; "writer PID" once it waits); then
+ *                               die (ud2: SIGILL, no page fault, which would queue too)
  *
  * Prints "pid PID" first and "armed" on stdout before each crash. x86_64 only for stack and frame.
  */
@@ -23,6 +31,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +213,67 @@ static int jump_into(const char *path)
 	return 2;
 }
 
+static char lock_stack[2][64 * 1024] __attribute__((aligned(16)));
+static void *lock_page;
+
+static int mem_reader(void *arg)
+{
+	char c;
+	int fd = open("/proc/self/mem", O_RDONLY);
+	(void)arg;
+	if (fd >= 0)
+		(void)pread(fd, &c, 1, (off_t)(uintptr_t)lock_page);
+	_exit(0);
+}
+
+static int unmapper(void *arg)
+{
+	munmap(arg, PAGE);
+	_exit(0);
+}
+
+/* Its state letter in /proc/PID/stat (after the ")" of its comm). */
+static char state_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static int mmap_lock_held(const char *file, const char *go)
+{
+	int fd = open_or_die(file, O_RDONLY);
+	lock_page = map_or_die(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 16 * PAGE);
+	char *spare = map_or_die(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	spare[0] = 1;
+	pid_t r = clone(mem_reader, lock_stack[0] + sizeof lock_stack[0], CLONE_VM | SIGCHLD, NULL);
+	if (r < 0)
+		return 2;
+	printf("reader %d\n", (int)r);
+	for (int i = 0; i < 6000 && access(go, F_OK) != 0; i++)
+		usleep(10000);
+	/* Once the writer waits, a page fault of ours would queue too: every page this uses from here
+	 * on is touched now. */
+	(void)state_of(getpid());
+	pid_t w = clone(unmapper, lock_stack[1] + sizeof lock_stack[1], CLONE_VM | SIGCHLD, spare);
+	if (w < 0)
+		return 2;
+	for (int i = 0; i < 500 && state_of(w) != 'D'; i++)
+		usleep(10000);
+	printf("writer %d\n", (int)w);
+	armed();
+	__asm__ volatile("ud2");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -221,7 +292,9 @@ int main(int argc, char **argv)
 		return frame_in(argv[2]);
 	if (strcmp(mode, "jump") == 0 && argc == 3)
 		return jump_into(argv[2]);
-	fprintf(stderr, "usage: %s dlcrash LIB [GO] | truncwatch FILE | argv FILE PAD | stack FILE | frame FILE | jump FILE\n",
+	if (strcmp(mode, "mmaplock") == 0 && argc == 4)
+		return mmap_lock_held(argv[2], argv[3]);
+	fprintf(stderr, "usage: %s dlcrash LIB [GO] | truncwatch FILE | argv FILE PAD | stack FILE | frame FILE | jump FILE | mmaplock FILE GO\n",
 		argv[0]);
 	return 64;
 }
