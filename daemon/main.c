@@ -16,8 +16,10 @@
 #include "config/policy.h"
 #include "crash/record.h"
 #include "selfdump/probe.h"
+#include "crash/first-seen.h"
 #include "crash/repeats.h"
 #include "server/fatal.h"
+#include "server/hooks.h"
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
@@ -179,6 +181,8 @@ static int run(const struct arguments *a, struct config *config) {
         struct server *server = NULL;
         struct probe *probe = NULL;
         struct repeats *repeats = NULL;
+        struct first_seen *first_seen = NULL;
+        struct hooks *hooks = NULL;
         int fd, r;
 
         r = block_signals();
@@ -222,7 +226,10 @@ static int run(const struct arguments *a, struct config *config) {
         }
 
         repeats = repeats_new(store->dir_fd);
-        if (!repeats) {
+        first_seen = first_seen_new(store->dir_fd);
+        if (!repeats || !first_seen) {
+                repeats_free(repeats);
+                first_seen_free(first_seen);
                 probe_free(probe);
                 store_free(store);
                 safe_close(fd);
@@ -246,7 +253,14 @@ static int run(const struct arguments *a, struct config *config) {
                 .exit_wait_usec = SERVER_EXIT_WAIT_USEC,
                 .handle_signals = true,
                 .notify = true,
+                .first_seen = first_seen,
         };
+        /* The hooks (crash/notify.h) on a thread of their own; without it, none. */
+        hooks = hooks_new(NULL);
+        if (hooks) {
+                o.hook_start = hooks_start;
+                o.hook_userdata = hooks;
+        }
         r = server_new(&o, &server);
         if (r >= 0)
                 r = server_run(server);
@@ -254,6 +268,8 @@ static int run(const struct arguments *a, struct config *config) {
         server_free(server);
         if (stuck_threads() > 0)
                 return r; /* their steps may still use these: the exit ends them (server_free()) */
+        hooks_free(hooks);
+        first_seen_free(first_seen);
         repeats_free(repeats);
         probe_free(probe);
         store_free(store);
