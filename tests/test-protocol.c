@@ -31,6 +31,8 @@
 #include "crash/backtrace.h"
 #include "crash/container.h"
 #include "crash/context.h"
+#include "crash/first-seen.h"
+#include "crash/notify.h"
 #include "crash/repeats.h"
 #include "fixtures.h"
 #include "parser/client.h"
@@ -42,6 +44,7 @@
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/timestamp.h"
+#include "shared/unit-name.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000
@@ -1285,6 +1288,133 @@ TEST(repeats_rejected_before_the_dump) {
         test_env_done(&e);
 }
 
+/* ---- the hooks (crash/notify.h) ---- */
+
+/* The hook units a crash hands on, as the server's queue would get them. */
+struct hook_calls {
+        pthread_mutex_t lock;
+        char units[16][UNIT_NAME_MAX + 1];
+        enum hook hooks[16];
+        size_t n;
+};
+
+static void hook_record(enum hook hook, const char *unit, void *userdata) {
+        struct hook_calls *h = userdata;
+        pthread_mutex_lock(&h->lock);
+        if (h->n < 16) {
+                snprintf(h->units[h->n], sizeof h->units[0], "%s", unit);
+                h->hooks[h->n++] = hook;
+        }
+        pthread_mutex_unlock(&h->lock);
+}
+
+static size_t hook_count(struct hook_calls *h, enum hook hook) {
+        size_t n = 0;
+        for (size_t i = 0; i < h->n; i++)
+                n += h->hooks[i] == hook;
+        return n;
+}
+
+/* n crashes at one site under policy (RateLimitBurst=2, OnRepeat=reject): the first two streamed,
+ * the rest rejected as repeats. */
+static void crash_loop(struct test_env *e, unsigned n) {
+        for (unsigned i = 0; i < n; i++) {
+                struct connection_run run;
+                _cleanup_free_ uint8_t *core = fake_core_new(16384, 16384);
+                connection_run_start(&run, &e->env);
+                struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+                if (ack.mask & COREDUMP_KERNEL)
+                        CHECK_INT(fk_stream(run.kernel_fd, core, 16384), ==, 16384);
+                CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+                CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+                connection_run_join(&run);
+        }
+}
+
+static void hooks_env_init(struct test_env *e, struct hook_calls *calls, const char *notify) {
+        _cleanup_free_ char *policy = NULL;
+        CHECK(asprintf(&policy, "[Rule]\nName=loop\nAction=kernel\nRateLimitBurst=2\nOnRepeat=reject\n%s%s%s", notify ? "Notify=" : "",
+                       notify ?: "", notify ? "\n" : "") > 0);
+        test_env_init(e, policy, NULL);
+        e->env.repeats = repeats_new(e->store->dir_fd);
+        e->env.first_seen = first_seen_new(e->store->dir_fd);
+        CHECK(e->env.repeats && e->env.first_seen);
+        *calls = (struct hook_calls) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        e->env.hook_start = hook_record;
+        e->env.hook_userdata = calls;
+}
+
+static void hooks_env_done(struct test_env *e) {
+        e->env.repeats = repeats_free(e->env.repeats);
+        e->env.first_seen = first_seen_free(e->env.first_seen);
+        test_env_done(e);
+}
+
+/* A crash loop (Notify=first, the default): its first crash starts coredumpd-crash@CRASH_ID.service
+ * and, its signature being new here, coredumpd-new-signature@SIGNATURE.service, each once; its
+ * repeats start nothing. The signature stays known across a restart (a new table from the store):
+ * the next crash is neither new nor, within the interval, a first. */
+TEST(hooks_first_crash_of_a_new_signature_once) {
+        struct test_env e;
+        struct hook_calls calls;
+        hooks_env_init(&e, &calls, NULL);
+
+        crash_loop(&e, 4);
+        CHECK_INT(record_capture_count(&e.records), ==, 4);
+        CHECK_INT(calls.n, ==, 2);
+        CHECK_INT(hook_count(&calls, HOOK_CRASH), ==, 1);
+        CHECK_INT(hook_count(&calls, HOOK_NEW_SIGNATURE), ==, 1);
+        _cleanup_free_ char *crash_id = record_capture_field(&e.records, 0, "COREDUMPD_CRASH_ID");
+        _cleanup_free_ char *sig = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(crash_id && crash_id_is_valid(crash_id) && sig && strlen(sig) == 16);
+        char want[UNIT_NAME_MAX + 1];
+        CHECK_OK(unit_name_instance("coredumpd-crash", crash_id, "service", want, sizeof want));
+        CHECK_STR(calls.units[0], want);
+        CHECK(strstr(calls.units[0], "\\x2d")); /* the id's '-' escaped: %I gives it back */
+        CHECK_OK(unit_name_instance("coredumpd-new-signature", sig, "service", want, sizeof want));
+        CHECK_STR(calls.units[1], want);
+        check_field(&e, 0, "COREDUMPD_FIRST_SEEN", "1");
+        for (size_t i = 1; i < 4; i++)
+                check_field(&e, i, "COREDUMPD_FIRST_SEEN", NULL);
+
+        /* A restart: the signature is still known. */
+        e.env.first_seen = first_seen_free(e.env.first_seen);
+        e.env.first_seen = first_seen_new(e.store->dir_fd);
+        CHECK_INT(first_seen_count(e.env.first_seen), ==, 1);
+        crash_loop(&e, 1);
+        CHECK_INT(calls.n, ==, 2);
+        check_field(&e, 4, "COREDUMPD_FIRST_SEEN", NULL);
+        hooks_env_done(&e);
+}
+
+/* Notify=every: every crash of the loop starts its crash's unit (the new signature's still once);
+ * Notify=none: nothing at all, though the signature is noted as seen. */
+TEST(hooks_notify_every_and_none) {
+        struct test_env e;
+        struct hook_calls calls;
+        hooks_env_init(&e, &calls, "every");
+        crash_loop(&e, 4);
+        CHECK_INT(hook_count(&calls, HOOK_CRASH), ==, 4);
+        CHECK_INT(hook_count(&calls, HOOK_NEW_SIGNATURE), ==, 1);
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *crash_id = record_capture_field(&e.records, i, "COREDUMPD_CRASH_ID");
+                char want[UNIT_NAME_MAX + 1];
+                CHECK_OK(unit_name_instance("coredumpd-crash", crash_id, "service", want, sizeof want));
+                bool found = false;
+                for (size_t k = 0; k < calls.n; k++)
+                        found = found || strcmp(calls.units[k], want) == 0;
+                CHECK(found);
+        }
+        hooks_env_done(&e);
+
+        hooks_env_init(&e, &calls, "none");
+        crash_loop(&e, 3);
+        CHECK_INT(calls.n, ==, 0);
+        check_field(&e, 0, "COREDUMPD_FIRST_SEEN", "1");
+        CHECK_INT(first_seen_count(e.env.first_seen), ==, 1);
+        hooks_env_done(&e);
+}
+
 /* ---- the compact core in the record (COREDUMP=) ---- */
 
 /* The compact core the parser makes of a stored core, as the test reads it: what the record must
@@ -2294,6 +2424,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(container_file_copy_that_stalls_is_not_kept),
         TEST_ENTRY(container_file_copy_that_trickles_is_cut_in_all),
         TEST_ENTRY(repeats_rejected_before_the_dump),
+        TEST_ENTRY(hooks_first_crash_of_a_new_signature_once),
+        TEST_ENTRY(hooks_notify_every_and_none),
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),
         TEST_ENTRY(journal_core_too_large_says_why),
