@@ -63,7 +63,7 @@ static void help(void) {
                "  -U --until=TIME                Only crashes at or before TIME\n"
                "  -F --field=FIELD               list: the values FIELD takes, each once, one per line\n"
                "  -q --quiet                     No notices (no match, no journal)\n"
-               "     --json=MODE                 list, groups: JSON, MODE short, pretty or off\n"
+               "     --json=MODE                 list, info, groups: JSON, MODE short, pretty or off\n"
                "     --no-legend                 list, groups: no header line\n"
                "     --no-pager                  Do not pipe the output into a pager\n"
                "  -o --output=FILE               dump: write the core to FILE, not stdout\n"
@@ -349,8 +349,9 @@ int main(int argc, char *argv[]) {
                         log_error("-F applies to list only.");
                         goto finish;
                 }
-                if (arg.json != JSON_OFF && verbs[i].run != verb_list && verbs[i].run != verb_groups) {
-                        log_error("--json= applies to list and groups only.");
+                if (arg.json != JSON_OFF && verbs[i].run != verb_list && verbs[i].run != verb_groups &&
+                    verbs[i].run != verb_info) {
+                        log_error("--json= applies to list, info and groups only.");
                         goto finish;
                 }
                 if (verbs[i].pages)

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "config/policy.h"
 #include "dumpctl.h"
@@ -151,6 +152,51 @@ static void info_one(const struct entry *d) {
         }
 }
 
+/* --json: the one stable interface for hooks (coredumpd(8), HOOKS; dumpctl(1), JSON OUTPUT OF
+ * INFO): every key always present, null where the record has no value. */
+static void info_json_one(struct json_writer *w, const struct entry *d) {
+        static const struct {
+                const char *key;
+                enum field field;
+        } strings[] = {
+                { "crash_id", FIELD_CRASH_ID },         { "signature", FIELD_SIGNATURE },
+                { "signal_name", FIELD_SIGNAL_NAME },   { "comm", FIELD_COMM },
+                { "exe", FIELD_EXE },                   { "cmdline", FIELD_CMDLINE },
+                { "unit", FIELD_UNIT },                 { "user_unit", FIELD_USER_UNIT },
+                { "slice", FIELD_SLICE },               { "cgroup", FIELD_CGROUP },
+                { "container", FIELD_CONTAINER },       { "hostname", FIELD_HOSTNAME },
+                { "boot_id", FIELD_BOOT_ID },           { "tenant", FIELD_TENANT },
+                { "action", FIELD_ACTION },             { "rule", FIELD_RULE },
+                { "result", FIELD_RESULT },             { "error", FIELD_ERROR },
+                { "filename", FIELD_FILENAME },         { "message", FIELD_MESSAGE },
+        };
+        char iso[64] = "";
+        time_t t = (time_t) (d->time_usec / 1000000);
+        struct tm tm;
+        if (d->time_usec > 0 && gmtime_r(&t, &tm))
+                strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+        json_object_begin(w);
+        json_field_unsigned(w, "time", d->time_usec);
+        json_field_string(w, "timestamp", iso[0] ? iso : NULL);
+        json_field_number(w, "pid", d->pid);
+        json_field_number(w, "uid", d->uid);
+        json_field_digits(w, "gid", fields_get(&d->fields, FIELD_GID));
+        json_field_number(w, "signal", d->signal > 0 ? d->signal : -1);
+        for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+                json_field_string(w, strings[i].key, fields_get(&d->fields, strings[i].field));
+        json_field_digits(w, "repeat", fields_get(&d->fields, FIELD_REPEAT));
+        json_field_bool(w, "first_seen", fields_get(&d->fields, FIELD_FIRST_SEEN) != NULL);
+        json_field_digits(w, "core_size", fields_get(&d->fields, FIELD_CORE_SIZE));
+        json_field_number(w, "disk_size", d->presence == ENTRY_PRESENT ? (long long) d->disk_size : -1);
+        json_field_bool(w, "truncated", fields_get(&d->fields, FIELD_TRUNCATED) != NULL);
+        json_field_string(w, "present", entry_presence_to_string(d->presence));
+        json_field_string(w, "source", entry_source_to_string(d->source));
+        json_field_bool(w, "journal_core", d->journal_core);
+        json_field_string(w, "backtrace", fields_get_name(&d->fields, "COREDUMPD_BACKTRACE"));
+        json_object_end(w);
+}
+
 int verb_info(void) {
         _cleanup_(entry_list_done) struct entry_list l = {};
         size_t hidden = 0;
@@ -159,6 +205,14 @@ int verb_info(void) {
         size_t limit = arg.lines_given ? arg.lines : arg.n_matches == 0 ? 1 : 0;
         if (gather(&l, &hidden, limit) < 0)
                 return EXIT_ERROR;
+        if (arg.json != JSON_OFF) {
+                struct json_writer w;
+                json_list_begin(&w, stdout, arg.json);
+                for (size_t i = 0; i < l.n; i++)
+                        info_json_one(&w, &l.entries[i]);
+                json_list_end(&w);
+                return l.n == 0 ? no_dump_status(hidden) : EXIT_OK;
+        }
         if (l.n == 0)
                 return no_dump_status(hidden);
         for (size_t i = 0; i < l.n; i++) {

@@ -171,6 +171,22 @@ TEST(crash_id_is_a_match) {
         CHECK(asprintf(&line, "      Crash ID: %s\n", id) > 0);
         CHECK(strstr(info, line));
         CHECK(!strstr(info, "PID Inside:") && !strstr(info, "Container:")); /* same as outside; none */
+
+        /* The hooks' interface: info --json, every documented key (dumpctl(1), JSON OUTPUT OF INFO). */
+        CHECK_OK(write_text_file(e.dir, "keys.py",
+                                 "import json, sys\n"
+                                 "d = json.load(sys.stdin)\n"
+                                 "keys = {'time', 'timestamp', 'pid', 'uid', 'gid', 'signal', 'crash_id', 'signature',\n"
+                                 "        'signal_name', 'comm', 'exe', 'cmdline', 'unit', 'user_unit', 'slice', 'cgroup',\n"
+                                 "        'container', 'hostname', 'boot_id', 'tenant', 'action', 'rule', 'result', 'error',\n"
+                                 "        'filename', 'message', 'repeat', 'first_seen', 'core_size', 'disk_size', 'truncated',\n"
+                                 "        'present', 'source', 'journal_core', 'backtrace'}\n"
+                                 "assert len(d) == 1 and set(d[0]) == keys, set(d[0]) ^ keys\n"
+                                 "x = d[0]\n"
+                                 "assert x['crash_id'] == sys.argv[1] and x['action'] == 'kernel' and x['present'] == 'present', x\n"
+                                 "assert x['first_seen'] is False and isinstance(x['pid'], int), x\n"));
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s --json=pretty info COREDUMPD_CRASH_ID=%s | python3 %s/keys.py %s",
+                      dumpctl(), e.store_dir, id, e.dir, id), ==, 0);
         test_env_done(&e);
 }
 
@@ -1259,7 +1275,13 @@ TEST(json_modes_array_shape_and_exit_codes) {
         CHECK_INT(run(&table, DCTL " --json=off list", DCTL_ARGS(&f)), ==, 0);
         CHECK(strncmp(table, "TIME ", 5) == 0);
         CHECK_INT(run(NULL, DCTL " --json=long list", DCTL_ARGS(&f)), ==, 2);
-        CHECK_INT(run(NULL, DCTL " --json=short info", DCTL_ARGS(&f)), ==, 2);
+        CHECK_INT(run(NULL, DCTL " --json=short vacuum", DCTL_ARGS(&f)), ==, 2);
+        /* info speaks it too (the hooks' interface): one array, the newest crash without a match. */
+        CHECK_INT(run(NULL, DCTL " --json=short info | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                            "assert isinstance(d, list) and len(d) == 1 and d[0][\"rule\"] == \"no-cores\", d'",
+                      DCTL_ARGS(&f)), ==, 0);
+        CHECK_INT(run(&empty, DCTL " --json=short info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(empty, "[]\n");
 
         /* groups speaks the same JSON. */
         _cleanup_free_ char *g = NULL;
