@@ -676,6 +676,54 @@ TEST(vacuum_fair_between_users) {
         test_env_done(&e);
 }
 
+/* Marks planted core n of uid with a signature, as the store marks a stored one. */
+static void plant_signature(struct test_env *e, uint32_t uid, int n, const char *signature) {
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d", e->store_dir, uid,
+                       1000 + n, n) > 0);
+        CHECK(setxattr(path, "user.coredumpd.signature", signature, strlen(signature), 0) == 0);
+}
+
+/* KeepPerSignature=2: of each signature and tenant the newest two cores stay, whatever the room;
+ * another user's cores of the same signature, other signatures and cores without one are not
+ * counted against them. */
+TEST(vacuum_keeps_per_signature) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nKeepPerSignature=2\n");
+        for (int i = 1; i <= 4; i++) {
+                plant_core(&e, 1000, i, 8192, 100 - i);
+                plant_signature(&e, 1000, i, "00000000000000aa");
+        }
+        for (int i = 5; i <= 6; i++) {
+                plant_core(&e, 1001, i, 8192, 100 - i);
+                plant_signature(&e, 1001, i, "00000000000000aa");
+        }
+        plant_core(&e, 1000, 7, 8192, 200);
+        plant_signature(&e, 1000, 7, "00000000000000bb");
+        for (int i = 8; i <= 10; i++)
+                plant_core(&e, 1000, i, 8192, 300);             /* no signature */
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 2);
+        CHECK(!planted_exists(&e, 1000, 1) && !planted_exists(&e, 1000, 2));
+        CHECK(planted_exists(&e, 1000, 3) && planted_exists(&e, 1000, 4));
+        CHECK(planted_exists(&e, 1001, 5) && planted_exists(&e, 1001, 6));
+        CHECK(planted_exists(&e, 1000, 7));
+        for (int i = 8; i <= 10; i++)
+                CHECK(planted_exists(&e, 1000, i));
+        CHECK(log_capture_contains(&e.logs, "to honour KeepPerSignature="));
+        test_env_done(&e);
+
+        /* Through the crash path: each stored core of one site leaves only the newest
+         * (KeepPerSignature=1), the one just stored. */
+        test_env_init(&e, NULL, "Compress=none\nKeepPerSignature=1\n");
+        for (int i = 0; i < 3; i++) {
+                store_one(&e, 16384);
+                usleep(10000);
+        }
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
+        _cleanup_free_ char *last = record_capture_field(&e.records, 2, "COREDUMP_FILENAME");
+        CHECK(last && access(last, F_OK) == 0);
+        test_env_done(&e);
+}
 
 static void plant_attachment(struct test_env *e, uint32_t uid, int n, int k, size_t size);
 static bool attachment_exists(struct test_env *e, uint32_t uid, int n, int k);
@@ -2411,6 +2459,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(vacuum_keeps_per_signature),
         TEST_ENTRY(vacuum_max_age),
         TEST_ENTRY(vacuum_lists_the_store_only_when_needed),
         TEST_ENTRY(rule_max_age_kept_on_the_core),

@@ -26,6 +26,8 @@ struct store_limits {
         uint64_t max_use_per_user;      /* SIZE_AUTO or bytes */
         uint64_t keep_free;             /* SIZE_AUTO or bytes */
         uint64_t max_age_usec;          /* MaxAge=: cores older are removed; USEC_INFINITY: never */
+        unsigned keep_per_signature;    /* KeepPerSignature=: the newest cores of a signature and tenant
+                                         * kept; 0: any number */
         int compress_level;
 };
 
