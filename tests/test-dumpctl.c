@@ -377,6 +377,106 @@ TEST(unprivileged_user_sees_and_fetches_only_own) {
         test_env_done(&mine);
 }
 
+/* dumpctl remove: a user removes their own crash's core (through coredumpd-remove, started per
+ * connection as root by the socket, here by systemd-socket-activate), never another's — not by
+ * dumpctl's match, and not by asking the helper for another's core by name, nor through a symlink
+ * planted in the store; root removes any, directly. Records stay: the cores show as missing. */
+TEST(remove_own_cores_only) {
+        if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) < 0 || access("/usr/bin/systemd-socket-activate", X_OK) < 0 ||
+            access(JOURNAL_REMOTE, X_OK) < 0) {
+                printf("skipping: needs root, setpriv, systemd-socket-activate and " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        struct test_env mine, root;
+        test_env_init(&mine, NULL, NULL);
+        test_env_init(&root, NULL, NULL);
+        CHECK(chmod(mine.dir, 0755) == 0 && chmod(mine.store_dir, 0751) == 0);
+        mine.peer.uid = mine.peer.euid = 65534;
+        mine.peer.gid = mine.peer.egid = 65534;
+        _cleanup_free_ uint8_t *c1 = store_crash(&mine, 65536, true);
+        _cleanup_free_ uint8_t *c2 = store_crash(&root, 65536, true);
+        struct record_capture all = {};
+        struct fields both[2] = { mine.records.records[0], root.records.records[0] };
+        all.records = both;
+        all.n = 2;
+        _cleanup_free_ char *jdir = NULL, *jfile = NULL, *sock = NULL, *out = NULL;
+        CHECK(asprintf(&jdir, "%s/journal", mine.dir) > 0 && mkdir(jdir, 0755) == 0);
+        write_journal(&all, jdir);
+        CHECK(asprintf(&jfile, "%s/system.journal", jdir) > 0 && chmod(jfile, 0644) == 0);
+        _cleanup_free_ char *mine_file = record_capture_field(&mine.records, 0, "COREDUMP_FILENAME");
+        _cleanup_free_ char *root_src = record_capture_field(&root.records, 0, "COREDUMP_FILENAME");
+        const char *root_base = strrchr(root_src, '/') + 1;
+        _cleanup_free_ char *root_file = NULL;
+        CHECK(asprintf(&root_file, "%s/%s", mine.store_dir, root_base) > 0);
+        CHECK_INT(run(NULL, "cp -a %s %s", root_src, root_file), ==, 0);
+        /* A symlink in the store, named as a core of nobody's, to a file of nobody's. */
+        _cleanup_free_ char *victim = NULL, *link = NULL;
+        CHECK(asprintf(&victim, "%s/victim", mine.dir) > 0);
+        CHECK_OK(write_text_file(mine.dir, "victim", "keep me\n"));
+        CHECK(chown(victim, 65534, 65534) == 0);
+        CHECK(asprintf(&link, "%s/core.evil.65534.0123456789abcdef0123456789abcdef.1.1", mine.store_dir) > 0);
+        CHECK(symlink(victim, link) == 0);
+
+        /* The helper, as coredumpd-remove.socket runs it: one root process per connection. */
+        CHECK(asprintf(&sock, "%s/remove.socket", mine.dir) > 0);
+        pid_t helper = fork();
+        CHECK(helper >= 0);
+        if (helper == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGTERM); /* gone with a failed test */
+                execl("/usr/bin/systemd-socket-activate", "systemd-socket-activate", "--accept", "--inetd", "-l", sock,
+                      getenv("COREDUMPD_REMOVE_BINARY"), "--store", mine.store_dir, (char *) NULL);
+                _exit(127);
+        }
+        for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
+                usleep(10000);
+        CHECK(access(sock, F_OK) == 0 && chmod(sock, 0666) == 0);
+
+#define AS_NOBODY_R "setpriv --reuid=65534 --regid=65534 --clear-groups env COREDUMPD_REMOVE_SOCKET=%s "
+        /* Root's crash: not the user's to see, nor to remove. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) root.sleeper), ==, 5);
+        CHECK(access(root_file, F_OK) == 0);
+        /* Asking the helper outright for root's core, and for the symlink: refused there. */
+        CHECK_OK(write_text_file(mine.dir, "ask.py",
+                                 "import socket, sys\n"
+                                 "s = socket.socket(socket.AF_UNIX)\n"
+                                 "s.connect(sys.argv[1])\n"
+                                 "s.sendall(sys.argv[2].encode() + b'\\n')\n"
+                                 "s.shutdown(socket.SHUT_WR)\n"
+                                 "print(s.makefile().read().strip())\n"));
+        _cleanup_free_ char *answer = NULL, *answer2 = NULL, *answer3 = NULL, *list = NULL;
+        CHECK_INT(run(&answer, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, root_base), ==, 0);
+        CHECK(strncmp(answer, "-1 ", 3) == 0 && strstr(answer, "another user's"));      /* -EPERM */
+        CHECK(access(root_file, F_OK) == 0);
+        CHECK_INT(run(&answer2, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, strrchr(link, '/') + 1), ==, 0);
+        CHECK(strncmp(answer2, "-40 ", 4) == 0);                                        /* -ELOOP */
+        struct stat st;
+        CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && access(victim, F_OK) == 0);
+        CHECK_INT(run(&answer3, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, "../journal/system.journal"), ==, 0);
+        CHECK(strncmp(answer3, "-22 ", 4) == 0);                                        /* -EINVAL */
+
+        /* The user's own: removed; its record stays, the core missing. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 0);
+        CHECK(access(mine_file, F_OK) < 0);
+        CHECK_INT(run(&list, AS_NOBODY_R "%s -D %s --store=%s list --json=short %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 0);
+        CHECK(strstr(list, "\"present\":\"missing\""));
+        /* Again: nothing left to remove. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 4);
+        /* No match: a usage error, not "everything". */
+        CHECK_INT(run(NULL, "%s -D %s --store=%s remove", dumpctl(), jdir, mine.store_dir), ==, 2);
+        /* Root: any, directly (root's record names its own store: the copy here is found by the store's
+         * attributes). */
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s remove %d", dumpctl(), mine.store_dir, (int) root.sleeper), ==, 0);
+        CHECK(access(root_file, F_OK) < 0);
+        kill(helper, SIGTERM);
+        waitpid(helper, NULL, 0);
+        test_env_done(&root);
+        test_env_done(&mine);
+}
+
 TEST(vacuum_applies_max_use_now) {
         struct test_env e;
         test_env_init(&e, NULL, "Compress=none\n");
@@ -1919,6 +2019,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(journal_directory_list_info_and_errors),
         TEST_ENTRY(unprivileged_user_sees_and_fetches_only_own),
         TEST_ENTRY(vacuum_applies_max_use_now),
+        TEST_ENTRY(remove_own_cores_only),
         TEST_ENTRY(policy_is_check_policy),
         TEST_ENTRY(remote_machine_record_is_not_ours),
         TEST_ENTRY(all_trusts_only_this_machines_system_journal),
