@@ -1047,6 +1047,9 @@ TEST(policy_malformed_names_file_and_line) {
         check_bad_policy("[Rule]\nAction=kernel\nJournalCore=yes\n", "3: invalid JournalCore= 'yes', expected user, system or no");
         check_bad_policy("[Rule]\nName=f\nAction=kernel\n\nJournalCore=fleet\n", "5: invalid JournalCore= 'fleet'");
         check_bad_policy("[Rule]\nAction=kernel\nJournalCore=\n", "3: invalid JournalCore=");
+        check_bad_policy("[Rule]\nAction=kernel\nNotify=always\n", "3: invalid Notify= 'always', expected first, every or none");
+        check_bad_config("[Coredump]\nKeepPerSignature=-1\n", "2: invalid KeepPerSignature=");
+        check_bad_config("[Coredump]\nKeepPerSignature=many\n", "2: invalid KeepPerSignature=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
         check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
         check_bad_policy("[Rules]\nAction=kernel\n", "1: unknown section [Rules]");
@@ -1102,6 +1105,41 @@ TEST(policy_every_error_reported_with_hint) {
         CHECK_INT(p->rules[0].line, ==, 7);
         log_capture_stop(&logs);
         tmpdir_remove(dir);
+}
+
+/* Notify= of a rule: parsed, printed back, in the decision; first without it (the built-ins too). */
+TEST(policy_notify) {
+        static const char text[] = "[Rule]\nName=all\nMatchComm=a\nAction=kernel\nNotify=every\n\n"
+                                   "[Rule]\nName=quiet\nMatchComm=q\nAction=kernel\nNotify=none\n\n"
+                                   "[Rule]\nName=plain\nMatchComm=p\nAction=kernel\n";
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        CHECK_INT(p->n_rules, ==, 5);
+        CHECK_INT(p->rules[0].notify, ==, NOTIFY_EVERY);
+        CHECK_INT(p->rules[1].notify, ==, NOTIFY_NONE);
+        CHECK_INT(p->rules[2].notify, ==, POLICY_UNSET);
+        _cleanup_free_ char *printed = NULL;
+        size_t printed_size;
+        FILE *out = open_memstream(&printed, &printed_size);
+        policy_print(p, out);
+        fclose(out);
+        CHECK(strstr(printed, "Name=all\nMatchComm=a\nAction=kernel\nNotify=every\n"));
+        CHECK(strstr(printed, "Name=quiet\nMatchComm=q\nAction=kernel\nNotify=none\n"));
+        CHECK(strstr(printed, "Name=plain\nMatchComm=p\nAction=kernel\n\n"));
+        struct config c;
+        config_init_defaults(&c);
+        static const struct {
+                const char *comm;
+                enum notify want;
+        } cases[] = { { "a", NOTIFY_EVERY }, { "q", NOTIFY_NONE }, { "p", NOTIFY_FIRST }, { "other", NOTIFY_FIRST } };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash_context ctx = sample_context();
+                struct decision d;
+                ctx.comm = (char *) cases[i].comm;
+                CHECK_OK(policy_decide(p, &c, &ctx, &d));
+                CHECK_INT(d.notify, ==, cases[i].want);
+                decision_done(&d);
+        }
+        config_done(&c);
 }
 
 /* JournalCore= of a rule: parsed, printed back, and in the decision over coredumpd.conf's; a rule
@@ -3791,6 +3829,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(repeats_saved_once_a_second),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
+        TEST_ENTRY(policy_notify),
         TEST_ENTRY(unit_name_instance_escapes_as_systemd_escape),
         TEST_ENTRY(first_seen_once_per_signature_and_persistent),
         TEST_ENTRY(first_seen_bounded),
