@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 
@@ -72,14 +73,23 @@ static bool template_wanted(const struct hooks *h, enum hook hook) {
                 const char *dir_suffix, *entry_suffix;
         } kinds[] = { { ".wants", NULL }, { ".requires", NULL }, { ".upholds", NULL }, { ".d", ".conf" } };
         const char *template = hook_template(hook);
-        char name[UNIT_NAME_MAX + 16];
+        char name[PATH_MAX];
 
-        for (char **dir = h->unit_dirs; *dir; dir++)
+        for (char **dir = h->unit_dirs; *dir; dir++) {
+                /* A copy of the template of the administrator's (or a runtime one) may say Wants=
+                 * itself: not read here, taken as wanting something. */
+                if (strncmp(*dir, "/etc/", 5) == 0 || strncmp(*dir, "/run/", 5) == 0) {
+                        struct stat st;
+                        snprintf(name, sizeof name, "%s/%s", *dir, template);
+                        if (stat(name, &st) == 0)
+                                return true;
+                }
                 for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
                         snprintf(name, sizeof name, "%s%s", template, kinds[k].dir_suffix);
                         if (dir_has_entry(*dir, name, kinds[k].entry_suffix))
                                 return true;
                 }
+        }
         return false;
 }
 

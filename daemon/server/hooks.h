@@ -11,7 +11,8 @@
  *
  * "Wanted by the template": a unit directory of systemd's (HOOKS_UNIT_DIRS) holds an entry in
  * TEMPLATE.wants/, .requires/ or .upholds/ (what `systemctl enable` makes of a hook's
- * WantedBy=coredumpd-crash@.service), or a drop-in in TEMPLATE.d/ (which may add Wants=). Looked
+ * WantedBy=coredumpd-crash@.service), or a drop-in in TEMPLATE.d/ (which may add Wants=), or a copy
+ * of the template itself in /etc or /run (an administrator's, which may say Wants=). Looked
  * at on the hook thread for each unit, a few stat()s: on a host without hooks nothing is ever
  * sent to systemd, no unit loaded.
  */
