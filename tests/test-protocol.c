@@ -738,6 +738,47 @@ static char *planted_path(struct test_env *e, uint32_t uid, int n) {
 
 #define DAY (24 * 3600)
 
+/* store_remove_core() for a user: the crash's uid (user.coredump.uid, else, where the file system
+ * keeps no user.* attributes, the uid in the core's name) must be theirs and the core theirs to read
+ * (here: their own file); never a symlink, never a name that is not a core's; root any. */
+TEST(remove_core_checks_whose_it_is) {
+        struct test_env e;
+        char why[256];
+        unsigned n;
+        test_env_init(&e, NULL, NULL);
+        plant_core(&e, 1000, 1, 8192, 10);                      /* no attributes: the name says 1000 */
+        plant_core(&e, 1001, 2, 8192, 10);                      /* 1001's by its name, 1000's file */
+        plant_core(&e, 1000, 3, 8192, 10);                      /* 1000's by name, root's file: not readable */
+        plant_core(&e, 1000, 4, 8192, 10);
+        char p1[PATH_MAX], p2[PATH_MAX], p3[PATH_MAX], p4[PATH_MAX];
+#define PLANTED "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d"
+        snprintf(p1, sizeof p1, PLANTED, e.store_dir, 1000, 1001, 1);
+        snprintf(p2, sizeof p2, PLANTED, e.store_dir, 1001, 1002, 2);
+        snprintf(p3, sizeof p3, PLANTED, e.store_dir, 1000, 1003, 3);
+        snprintf(p4, sizeof p4, PLANTED, e.store_dir, 1000, 1004, 4);
+        CHECK(chown(p1, 1000, 1000) == 0 && chown(p2, 1000, 1000) == 0 && chown(p4, 1000, 1000) == 0);
+        CHECK(setxattr(p4, "user.coredump.uid", "1001", 4, 0) == 0 || errno == ENOTSUP);
+        int dir_fd = e.store->dir_fd;
+        CHECK_INT(store_remove_core(dir_fd, strrchr(p2, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK(strstr(why, "another user's"));
+        CHECK_INT(store_remove_core(dir_fd, strrchr(p3, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK(strstr(why, "not yours to read"));
+        if (access(p4, F_OK) == 0 && getxattr(p4, "user.coredump.uid", why, sizeof why) == 4)
+                CHECK_INT(store_remove_core(dir_fd, strrchr(p4, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK_INT(store_remove_core(dir_fd, "../x", 1000, &n, why, sizeof why), ==, -EINVAL);
+        CHECK_INT(store_remove_core(dir_fd, "core.x.1000.y.file-0", 1000, &n, why, sizeof why), ==, -EINVAL);
+        CHECK(symlinkat(strrchr(p1, '/') + 1, dir_fd, "core.link.1000.0123456789abcdef0123456789abcdef.1.1") == 0);
+        CHECK_INT(store_remove_core(dir_fd, "core.link.1000.0123456789abcdef0123456789abcdef.1.1", 1000, &n, why, sizeof why), ==,
+                  -ELOOP);
+        CHECK(access(p1, F_OK) == 0 && access(p2, F_OK) == 0 && access(p3, F_OK) == 0);
+        CHECK_OK(store_remove_core(dir_fd, strrchr(p1, '/') + 1, 1000, &n, why, sizeof why));
+        CHECK_INT(n, ==, 1);
+        CHECK(access(p1, F_OK) < 0);
+        CHECK_OK(store_remove_core(dir_fd, strrchr(p3, '/') + 1, 0, &n, why, sizeof why)); /* root: any */
+        CHECK(access(p3, F_OK) < 0);
+        test_env_done(&e);
+}
+
 /* MaxAge=: cores older than it go whatever the room, with the files kept beside them; a rule's own
  * MaxAge= (the core's user.coredumpd.max_age) keeps its cores longer or shorter; the core being
  * kept is never removed. The clock is the files' mtime (set by futimens), nobody waits for days. */
@@ -2460,6 +2501,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
         TEST_ENTRY(vacuum_keeps_per_signature),
+        TEST_ENTRY(remove_core_checks_whose_it_is),
         TEST_ENTRY(vacuum_max_age),
         TEST_ENTRY(vacuum_lists_the_store_only_when_needed),
         TEST_ENTRY(rule_max_age_kept_on_the_core),

@@ -72,12 +72,17 @@ int store_remove_core(int dir_fd, const char *name, uid_t requester, unsigned *r
         if (requester != 0) {
                 /* The record's uid, as kept on the core, and the file itself: the user's own
                  * (owner), or granted to the user to read (the ACL of a dumpable crash's core). */
-                uint32_t uid;
+                uint32_t uid = UINT32_MAX;
                 ssize_t n = fgetxattr(fd, field_table[FIELD_UID].xattr, v, sizeof v - 1);
-                if (n <= 0)
+                if (n > 0) {
+                        v[n] = 0;
+                        if (parse_uint32(v, &uid) < 0)
+                                uid = UINT32_MAX;
+                } else if (errno == ENODATA || errno == ENOTSUP)
+                        uid = store_name_uid(name); /* no attributes here (tmpfs before 6.6): the name's */
+                if (uid == UINT32_MAX)
                         return fail(-EPERM, why, why_size, "the core does not say whose crash it is");
-                v[n] = 0;
-                if (parse_uint32(v, &uid) < 0 || uid != (uint32_t) requester)
+                if (uid != (uint32_t) requester)
                         return fail(-EPERM, why, why_size, "the crash is another user's");
                 if (st.st_uid != requester && !acl_grants_read(fd, requester))
                         return fail(-EPERM, why, why_size, "the core is not yours to read (a setuid or root-only dump)");

@@ -53,8 +53,7 @@ static int stored_file_compare(const void *a, const void *b) {
         return strcmp(x->name, y->name);
 }
 
-/* core.<comm>.<uid>.… (store_core_name(): the comm is escaped and holds no '.'). */
-static uint32_t name_uid(const char *name) {
+uint32_t store_name_uid(const char *name) {
         const char *p = strchr(name + 5, '.');
         char *end;
 
@@ -78,7 +77,7 @@ static int read_xattr(int fd, const char *name, char *buf, size_t size) {
  * its owner attribute, else the uid in its name. And how old it may grow: the MaxAge= of the rule
  * that kept it, if that rule said. */
 static void file_attributes(int dir_fd, struct stored_file *f) {
-        f->owner = (struct tenant) { .uid = name_uid(f->name) };
+        f->owner = (struct tenant) { .uid = store_name_uid(f->name) };
         _cleanup_close_ int fd = openat(dir_fd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         char v[TENANT_TEXT_MAX];
         if (fd < 0)
