@@ -49,7 +49,8 @@ static void help(void) {
                "  policy                   Show the effective policy rules\n"
                "  check                    Check the configuration and policy as coredumpd reads them\n"
                "  reload                   Check, then have a running coredumpd re-read them\n"
-               "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n\n"
+               "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n"
+               "  remove MATCH...          Remove the matching crashes' cores (a user: their own)\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
                "name (comm).\n\n"
@@ -340,6 +341,7 @@ int main(int argc, char *argv[]) {
                 { "check", verb_check, false, true },
                 { "reload", verb_reload, false, false },
                 { "vacuum", verb_vacuum, false, false },
+                { "remove", verb_remove, true, false },
         };
         int status = EXIT_USAGE;
 

@@ -142,6 +142,7 @@ void json_entry(struct json_writer *w, const struct entry *d, bool detailed) {
         if (detailed) {
                 static const struct { const char *key, *field; } more[] = {
                         { "signature", "COREDUMPD_SIGNATURE" },
+                        { "tenant", "COREDUMPD_TENANT" },
                         { "package", "COREDUMP_PACKAGE_NAME" },
                         { "package_version", "COREDUMP_PACKAGE_VERSION" },
                         { "cmdline", "COREDUMP_CMDLINE" },
@@ -154,7 +155,9 @@ void json_entry(struct json_writer *w, const struct entry *d, bool detailed) {
                         { "mark", "COREDUMPD_MARK" },
                         { "message", "MESSAGE" },
                 };
-                json_field_digits(w, "repeats", fields_get(&d->fields, FIELD_REPEAT));
+                /* The crash's number for its signature in its interval; the first on this host. */
+                json_field_digits(w, "repeat", fields_get(&d->fields, FIELD_REPEAT));
+                json_field_bool(w, "first_seen", fields_get(&d->fields, FIELD_FIRST_SEEN) != NULL);
                 for (size_t i = 0; i < ELEMENTSOF(more); i++)
                         json_field_string(w, more[i].key, fields_get_name(&d->fields, more[i].field));
                 json_field_string(w, "backtrace", fields_get_name(&d->fields, "COREDUMPD_BACKTRACE")

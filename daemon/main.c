@@ -16,9 +16,11 @@
 #include "config/policy.h"
 #include "crash/record.h"
 #include "selfdump/probe.h"
+#include "crash/first-seen.h"
 #include "crash/repeats.h"
 #include "parser/client.h"
 #include "server/fatal.h"
+#include "server/hooks.h"
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
@@ -180,6 +182,8 @@ static int run(const struct arguments *a, struct config *config) {
         struct server *server = NULL;
         struct probe *probe = NULL;
         struct repeats *repeats = NULL;
+        struct first_seen *first_seen = NULL;
+        struct hooks *hooks = NULL;
         int fd, r;
 
         r = block_signals();
@@ -223,7 +227,10 @@ static int run(const struct arguments *a, struct config *config) {
         }
 
         repeats = repeats_new(store->dir_fd);
-        if (!repeats) {
+        first_seen = first_seen_new(store->dir_fd);
+        if (!repeats || !first_seen) {
+                repeats_free(repeats);
+                first_seen_free(first_seen);
                 probe_free(probe);
                 store_free(store);
                 safe_close(fd);
@@ -247,7 +254,14 @@ static int run(const struct arguments *a, struct config *config) {
                 .exit_wait_usec = SERVER_EXIT_WAIT_USEC,
                 .handle_signals = true,
                 .notify = true,
+                .first_seen = first_seen,
         };
+        /* The hooks (crash/notify.h) on a thread of their own; without it, none. */
+        hooks = hooks_new(NULL);
+        if (hooks) {
+                o.hook_start = hooks_start;
+                o.hook_userdata = hooks;
+        }
         r = server_new(&o, &server);
         if (r >= 0)
                 r = server_run(server);
@@ -256,6 +270,8 @@ static int run(const struct arguments *a, struct config *config) {
         reader_pool_end(); /* the idle readers (parser/client.h) */
         if (stuck_threads() > 0)
                 return r; /* their steps may still use these: the exit ends them (server_free()) */
+        hooks_free(hooks);
+        first_seen_free(first_seen);
         repeats_free(repeats);
         probe_free(probe);
         store_free(store);

@@ -49,7 +49,7 @@ else:
 
 # Command lines as bash splits them (at '=' too), the word completed last; what must be offered.
 cases = [
-    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'groups', 'policy', 'check', 'reload', 'vacuum']),
+    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'groups', 'policy', 'check', 'reload', 'vacuum', 'remove']),
     (['dumpctl', 'ch'], ['check']),
     (['dumpctl', '--al'], ['--all']),
     (['dumpctl', 'reload', ''], []),

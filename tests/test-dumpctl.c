@@ -171,6 +171,22 @@ TEST(crash_id_is_a_match) {
         CHECK(asprintf(&line, "      Crash ID: %s\n", id) > 0);
         CHECK(strstr(info, line));
         CHECK(!strstr(info, "PID Inside:") && !strstr(info, "Container:")); /* same as outside; none */
+
+        /* The hooks' interface: info --json, every documented key (dumpctl(1), JSON OUTPUT OF INFO). */
+        CHECK_OK(write_text_file(e.dir, "keys.py",
+                                 "import json, sys\n"
+                                 "d = json.load(sys.stdin)\n"
+                                 "keys = {'time', 'timestamp', 'pid', 'uid', 'gid', 'signal', 'crash_id', 'signature',\n"
+                                 "        'signal_name', 'comm', 'exe', 'cmdline', 'unit', 'user_unit', 'slice', 'cgroup',\n"
+                                 "        'container', 'hostname', 'boot_id', 'tenant', 'action', 'rule', 'result', 'error',\n"
+                                 "        'filename', 'message', 'repeat', 'first_seen', 'core_size', 'disk_size', 'truncated',\n"
+                                 "        'present', 'source', 'journal_core', 'backtrace'}\n"
+                                 "assert len(d) == 1 and set(d[0]) == keys, set(d[0]) ^ keys\n"
+                                 "x = d[0]\n"
+                                 "assert x['crash_id'] == sys.argv[1] and x['action'] == 'kernel' and x['present'] == 'present', x\n"
+                                 "assert x['first_seen'] is False and isinstance(x['pid'], int), x\n"));
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s --json=pretty info COREDUMPD_CRASH_ID=%s | python3 %s/keys.py %s",
+                      dumpctl(), e.store_dir, id, e.dir, id), ==, 0);
         test_env_done(&e);
 }
 
@@ -372,6 +388,106 @@ TEST(unprivileged_user_sees_and_fetches_only_own) {
                           (unsigned) journal_group->gr_gid, dumpctl(), jdir, mine.store_dir, out, (int) root.sleeper) != 0);
                 CHECK(access(out, F_OK) < 0);
         }
+        test_env_done(&root);
+        test_env_done(&mine);
+}
+
+/* dumpctl remove: a user removes their own crash's core (through coredumpd-remove, started per
+ * connection as root by the socket, here by systemd-socket-activate), never another's — not by
+ * dumpctl's match, and not by asking the helper for another's core by name, nor through a symlink
+ * planted in the store; root removes any, directly. Records stay: the cores show as missing. */
+TEST(remove_own_cores_only) {
+        if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) < 0 || access("/usr/bin/systemd-socket-activate", X_OK) < 0 ||
+            access(JOURNAL_REMOTE, X_OK) < 0) {
+                printf("skipping: needs root, setpriv, systemd-socket-activate and " JOURNAL_REMOTE "\n");
+                exit(77);
+        }
+        struct test_env mine, root;
+        test_env_init(&mine, NULL, NULL);
+        test_env_init(&root, NULL, NULL);
+        CHECK(chmod(mine.dir, 0755) == 0 && chmod(mine.store_dir, 0751) == 0);
+        mine.peer.uid = mine.peer.euid = 65534;
+        mine.peer.gid = mine.peer.egid = 65534;
+        _cleanup_free_ uint8_t *c1 = store_crash(&mine, 65536, true);
+        _cleanup_free_ uint8_t *c2 = store_crash(&root, 65536, true);
+        struct record_capture all = {};
+        struct fields both[2] = { mine.records.records[0], root.records.records[0] };
+        all.records = both;
+        all.n = 2;
+        _cleanup_free_ char *jdir = NULL, *jfile = NULL, *sock = NULL, *out = NULL;
+        CHECK(asprintf(&jdir, "%s/journal", mine.dir) > 0 && mkdir(jdir, 0755) == 0);
+        write_journal(&all, jdir);
+        CHECK(asprintf(&jfile, "%s/system.journal", jdir) > 0 && chmod(jfile, 0644) == 0);
+        _cleanup_free_ char *mine_file = record_capture_field(&mine.records, 0, "COREDUMP_FILENAME");
+        _cleanup_free_ char *root_src = record_capture_field(&root.records, 0, "COREDUMP_FILENAME");
+        const char *root_base = strrchr(root_src, '/') + 1;
+        _cleanup_free_ char *root_file = NULL;
+        CHECK(asprintf(&root_file, "%s/%s", mine.store_dir, root_base) > 0);
+        CHECK_INT(run(NULL, "cp -a %s %s", root_src, root_file), ==, 0);
+        /* A symlink in the store, named as a core of nobody's, to a file of nobody's. */
+        _cleanup_free_ char *victim = NULL, *link = NULL;
+        CHECK(asprintf(&victim, "%s/victim", mine.dir) > 0);
+        CHECK_OK(write_text_file(mine.dir, "victim", "keep me\n"));
+        CHECK(chown(victim, 65534, 65534) == 0);
+        CHECK(asprintf(&link, "%s/core.evil.65534.0123456789abcdef0123456789abcdef.1.1", mine.store_dir) > 0);
+        CHECK(symlink(victim, link) == 0);
+
+        /* The helper, as coredumpd-remove.socket runs it: one root process per connection. */
+        CHECK(asprintf(&sock, "%s/remove.socket", mine.dir) > 0);
+        pid_t helper = fork();
+        CHECK(helper >= 0);
+        if (helper == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGTERM); /* gone with a failed test */
+                execl("/usr/bin/systemd-socket-activate", "systemd-socket-activate", "--accept", "--inetd", "-l", sock,
+                      getenv("COREDUMPD_REMOVE_BINARY"), "--store", mine.store_dir, (char *) NULL);
+                _exit(127);
+        }
+        for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
+                usleep(10000);
+        CHECK(access(sock, F_OK) == 0 && chmod(sock, 0666) == 0);
+
+#define AS_NOBODY_R "setpriv --reuid=65534 --regid=65534 --clear-groups env COREDUMPD_REMOVE_SOCKET=%s "
+        /* Root's crash: not the user's to see, nor to remove. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) root.sleeper), ==, 5);
+        CHECK(access(root_file, F_OK) == 0);
+        /* Asking the helper outright for root's core, and for the symlink: refused there. */
+        CHECK_OK(write_text_file(mine.dir, "ask.py",
+                                 "import socket, sys\n"
+                                 "s = socket.socket(socket.AF_UNIX)\n"
+                                 "s.connect(sys.argv[1])\n"
+                                 "s.sendall(sys.argv[2].encode() + b'\\n')\n"
+                                 "s.shutdown(socket.SHUT_WR)\n"
+                                 "print(s.makefile().read().strip())\n"));
+        _cleanup_free_ char *answer = NULL, *answer2 = NULL, *answer3 = NULL, *list = NULL;
+        CHECK_INT(run(&answer, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, root_base), ==, 0);
+        CHECK(strncmp(answer, "-1 ", 3) == 0 && strstr(answer, "another user's"));      /* -EPERM */
+        CHECK(access(root_file, F_OK) == 0);
+        CHECK_INT(run(&answer2, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, strrchr(link, '/') + 1), ==, 0);
+        CHECK(strncmp(answer2, "-40 ", 4) == 0);                                        /* -ELOOP */
+        struct stat st;
+        CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && access(victim, F_OK) == 0);
+        CHECK_INT(run(&answer3, AS_NOBODY_R "python3 %s/ask.py %s %s", sock, mine.dir, sock, "../journal/system.journal"), ==, 0);
+        CHECK(strncmp(answer3, "-22 ", 4) == 0);                                        /* -EINVAL */
+
+        /* The user's own: removed; its record stays, the core missing. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 0);
+        CHECK(access(mine_file, F_OK) < 0);
+        CHECK_INT(run(&list, AS_NOBODY_R "%s -D %s --store=%s list --json=short %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 0);
+        CHECK(strstr(list, "\"present\":\"missing\""));
+        /* Again: nothing left to remove. */
+        CHECK_INT(run(NULL, AS_NOBODY_R "%s -D %s --store=%s remove %d", sock, dumpctl(), jdir, mine.store_dir,
+                      (int) mine.sleeper), ==, 4);
+        /* No match: a usage error, not "everything". */
+        CHECK_INT(run(NULL, "%s -D %s --store=%s remove", dumpctl(), jdir, mine.store_dir), ==, 2);
+        /* Root: any, directly (root's record names its own store: the copy here is found by the store's
+         * attributes). */
+        CHECK_INT(run(NULL, "%s --no-journal --store=%s remove %d", dumpctl(), mine.store_dir, (int) root.sleeper), ==, 0);
+        CHECK(access(root_file, F_OK) < 0);
+        kill(helper, SIGTERM);
+        waitpid(helper, NULL, 0);
         test_env_done(&root);
         test_env_done(&mine);
 }
@@ -1276,15 +1392,22 @@ TEST(json_modes_array_shape_and_exit_codes) {
         CHECK_INT(run(NULL, DCTL " --json=long list", DCTL_ARGS(&f)), ==, 2);
         CHECK_INT(run(NULL, DCTL " --json=short policy", DCTL_ARGS(&f)), ==, 2);
 
-        /* info speaks list's JSON (json.c), with its own keys more: signature, repeats, package. */
+        /* info speaks list's JSON (json.c), with its own keys more: signature, repeat, package. */
         _cleanup_free_ char *i = NULL;
         CHECK_INT(run(&i, DCTL " --json=short info %d", DCTL_ARGS(&f), f.e_pid), ==, 0);
         CHECK(i[0] == '[' && count_of(i, "{\"time\":") == 2 && strstr(i, "\"signature\":\"") &&
-              strstr(i, "\"repeats\":") && strstr(i, "\"package\":null") && strstr(i, "\"recorder\":\"coredumpd\""));
+              strstr(i, "\"repeat\":") && strstr(i, "\"package\":null") && strstr(i, "\"recorder\":\"coredumpd\""));
         CHECK_INT(run(NULL, DCTL " --json=pretty -n 3 info | python3 -c 'import json, sys; d = json.load(sys.stdin); "
                             "assert len(d) == 3 and all(\"backtrace\" in x and \"corefile\" in x for x in d), d'",
                       DCTL_ARGS(&f)), ==, 0);
-        CHECK_INT(run(NULL, DCTL " --json=short info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        _cleanup_free_ char *empty_info = NULL;
+        CHECK_INT(run(&empty_info, DCTL " --json=short info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
+        CHECK_STR(empty_info, "[]\n");
+        CHECK_INT(run(NULL, DCTL " --json=short vacuum", DCTL_ARGS(&f)), ==, 2);
+        /* The hooks' interface: one array, the newest crash without a match. */
+        CHECK_INT(run(NULL, DCTL " --json=short info | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                            "assert isinstance(d, list) and len(d) == 1 and d[0][\"rule\"] == \"no-cores\", d'",
+                      DCTL_ARGS(&f)), ==, 0);
 
         /* groups speaks the same JSON. */
         _cleanup_free_ char *g = NULL;
@@ -1922,6 +2045,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(journal_directory_list_info_and_errors),
         TEST_ENTRY(unprivileged_user_sees_and_fetches_only_own),
         TEST_ENTRY(vacuum_applies_max_use_now),
+        TEST_ENTRY(remove_own_cores_only),
         TEST_ENTRY(policy_is_check_policy),
         TEST_ENTRY(remote_machine_record_is_not_ours),
         TEST_ENTRY(all_trusts_only_this_machines_system_journal),

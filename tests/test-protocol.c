@@ -31,6 +31,8 @@
 #include "crash/backtrace.h"
 #include "crash/container.h"
 #include "crash/context.h"
+#include "crash/first-seen.h"
+#include "crash/notify.h"
 #include "crash/repeats.h"
 #include "fixtures.h"
 #include "parser/client.h"
@@ -42,6 +44,7 @@
 #include "shared/log.h"
 #include "shared/names.h"
 #include "shared/timestamp.h"
+#include "shared/unit-name.h"
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 #define TIMEOUT_MS 10000
@@ -676,6 +679,54 @@ TEST(vacuum_fair_between_users) {
         test_env_done(&e);
 }
 
+/* Marks planted core n of uid with a signature, as the store marks a stored one. */
+static void plant_signature(struct test_env *e, uint32_t uid, int n, const char *signature) {
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d", e->store_dir, uid,
+                       1000 + n, n) > 0);
+        CHECK(setxattr(path, "user.coredumpd.signature", signature, strlen(signature), 0) == 0);
+}
+
+/* KeepPerSignature=2: of each signature and tenant the newest two cores stay, whatever the room;
+ * another user's cores of the same signature, other signatures and cores without one are not
+ * counted against them. */
+TEST(vacuum_keeps_per_signature) {
+        struct test_env e;
+        test_env_init(&e, NULL, "Compress=none\nKeepPerSignature=2\n");
+        for (int i = 1; i <= 4; i++) {
+                plant_core(&e, 1000, i, 8192, 100 - i);
+                plant_signature(&e, 1000, i, "00000000000000aa");
+        }
+        for (int i = 5; i <= 6; i++) {
+                plant_core(&e, 1001, i, 8192, 100 - i);
+                plant_signature(&e, 1001, i, "00000000000000aa");
+        }
+        plant_core(&e, 1000, 7, 8192, 200);
+        plant_signature(&e, 1000, 7, "00000000000000bb");
+        for (int i = 8; i <= 10; i++)
+                plant_core(&e, 1000, i, 8192, 300);             /* no signature */
+        CHECK_INT(store_vacuum(e.store, NULL, "test"), ==, 2);
+        CHECK(!planted_exists(&e, 1000, 1) && !planted_exists(&e, 1000, 2));
+        CHECK(planted_exists(&e, 1000, 3) && planted_exists(&e, 1000, 4));
+        CHECK(planted_exists(&e, 1001, 5) && planted_exists(&e, 1001, 6));
+        CHECK(planted_exists(&e, 1000, 7));
+        for (int i = 8; i <= 10; i++)
+                CHECK(planted_exists(&e, 1000, i));
+        CHECK(log_capture_contains(&e.logs, "to honour KeepPerSignature="));
+        test_env_done(&e);
+
+        /* Through the crash path: each stored core of one site leaves only the newest
+         * (KeepPerSignature=1), the one just stored. */
+        test_env_init(&e, NULL, "Compress=none\nKeepPerSignature=1\n");
+        for (int i = 0; i < 3; i++) {
+                store_one(&e, 16384);
+                usleep(10000);
+        }
+        CHECK_INT(test_env_count_cores(&e, NULL), ==, 1);
+        _cleanup_free_ char *last = record_capture_field(&e.records, 2, "COREDUMP_FILENAME");
+        CHECK(last && access(last, F_OK) == 0);
+        test_env_done(&e);
+}
 
 static void plant_attachment(struct test_env *e, uint32_t uid, int n, int k, size_t size);
 static bool attachment_exists(struct test_env *e, uint32_t uid, int n, int k);
@@ -689,6 +740,47 @@ static char *planted_path(struct test_env *e, uint32_t uid, int n) {
 }
 
 #define DAY (24 * 3600)
+
+/* store_remove_core() for a user: the crash's uid (user.coredump.uid, else, where the file system
+ * keeps no user.* attributes, the uid in the core's name) must be theirs and the core theirs to read
+ * (here: their own file); never a symlink, never a name that is not a core's; root any. */
+TEST(remove_core_checks_whose_it_is) {
+        struct test_env e;
+        char why[256];
+        unsigned n;
+        test_env_init(&e, NULL, NULL);
+        plant_core(&e, 1000, 1, 8192, 10);                      /* no attributes: the name says 1000 */
+        plant_core(&e, 1001, 2, 8192, 10);                      /* 1001's by its name, 1000's file */
+        plant_core(&e, 1000, 3, 8192, 10);                      /* 1000's by name, root's file: not readable */
+        plant_core(&e, 1000, 4, 8192, 10);
+        char p1[PATH_MAX], p2[PATH_MAX], p3[PATH_MAX], p4[PATH_MAX];
+#define PLANTED "%s/core.planted.%u.0123456789abcdef0123456789abcdef.%d.%d"
+        snprintf(p1, sizeof p1, PLANTED, e.store_dir, 1000, 1001, 1);
+        snprintf(p2, sizeof p2, PLANTED, e.store_dir, 1001, 1002, 2);
+        snprintf(p3, sizeof p3, PLANTED, e.store_dir, 1000, 1003, 3);
+        snprintf(p4, sizeof p4, PLANTED, e.store_dir, 1000, 1004, 4);
+        CHECK(chown(p1, 1000, 1000) == 0 && chown(p2, 1000, 1000) == 0 && chown(p4, 1000, 1000) == 0);
+        CHECK(setxattr(p4, "user.coredump.uid", "1001", 4, 0) == 0 || errno == ENOTSUP);
+        int dir_fd = e.store->dir_fd;
+        CHECK_INT(store_remove_core(dir_fd, strrchr(p2, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK(strstr(why, "another user's"));
+        CHECK_INT(store_remove_core(dir_fd, strrchr(p3, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK(strstr(why, "not yours to read"));
+        if (access(p4, F_OK) == 0 && getxattr(p4, "user.coredump.uid", why, sizeof why) == 4)
+                CHECK_INT(store_remove_core(dir_fd, strrchr(p4, '/') + 1, 1000, &n, why, sizeof why), ==, -EPERM);
+        CHECK_INT(store_remove_core(dir_fd, "../x", 1000, &n, why, sizeof why), ==, -EINVAL);
+        CHECK_INT(store_remove_core(dir_fd, "core.x.1000.y.file-0", 1000, &n, why, sizeof why), ==, -EINVAL);
+        CHECK(symlinkat(strrchr(p1, '/') + 1, dir_fd, "core.link.1000.0123456789abcdef0123456789abcdef.1.1") == 0);
+        CHECK_INT(store_remove_core(dir_fd, "core.link.1000.0123456789abcdef0123456789abcdef.1.1", 1000, &n, why, sizeof why), ==,
+                  -ELOOP);
+        CHECK(access(p1, F_OK) == 0 && access(p2, F_OK) == 0 && access(p3, F_OK) == 0);
+        CHECK_OK(store_remove_core(dir_fd, strrchr(p1, '/') + 1, 1000, &n, why, sizeof why));
+        CHECK_INT(n, ==, 1);
+        CHECK(access(p1, F_OK) < 0);
+        CHECK_OK(store_remove_core(dir_fd, strrchr(p3, '/') + 1, 0, &n, why, sizeof why)); /* root: any */
+        CHECK(access(p3, F_OK) < 0);
+        test_env_done(&e);
+}
 
 /* MaxAge=: cores older than it go whatever the room, with the files kept beside them; a rule's own
  * MaxAge= (the core's user.coredumpd.max_age) keeps its cores longer or shorter; the core being
@@ -1291,6 +1383,133 @@ TEST(repeats_rejected_before_the_dump) {
         CHECK_INT(repeats_count(e.env.repeats, TENANT_UID(getuid()), sig0, NULL, 3600ULL * 1000000, now_usec), ==, 6);
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);
+}
+
+/* ---- the hooks (crash/notify.h) ---- */
+
+/* The hook units a crash hands on, as the server's queue would get them. */
+struct hook_calls {
+        pthread_mutex_t lock;
+        char units[16][UNIT_NAME_MAX + 1];
+        enum hook hooks[16];
+        size_t n;
+};
+
+static void hook_record(enum hook hook, const char *unit, void *userdata) {
+        struct hook_calls *h = userdata;
+        pthread_mutex_lock(&h->lock);
+        if (h->n < 16) {
+                snprintf(h->units[h->n], sizeof h->units[0], "%s", unit);
+                h->hooks[h->n++] = hook;
+        }
+        pthread_mutex_unlock(&h->lock);
+}
+
+static size_t hook_count(struct hook_calls *h, enum hook hook) {
+        size_t n = 0;
+        for (size_t i = 0; i < h->n; i++)
+                n += h->hooks[i] == hook;
+        return n;
+}
+
+/* n crashes at one site under policy (RateLimitBurst=2, OnRepeat=reject): the first two streamed,
+ * the rest rejected as repeats. */
+static void crash_loop(struct test_env *e, unsigned n) {
+        for (unsigned i = 0; i < n; i++) {
+                struct connection_run run;
+                _cleanup_free_ uint8_t *core = fake_core_new(16384, 16384);
+                connection_run_start(&run, &e->env);
+                struct coredump_ack ack = exchange(run.kernel_fd, 16, 16, FULL_MASK, COREDUMP_MARK_REQACK);
+                if (ack.mask & COREDUMP_KERNEL)
+                        CHECK_INT(fk_stream(run.kernel_fd, core, 16384), ==, 16384);
+                CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+                CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+                connection_run_join(&run);
+        }
+}
+
+static void hooks_env_init(struct test_env *e, struct hook_calls *calls, const char *notify) {
+        _cleanup_free_ char *policy = NULL;
+        CHECK(asprintf(&policy, "[Rule]\nName=loop\nAction=kernel\nRateLimitBurst=2\nOnRepeat=reject\n%s%s%s", notify ? "Notify=" : "",
+                       notify ?: "", notify ? "\n" : "") > 0);
+        test_env_init(e, policy, NULL);
+        e->env.repeats = repeats_new(e->store->dir_fd);
+        e->env.first_seen = first_seen_new(e->store->dir_fd);
+        CHECK(e->env.repeats && e->env.first_seen);
+        *calls = (struct hook_calls) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        e->env.hook_start = hook_record;
+        e->env.hook_userdata = calls;
+}
+
+static void hooks_env_done(struct test_env *e) {
+        e->env.repeats = repeats_free(e->env.repeats);
+        e->env.first_seen = first_seen_free(e->env.first_seen);
+        test_env_done(e);
+}
+
+/* A crash loop (Notify=first, the default): its first crash starts coredumpd-crash@CRASH_ID.service
+ * and, its signature being new here, coredumpd-new-signature@SIGNATURE.service, each once; its
+ * repeats start nothing. The signature stays known across a restart (a new table from the store):
+ * the next crash is neither new nor, within the interval, a first. */
+TEST(hooks_first_crash_of_a_new_signature_once) {
+        struct test_env e;
+        struct hook_calls calls;
+        hooks_env_init(&e, &calls, NULL);
+
+        crash_loop(&e, 4);
+        CHECK_INT(record_capture_count(&e.records), ==, 4);
+        CHECK_INT(calls.n, ==, 2);
+        CHECK_INT(hook_count(&calls, HOOK_CRASH), ==, 1);
+        CHECK_INT(hook_count(&calls, HOOK_NEW_SIGNATURE), ==, 1);
+        _cleanup_free_ char *crash_id = record_capture_field(&e.records, 0, "COREDUMPD_CRASH_ID");
+        _cleanup_free_ char *sig = record_capture_field(&e.records, 0, "COREDUMPD_SIGNATURE");
+        CHECK(crash_id && crash_id_is_valid(crash_id) && sig && strlen(sig) == 16);
+        char want[UNIT_NAME_MAX + 1];
+        CHECK_OK(unit_name_instance("coredumpd-crash", crash_id, "service", want, sizeof want));
+        CHECK_STR(calls.units[0], want);
+        CHECK(strstr(calls.units[0], "\\x2d")); /* the id's '-' escaped: %I gives it back */
+        CHECK_OK(unit_name_instance("coredumpd-new-signature", sig, "service", want, sizeof want));
+        CHECK_STR(calls.units[1], want);
+        check_field(&e, 0, "COREDUMPD_FIRST_SEEN", "1");
+        for (size_t i = 1; i < 4; i++)
+                check_field(&e, i, "COREDUMPD_FIRST_SEEN", NULL);
+
+        /* A restart: the signature is still known. */
+        e.env.first_seen = first_seen_free(e.env.first_seen);
+        e.env.first_seen = first_seen_new(e.store->dir_fd);
+        CHECK_INT(first_seen_count(e.env.first_seen), ==, 1);
+        crash_loop(&e, 1);
+        CHECK_INT(calls.n, ==, 2);
+        check_field(&e, 4, "COREDUMPD_FIRST_SEEN", NULL);
+        hooks_env_done(&e);
+}
+
+/* Notify=every: every crash of the loop starts its crash's unit (the new signature's still once);
+ * Notify=none: nothing at all, though the signature is noted as seen. */
+TEST(hooks_notify_every_and_none) {
+        struct test_env e;
+        struct hook_calls calls;
+        hooks_env_init(&e, &calls, "every");
+        crash_loop(&e, 4);
+        CHECK_INT(hook_count(&calls, HOOK_CRASH), ==, 4);
+        CHECK_INT(hook_count(&calls, HOOK_NEW_SIGNATURE), ==, 1);
+        for (size_t i = 0; i < 4; i++) {
+                _cleanup_free_ char *crash_id = record_capture_field(&e.records, i, "COREDUMPD_CRASH_ID");
+                char want[UNIT_NAME_MAX + 1];
+                CHECK_OK(unit_name_instance("coredumpd-crash", crash_id, "service", want, sizeof want));
+                bool found = false;
+                for (size_t k = 0; k < calls.n; k++)
+                        found = found || strcmp(calls.units[k], want) == 0;
+                CHECK(found);
+        }
+        hooks_env_done(&e);
+
+        hooks_env_init(&e, &calls, "none");
+        crash_loop(&e, 3);
+        CHECK_INT(calls.n, ==, 0);
+        check_field(&e, 0, "COREDUMPD_FIRST_SEEN", "1");
+        CHECK_INT(first_seen_count(e.env.first_seen), ==, 1);
+        hooks_env_done(&e);
 }
 
 /* ---- the compact core in the record (COREDUMP=) ---- */
@@ -2289,6 +2508,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(size_cap_truncates_and_says_so),
         TEST_ENTRY(vacuum_keeps_max_use),
         TEST_ENTRY(vacuum_fair_between_users),
+        TEST_ENTRY(vacuum_keeps_per_signature),
+        TEST_ENTRY(remove_core_checks_whose_it_is),
         TEST_ENTRY(vacuum_max_age),
         TEST_ENTRY(vacuum_lists_the_store_only_when_needed),
         TEST_ENTRY(rule_max_age_kept_on_the_core),
@@ -2302,6 +2523,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(container_file_copy_that_stalls_is_not_kept),
         TEST_ENTRY(container_file_copy_that_trickles_is_cut_in_all),
         TEST_ENTRY(repeats_rejected_before_the_dump),
+        TEST_ENTRY(hooks_first_crash_of_a_new_signature_once),
+        TEST_ENTRY(hooks_notify_every_and_none),
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),
         TEST_ENTRY(journal_core_too_large_says_why),

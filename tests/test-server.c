@@ -21,10 +21,13 @@
 
 #include "fixtures.h"
 #include "harness.h"
+#include "server/hooks.h"
+#include "shared/unit-name.h"
 #include "server/listen.h"
 #include "server/server.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
+#include <systemd/sd-bus.h>
 
 #define FULL_MASK (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 
@@ -1219,8 +1222,182 @@ TEST(stop_with_a_stuck_thread_is_prompt) {
         close(a);
 }
 
+/* ---- the hooks' thread (server/hooks.c) against a bus of its own ---- */
+
+/* A dbus-daemon of the test's own (never the host's bus) with a stand-in for systemd on it: it owns
+ * org.freedesktop.systemd1 and notes each StartUnit's unit and mode. */
+struct fake_systemd {
+        char *dir;
+        char address[PATH_MAX + 16];
+        pid_t daemon;
+        pthread_t thread;
+        atomic_bool stop;
+        atomic_bool ready;
+        pthread_mutex_t lock;
+        char units[8][UNIT_NAME_MAX + 1];
+        char modes[8][16];
+        size_t n;
+};
+
+static int fake_start_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_systemd *f = userdata;
+        const char *unit, *mode;
+        int r = sd_bus_message_read(m, "ss", &unit, &mode);
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&f->lock);
+        if (f->n < 8) {
+                snprintf(f->units[f->n], sizeof f->units[0], "%s", unit);
+                snprintf(f->modes[f->n], sizeof f->modes[0], "%s", mode);
+                f->n++;
+        }
+        pthread_mutex_unlock(&f->lock);
+        return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/job/1");
+}
+
+static const sd_bus_vtable fake_manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("StartUnit", "ss", "o", fake_start_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+static void *fake_systemd_thread(void *userdata) {
+        struct fake_systemd *f = userdata;
+        sd_bus *bus = NULL;
+        CHECK_OK(sd_bus_new(&bus));
+        CHECK_OK(sd_bus_set_address(bus, f->address));
+        CHECK_OK(sd_bus_set_bus_client(bus, 1));
+        CHECK_OK(sd_bus_start(bus));
+        CHECK_OK(sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                                          fake_manager_vtable, f));
+        CHECK_OK(sd_bus_request_name(bus, "org.freedesktop.systemd1", 0));
+        atomic_store(&f->ready, true);
+        while (!atomic_load(&f->stop)) {
+                int r = sd_bus_process(bus, NULL);
+                CHECK_OK(r);
+                if (r == 0)
+                        (void) sd_bus_wait(bus, 100000);
+        }
+        sd_bus_flush_close_unref(bus);
+        return NULL;
+}
+
+static void fake_systemd_start(struct fake_systemd *f) {
+        *f = (struct fake_systemd) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        f->dir = tmpdir_new();
+        char conf[PATH_MAX], socket_path[PATH_MAX];
+        snprintf(socket_path, sizeof socket_path, "%s/bus", f->dir);
+        snprintf(f->address, sizeof f->address, "unix:path=%s", socket_path);
+        _cleanup_free_ char *text = NULL;
+        CHECK(asprintf(&text,
+                       "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                       " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                       "<busconfig><type>system</type><listen>%s</listen><auth>EXTERNAL</auth>\n"
+                       "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
+                       "<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy></busconfig>\n",
+                       f->address) > 0);
+        CHECK_OK(write_text_file(f->dir, "bus.conf", text));
+        snprintf(conf, sizeof conf, "--config-file=%s/bus.conf", f->dir);
+        f->daemon = fork();
+        CHECK(f->daemon >= 0);
+        if (f->daemon == 0) {
+                execlp("dbus-daemon", "dbus-daemon", conf, "--nofork", "--nopidfile", "--nosyslog", (char *) NULL);
+                _exit(127);
+        }
+        for (int i = 0; i < 500 && access(socket_path, F_OK) < 0; i++)
+                usleep(10000);
+        if (access(socket_path, F_OK) < 0)
+                test_fail(__FILE__, __LINE__, "dbus-daemon (from the package dbus-daemon) did not start");
+        CHECK(pthread_create(&f->thread, NULL, fake_systemd_thread, f) == 0);
+        for (int i = 0; i < 500 && !atomic_load(&f->ready); i++)
+                usleep(10000);
+        CHECK(atomic_load(&f->ready));
+}
+
+static void fake_systemd_stop(struct fake_systemd *f) {
+        atomic_store(&f->stop, true);
+        pthread_join(f->thread, NULL);
+        kill(f->daemon, SIGTERM);
+        waitpid(f->daemon, NULL, 0);
+        tmpdir_remove(f->dir);
+        free(f->dir);
+}
+
+/* Nothing wanted by the template: no call to systemd at all. Once a hook is enabled (an entry in
+ * the template's .wants/), one StartUnit per unit, mode "fail", on the bus; a hook of the other
+ * template stays unwanted. */
+TEST(hooks_start_units_only_where_wanted) {
+        struct fake_systemd f;
+        fake_systemd_start(&f);
+        _cleanup_free_ char *units = tmpdir_new();
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = f.address });
+        CHECK(h);
+
+        hooks_start(HOOK_CRASH, "coredumpd-crash@a.service", h);
+        CHECK(hooks_settle(h, 5000000));
+        CHECK_INT(hooks_n_unwanted(h), ==, 1);
+        CHECK_INT(hooks_n_started(h), ==, 0);
+        CHECK_INT(f.n, ==, 0);
+
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants", units);
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants/myhook@.service", units);
+        CHECK(symlink("/nonexistent/myhook@.service", path) == 0);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@b.service", h);
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        CHECK(hooks_settle(h, 5000000));
+        CHECK_INT(hooks_n_started(h), ==, 1);
+        CHECK_INT(hooks_n_unwanted(h), ==, 2);
+        pthread_mutex_lock(&f.lock);
+        CHECK_INT(f.n, ==, 1);
+        CHECK_STR(f.units[0], "coredumpd-crash@b.service");
+        CHECK_STR(f.modes[0], "fail");
+        pthread_mutex_unlock(&f.lock);
+
+        /* A drop-in directory with a .conf counts too (it may say Wants=). */
+        snprintf(path, sizeof path, "%s/coredumpd-new-signature@.service.d", units);
+        CHECK(mkdir(path, 0755) == 0);
+        CHECK_OK(write_text_file(path, "50-hook.conf", "[Unit]\nWants=myalert@%i.service\n"));
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        CHECK(hooks_settle(h, 5000000));
+        CHECK_INT(hooks_n_started(h), ==, 2);
+        hooks_free(h);
+        fake_systemd_stop(&f);
+        tmpdir_remove(units);
+}
+
+/* No bus at all (none listens there): the start fails on the hooks' thread, said once, and the
+ * caller never waits; a full queue drops what does not fit, at once. */
+TEST(hooks_without_a_bus_cost_the_caller_nothing) {
+        _cleanup_free_ char *units = tmpdir_new();
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants", units);
+        CHECK(mkdir(path, 0755) == 0);
+        CHECK_OK(write_text_file(path, "myhook@.service", ""));
+        char address[PATH_MAX + 16];
+        snprintf(address, sizeof address, "unix:path=%s/no-bus", units);
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = address });
+        CHECK(h);
+        uint64_t t0 = now_monotonic_usec();
+        for (int i = 0; i < 3 * HOOKS_QUEUE_MAX; i++) {
+                char unit[64];
+                snprintf(unit, sizeof unit, "coredumpd-crash@%d.service", i);
+                hooks_start(HOOK_CRASH, unit, h);
+        }
+        CHECK_INT(now_monotonic_usec() - t0, <, 500000);
+        CHECK(hooks_settle(h, 10000000));
+        CHECK_INT(hooks_n_started(h), ==, 0);
+        hooks_free(h);
+        tmpdir_remove(units);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
+        TEST_ENTRY(hooks_start_units_only_where_wanted),
+        TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
         TEST_ENTRY(rejected_crash_needs_no_slot),

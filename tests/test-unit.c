@@ -39,6 +39,7 @@
 #include "crash/decide.h"
 #include "crash/protocol.h"
 #include "crash/record.h"
+#include "crash/first-seen.h"
 #include "crash/repeats.h"
 #include "crash/site.h"
 #include "fixtures.h"
@@ -65,6 +66,7 @@
 #include "shared/parse.h"
 #include "shared/strv.h"
 #include "shared/timestamp.h"
+#include "shared/unit-name.h"
 #include "store/core-extent.h"
 #include "store/reserve.h"
 #include "store/core-writer.h"
@@ -1046,6 +1048,9 @@ TEST(policy_malformed_names_file_and_line) {
         check_bad_policy("[Rule]\nAction=kernel\nJournalCore=yes\n", "3: invalid JournalCore= 'yes', expected user, system or no");
         check_bad_policy("[Rule]\nName=f\nAction=kernel\n\nJournalCore=fleet\n", "5: invalid JournalCore= 'fleet'");
         check_bad_policy("[Rule]\nAction=kernel\nJournalCore=\n", "3: invalid JournalCore=");
+        check_bad_policy("[Rule]\nAction=kernel\nNotify=always\n", "3: invalid Notify= 'always', expected first, every or none");
+        check_bad_config("[Coredump]\nKeepPerSignature=-1\n", "2: invalid KeepPerSignature=");
+        check_bad_config("[Coredump]\nKeepPerSignature=many\n", "2: invalid KeepPerSignature=");
         check_bad_policy("[Rule]\nAction=kernel\nMatchColour=red\n", "3: unknown key 'MatchColour'");
         check_bad_policy("Action=kernel\n", "1: 'Action=' outside of a [Rule] section");
         check_bad_policy("[Rules]\nAction=kernel\n", "1: unknown section [Rules]");
@@ -1101,6 +1106,41 @@ TEST(policy_every_error_reported_with_hint) {
         CHECK_INT(p->rules[0].line, ==, 7);
         log_capture_stop(&logs);
         tmpdir_remove(dir);
+}
+
+/* Notify= of a rule: parsed, printed back, in the decision; first without it (the built-ins too). */
+TEST(policy_notify) {
+        static const char text[] = "[Rule]\nName=all\nMatchComm=a\nAction=kernel\nNotify=every\n\n"
+                                   "[Rule]\nName=quiet\nMatchComm=q\nAction=kernel\nNotify=none\n\n"
+                                   "[Rule]\nName=plain\nMatchComm=p\nAction=kernel\n";
+        _cleanup_(policy_unrefp) struct policy *p = policy_from_text(text);
+        CHECK_INT(p->n_rules, ==, 5);
+        CHECK_INT(p->rules[0].notify, ==, NOTIFY_EVERY);
+        CHECK_INT(p->rules[1].notify, ==, NOTIFY_NONE);
+        CHECK_INT(p->rules[2].notify, ==, POLICY_UNSET);
+        _cleanup_free_ char *printed = NULL;
+        size_t printed_size;
+        FILE *out = open_memstream(&printed, &printed_size);
+        policy_print(p, out);
+        fclose(out);
+        CHECK(strstr(printed, "Name=all\nMatchComm=a\nAction=kernel\nNotify=every\n"));
+        CHECK(strstr(printed, "Name=quiet\nMatchComm=q\nAction=kernel\nNotify=none\n"));
+        CHECK(strstr(printed, "Name=plain\nMatchComm=p\nAction=kernel\n\n"));
+        struct config c;
+        config_init_defaults(&c);
+        static const struct {
+                const char *comm;
+                enum notify want;
+        } cases[] = { { "a", NOTIFY_EVERY }, { "q", NOTIFY_NONE }, { "p", NOTIFY_FIRST }, { "other", NOTIFY_FIRST } };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash_context ctx = sample_context();
+                struct decision d;
+                ctx.comm = (char *) cases[i].comm;
+                CHECK_OK(policy_decide(p, &c, &ctx, &d));
+                CHECK_INT(d.notify, ==, cases[i].want);
+                decision_done(&d);
+        }
+        config_done(&c);
 }
 
 /* JournalCore= of a rule: parsed, printed back, and in the decision over coredumpd.conf's; a rule
@@ -1840,6 +1880,86 @@ TEST(proc_status_nspid_and_id_maps) {
         CHECK_INT(inside, ==, 42);
         CHECK_INT(id_map_to_inside("", 0, &inside), ==, -ENOENT);
         CHECK_INT(id_map_to_inside("garbage\n", 0, &inside), ==, -ENOENT);
+}
+
+/* The hooks' unit names: systemd-escape's instance escaping, the limit of 255. */
+TEST(unit_name_instance_escapes_as_systemd_escape) {
+        char b[UNIT_NAME_MAX + 1];
+        CHECK_OK(unit_name_instance("coredumpd-crash", "0123456789abcdef0123456789abcdef-i42", "service", b, sizeof b));
+        CHECK_STR(b, "coredumpd-crash@0123456789abcdef0123456789abcdef\\x2di42.service");
+        CHECK_OK(unit_name_instance("x", ".a/b c:d_e.f\\", "service", b, sizeof b));
+        CHECK_STR(b, "x@\\x2ea-b\\x20c:d_e.f\\x5c.service");
+        CHECK_OK(unit_name_instance("x", "\xff", "service", b, sizeof b));
+        CHECK_STR(b, "x@\\xff.service");
+        CHECK_INT(unit_name_instance("x", "", "service", b, sizeof b), ==, -EINVAL);
+        char long_text[300];
+        memset(long_text, 'a', sizeof long_text - 1);
+        long_text[sizeof long_text - 1] = 0;
+        CHECK_INT(unit_name_instance("x", long_text, "service", b, sizeof b), ==, -ENAMETOOLONG);
+        CHECK_STR(b, "");
+        /* 64 bytes escaped to 4 each: over 255 */
+        memset(long_text, '-', 64);
+        long_text[64] = 0;
+        CHECK_INT(unit_name_instance("x", long_text, "service", b, sizeof b), ==, -ENAMETOOLONG);
+}
+
+/* First-seen signatures: each once, remembered in the store across a new table; what is no
+ * signature never counts; a hostile file's lines are left out. */
+TEST(first_seen_once_per_signature_and_persistent) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        struct first_seen *s = first_seen_new(fd);
+        CHECK(s);
+        CHECK(first_seen_take(s, "0123456789abcdef", 100));
+        CHECK(!first_seen_take(s, "0123456789abcdef", 200));
+        CHECK(first_seen_take(s, "fedcba9876543210", 300));
+        CHECK(!first_seen_take(s, "not-a-signature!", 300));
+        CHECK(!first_seen_take(s, "0123456789ABCDEF", 300));
+        CHECK(!first_seen_take(s, NULL, 300));
+        CHECK_INT(first_seen_count(s), ==, 2);
+        s = first_seen_free(s);
+
+        CHECK_OK(write_text_file(dir, "garbage", ""));
+        int afd = openat(fd, ".signatures-seen", O_WRONLY | O_APPEND | O_CLOEXEC);
+        CHECK(afd >= 0);
+        const char *junk = "zzzz 1\n0123 5\n\n0123456789abcdef 1 extra\n";
+        CHECK(write(afd, junk, strlen(junk)) == (ssize_t) strlen(junk));
+        close(afd);
+        s = first_seen_new(fd);
+        CHECK_INT(first_seen_count(s), ==, 2);
+        CHECK(!first_seen_take(s, "0123456789abcdef", 400));
+        CHECK(!first_seen_take(s, "fedcba9876543210", 400));
+        CHECK(first_seen_take(s, "00000000000000aa", 400));
+        s = first_seen_free(s);
+        tmpdir_remove(dir);
+}
+
+/* Past FIRST_SEEN_MAX the signature first seen longest ago is forgotten (and new again), and the
+ * file is rewritten before it grows past twice as many lines. */
+TEST(first_seen_bounded) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct first_seen *s = first_seen_new(fd);
+        char sig[17];
+        for (uint64_t i = 0; i < FIRST_SEEN_MAX + 10; i++) {
+                snprintf(sig, sizeof sig, "%016" PRIx64, (uint64_t) (i * 0x9e3779b97f4a7c15ULL));
+                CHECK(first_seen_take(s, sig, 1000 + i));
+        }
+        CHECK_INT(first_seen_count(s), ==, FIRST_SEEN_MAX);
+        snprintf(sig, sizeof sig, "%016" PRIx64, (uint64_t) 0);
+        CHECK(first_seen_take(s, sig, 999999999)); /* the first, forgotten */
+        snprintf(sig, sizeof sig, "%016" PRIx64, (uint64_t) ((FIRST_SEEN_MAX + 9) * 0x9e3779b97f4a7c15ULL));
+        CHECK(!first_seen_take(s, sig, 999999999));
+        s = first_seen_free(s);
+        s = first_seen_new(fd);
+        CHECK_INT(first_seen_count(s), ==, FIRST_SEEN_MAX);
+        CHECK(!first_seen_take(s, sig, 999999999));
+        s = first_seen_free(s);
+        struct stat st;
+        CHECK(fstatat(fd, ".signatures-seen", &st, 0) == 0);
+        CHECK_INT(st.st_size, <, 2 * FIRST_SEEN_MAX * 40);
+        tmpdir_remove(dir);
 }
 
 TEST(crash_id_forms) {
@@ -3717,6 +3837,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(repeats_saved_once_a_second),
         TEST_ENTRY(proc_status_nspid_and_id_maps),
         TEST_ENTRY(crash_id_forms),
+        TEST_ENTRY(policy_notify),
+        TEST_ENTRY(unit_name_instance_escapes_as_systemd_escape),
+        TEST_ENTRY(first_seen_once_per_signature_and_persistent),
+        TEST_ENTRY(first_seen_bounded),
         TEST_ENTRY(proc_root_check_refuses_what_is_not_procfs),
         TEST_ENTRY(record_names_the_container),
         TEST_ENTRY(record_journal_core_in_the_copies_journal_core_names),

@@ -135,7 +135,7 @@ static const char *const config_keys[] = {
         "Storage", "MaxUse", "MaxUsePerUser", "KeepFree", "MaxSize", "Compress", "CompressLevel",
         "MaxConcurrent", "MaxConcurrentPerUser", "ReservedConcurrent", "MaxQueued", "DeadlineSec", "QueueDeadlineSec",
         "MaxQueuedPerUser", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "UnwindTimeoutSec", "UnwindMaxFrames", "MinRate", "MaxDurationSec",
-        "IdleExitSec", "MaxAgeSec", "JournalSizeMax", "JournalCore", NULL,
+        "IdleExitSec", "MaxAgeSec", "KeepPerSignature", "JournalSizeMax", "JournalCore", NULL,
 };
 
 /* A time span's key ends in Sec, as systemd's (RateLimitIntervalSec=, TimeoutSec=); the names before
@@ -250,6 +250,10 @@ static int config_entry(struct ini_file *ini, const char *section, const char *w
                 if (parse_uint32(value, &u32) < 0 || u32 > 1000000)
                         return INVALID(ini, written, value, "", "a number of crashes from 0 (no rate limit) to 1000000");
                 c->rate_limit_burst = u32;
+        } else if (strcmp(key, "KeepPerSignature") == 0) {
+                if (parse_uint32(value, &u32) < 0 || u32 > 1000000)
+                        return INVALID(ini, written, value, "", "a number of cores from 0 (no such limit) to 1000000");
+                c->keep_per_signature = u32;
         } else if (strcmp(key, "OnRepeat") == 0) {
                 enum action a = action_from_string(value);
                 if (a != ACTION_REJECT && a != ACTION_USERSPACE)
@@ -407,6 +411,7 @@ void config_print(const struct config *c, FILE *out) {
         fprintf(out, "RateLimitBurst=%u\n", c->rate_limit_burst);
         fprintf(out, "OnRepeat=%s\n", action_to_string((enum action) c->on_repeat));
         fprintf(out, "MaxAgeSec=%s\n", format_max_age(b, c->max_age_usec));
+        fprintf(out, "KeepPerSignature=%u\n", c->keep_per_signature);
         fprintf(out, "JournalSizeMax=%s\n", format_size(b, c->journal_size_max));
         fprintf(out, "JournalCore=%s\n", journal_core_to_string(c->journal_core));
         fprintf(out, "IdleExitSec=%s\n", format_duration(b, c->idle_exit_usec));

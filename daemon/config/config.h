@@ -30,6 +30,8 @@
  *   OnRepeat=reject               rules may say otherwise); 0 turns the rate limit off
  *   MaxAgeSec=3d                  cores older than this are removed (0 or infinity: kept until
  *                                 MaxUse=/KeepFree= need the room); a policy rule may say otherwise
+ *   KeepPerSignature=0            at most this many cores of one signature and tenant, the newest
+ *                                 (0: no such limit)
  *   IdleExitSec=30s               exit when idle this long (0: never)
  *   JournalSizeMax=1M             the compact core (COREDUMP=) in the record of a signature's first
  *                                 crash in its RateLimitIntervalSec=, for a collector (0: none)
@@ -91,6 +93,7 @@ struct config {
         uint64_t max_duration_usec;     /* a connection's whole life, however it moves */
         uint64_t idle_exit_usec;
         uint64_t max_age_usec;          /* USEC_INFINITY: no age limit */
+        unsigned keep_per_signature;    /* cores of one signature and tenant kept; 0: any number */
         uint64_t journal_size_max;      /* 0: no compact core in the record */
         enum journal_core journal_core; /* which records carry it */
 };

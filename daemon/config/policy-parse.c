@@ -22,7 +22,7 @@ static const char *const policy_keys[] = {
         "Name", "MatchExe", "MatchComm", "MatchUnit", "MatchSlice", "MatchSignature", "MatchContainer", "MatchMachine", "MatchUID", "MatchGID",
         "MatchSignal", "MatchDumpable", "MatchRlimitZero", "MatchSiCode", "MatchFaultAddress", "Action", "Wait",
         "MaxSize", "Compress", "UserspaceDump", "RateLimitIntervalSec", "RateLimitBurst", "OnRepeat", "MaxAgeSec",
-        "JournalCore", NULL,
+        "JournalCore", "Notify", NULL,
 };
 
 #define HINT_SIZE "a size with an optional K, M, G or T suffix, such as 512M or 2G"
@@ -299,6 +299,15 @@ static int policy_rule_entry(struct ini_file *ini, struct policy_rule *rule, con
                                ini_file_hint(ini, "user: a regular user's own journal only; system: the system journal "
                                                   "too (root's and system services' crashes as well, for a fleet)");
                 rule->journal_core = (int) j;
+                return 0;
+        }
+        if (strcmp(key, "Notify") == 0) {
+                enum notify n;
+                if (notify_from_string(value, &n) < 0)
+                        return ini_file_error(ini, "invalid Notify= '%s', expected first, every or none", value),
+                               ini_file_hint(ini, "which crashes start coredumpd-crash@.service: the first of a "
+                                                  "signature in its interval (first), all (every), none");
+                rule->notify = (int) n;
                 return 0;
         }
         if (strcmp(key, "MatchUID") == 0)

@@ -102,6 +102,8 @@ static void print_rule(FILE *out, const struct policy_rule *r) {
                 fprintf(out, "MaxAgeSec=%s\n", format_max_age(size, r->max_age_usec));
         if (r->journal_core != POLICY_UNSET)
                 fprintf(out, "JournalCore=%s\n", journal_core_to_string((enum journal_core) r->journal_core));
+        if (r->notify != POLICY_UNSET)
+                fprintf(out, "Notify=%s\n", notify_to_string((enum notify) r->notify));
 }
 
 void policy_print(const struct policy *p, FILE *out) {

@@ -8,6 +8,25 @@
 #include "shared/cleanup.h"
 #include "shared/strv.h"
 
+static const char *const notify_names[_NOTIFY_MAX] = {
+        [NOTIFY_FIRST] = "first",
+        [NOTIFY_EVERY] = "every",
+        [NOTIFY_NONE] = "none",
+};
+
+const char *notify_to_string(enum notify n) {
+        return n >= 0 && n < _NOTIFY_MAX ? notify_names[n] : NULL;
+}
+
+int notify_from_string(const char *s, enum notify *ret) {
+        for (enum notify n = 0; s && n < _NOTIFY_MAX; n++)
+                if (strcmp(s, notify_names[n]) == 0) {
+                        *ret = n;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 struct policy *policy_new(void) {
         struct policy *p = calloc(1, sizeof *p);
         if (p)
@@ -67,6 +86,7 @@ struct policy_rule *policy_add_rule(struct policy *p, const char *source, unsign
                 .rate_limit_burst = POLICY_UNSET,
                 .on_repeat = POLICY_UNSET,
                 .journal_core = POLICY_UNSET,
+                .notify = POLICY_UNSET,
         };
         if (source && !(r->source = strdup(source)))
                 return NULL;

@@ -45,6 +45,10 @@
  *                                 record too, for root's and system services' crashes as well
  *                                 (system: a fleet's collector), or none; default: JournalCore= of
  *                                 coredumpd.conf. A root-only core (setuid) never goes in.
+ *   Notify=first|every|none       which of its crashes start the hook coredumpd-crash@CRASH_ID.service
+ *                                 (crash/notify.h): the first of a signature in its rate-limit interval
+ *                                 (first, the default: a crash loop starts one per interval), every
+ *                                 one, or none (nor coredumpd-new-signature@SIGNATURE.service)
  *   UserspaceDump=stacks|stacks+heap-refs|all-writable|none
  *                                 what the core coredumpd writes itself for Action=userspace holds:
  *                                 registers and notes of every thread, the first page of each mapped
@@ -131,7 +135,18 @@ struct policy_rule {
         int on_repeat;          /* POLICY_UNSET, ACTION_REJECT or ACTION_USERSPACE */
         uint64_t max_age_usec;  /* 0: unset (MaxAge= of coredumpd.conf); USEC_INFINITY: no limit */
         int journal_core;       /* POLICY_UNSET or enum journal_core */
+        int notify;             /* POLICY_UNSET (means first) or enum notify */
 };
+
+/* Notify=: which crashes of a rule start the hooks (crash/notify.h). */
+enum notify {
+        NOTIFY_FIRST,
+        NOTIFY_EVERY,
+        NOTIFY_NONE,
+        _NOTIFY_MAX,
+};
+const char *notify_to_string(enum notify n);
+int notify_from_string(const char *s, enum notify *ret);
 
 struct policy {
         atomic_uint n_ref;

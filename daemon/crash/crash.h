@@ -65,6 +65,8 @@ struct crash {
         size_t journal_core_size;
         char journal_core_error[256];
 
+        bool first_seen;                /* its signature's first crash on this host (crash/first-seen.h) */
+
         enum crash_result result;
         char error[256];
 };

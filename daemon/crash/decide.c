@@ -190,6 +190,7 @@ int policy_decide(const struct policy *p, const struct config *config, struct cr
                 .max_age_usec = rule ? rule->max_age_usec : 0,
                 .journal_core = rule && rule->journal_core != POLICY_UNSET ? (enum journal_core) rule->journal_core
                                                                            : config->journal_core,
+                .notify = rule && rule->notify != POLICY_UNSET ? (enum notify) rule->notify : NOTIFY_FIRST,
         };
         return ret->rule ? 0 : -ENOMEM;
 }

@@ -27,6 +27,7 @@ struct decision {
         uint64_t max_age_usec;  /* the rule's MaxAge=, kept on the core; 0: MaxAge= of coredumpd.conf */
         unsigned repeat;        /* this crash's number for its signature in the interval; 0: not counted */
         enum journal_core journal_core; /* which records carry the compact core (JournalCore=) */
+        enum notify notify;     /* which crashes start the hooks (Notify=, crash/notify.h) */
 };
 
 /* The context parts (enum context_part) a rule's Match*= read, MatchSignature= aside (the

@@ -167,6 +167,8 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         int k = 0;
 
         k = k ?: fields_set_text(f, FIELD_RESULT, crash_result_to_string(c->result));
+        if (c->first_seen)
+                k = k ?: fields_set_unsigned(f, FIELD_FIRST_SEEN, 1);
         if (c->have_request)
                 k = k ?: fields_set_unsigned(f, FIELD_REQUEST_MASK, c->request.mask);
         if (c->acked)

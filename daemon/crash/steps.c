@@ -512,10 +512,12 @@ void step_record(const struct crash_env *env, struct crash *c) {
          * record in the journal too (a datagram its socket keeps until the new journald reads it). */
         if (c->journald)
                 record_crash_to_kmsg(c);
+        crash_note_first_seen(env, c);
         /* The user's copy first: whether it was filed decides the system record's message id (each
          * crash once in coredumpctl, crash/record.h). */
         bool copy_filed = env->user_records && record_crash_for_user(c, env->user_record_sink, env->user_record_userdata);
         record_crash(c, copy_filed, env->record_sink, env->record_userdata);
+        crash_notify(env, c);
 }
 
 void crash_continue(const struct crash_env *env, struct connection *conn, struct crash *c) {

@@ -25,6 +25,8 @@
 #include "crash/authenticate.h"
 #include "crash/connection.h"
 #include "crash/crash.h"
+#include "crash/first-seen.h"
+#include "crash/notify.h"
 #include "crash/record.h"
 #include "crash/repeats.h"
 #include "selfdump/probe.h"
@@ -49,6 +51,9 @@ struct crash_env {
         sem_t *unwind_slots;            /* unwinders that may run at once (crash/backtrace.h); NULL: any */
         uint64_t exit_wait_usec;        /* compression waits this long at most for the released task's
                                          * exit (its teardown); 0: not at all */
+        struct first_seen *first_seen;  /* the signatures seen on this host, or NULL (crash/first-seen.h) */
+        hook_start_fn hook_start;       /* the hook units to start (crash/notify.h), or NULL: none */
+        void *hook_userdata;
 };
 
 /* The peer must be a task the kernel is dumping; a refused peer is logged by the authenticator
@@ -78,7 +83,7 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
 void step_release(struct connection *conn, struct crash *c);
 /* After the task is released: compresses a core that was taken plain, then vacuums the store. */
 void step_keep(const struct crash_env *env, struct crash *c);
-/* One log line for a handled crash and the record. */
+/* One log line for a handled crash and the record; then the hooks it starts (crash/notify.h). */
 void step_record(const struct crash_env *env, struct crash *c);
 
 void crash_handle(const struct crash_env *env, struct connection *conn);

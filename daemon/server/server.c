@@ -386,6 +386,9 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .host = &s->host,
                 .unwind_slots = &s->unwind_slots,
                 .exit_wait_usec = o->exit_wait_usec,
+                .first_seen = o->first_seen,
+                .hook_start = o->hook_start,
+                .hook_userdata = o->hook_userdata,
         };
 
         s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -78,6 +78,9 @@ struct server_options {
                                          * the peers are no crashing tasks and never exit (tests) */
         bool handle_signals;            /* SIGTERM/SIGINT/SIGHUP (must be blocked by the caller) */
         bool notify;                    /* sd_notify() READY=1 / STOPPING=1 */
+        struct first_seen *first_seen;  /* signatures seen on this host, not owned; may be NULL */
+        hook_start_fn hook_start;       /* the hooks (server/hooks.h: hooks_start()); NULL: none */
+        void *hook_userdata;
 };
 
 int server_new(const struct server_options *o, struct server **ret);

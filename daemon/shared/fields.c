@@ -97,6 +97,8 @@ const struct field_def field_table[_FIELD_MAX] = {
         /* "site": a repeat not unwound, its signature the one its site was last unwound to */
         [FIELD_SIGNATURE_FROM]    = { "COREDUMPD_SIGNATURE_FROM",   NULL,                        FIELD_RAW },
         [FIELD_REPEAT]            = { "COREDUMPD_REPEAT",           "user.coredumpd.repeat",     FIELD_DECIMAL },
+        /* 1: the first crash of its signature recorded on this host (crash/first-seen.h) */
+        [FIELD_FIRST_SEEN]        = { "COREDUMPD_FIRST_SEEN",       NULL,                        FIELD_DECIMAL },
         /* checked line by line on the way in (shared/saved-files.c) */
         [FIELD_SAVED_FILE]        = { "COREDUMPD_SAVED_FILE",       NULL,                        FIELD_RAW },
         /* the cell was late, died or answered nonsense (crash/keep-files.h): a path in it escaped */

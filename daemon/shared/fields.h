@@ -103,6 +103,7 @@ enum field {
         FIELD_SITE,
         FIELD_SIGNATURE_FROM,
         FIELD_REPEAT,
+        FIELD_FIRST_SEEN,
         /* what was kept with the core: a container's ELF objects (shared/saved-files.h) */
         FIELD_SAVED_FILE,
         /* why a container's files are not all listed or kept (crash/keep-files.h) */

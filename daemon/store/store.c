@@ -56,6 +56,7 @@ void store_set_limits(struct store *s, const struct config *config) {
                 .max_use_per_user = config->max_use_per_user,
                 .keep_free = config->keep_free,
                 .max_age_usec = config->max_age_usec,
+                .keep_per_signature = config->keep_per_signature,
                 .compress_level = config->compress_level,
         };
         pthread_mutex_lock(&s->limits_lock);

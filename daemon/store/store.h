@@ -26,6 +26,8 @@ struct store_limits {
         uint64_t max_use_per_user;      /* SIZE_AUTO or bytes */
         uint64_t keep_free;             /* SIZE_AUTO or bytes */
         uint64_t max_age_usec;          /* MaxAge=: cores older are removed; USEC_INFINITY: never */
+        unsigned keep_per_signature;    /* KeepPerSignature=: the newest cores of a signature and tenant
+                                         * kept; 0: any number */
         int compress_level;
 };
 
@@ -180,6 +182,21 @@ char *store_attachment_name(const char *core_name, unsigned n);
 /* Whether name is an attachment; *ret_base_len (may be NULL) is the length of its core's name
  * without .zst. */
 bool store_name_is_attachment(const char *name, size_t *ret_base_len);
+/* The uid in a core's name, core.<comm>.<uid>.… (store_core_name(): the comm is escaped and holds
+ * no '.'); UINT32_MAX if it has none. */
+uint32_t store_name_uid(const char *name);
+/* Whether name is a core's in the store: core.*, no '/', not an attachment. */
+bool store_name_is_core(const char *name);
+/* Removes the core name (relative to the store's dir_fd; never through a symlink, only a regular
+ * file) and the files kept with it, for requester: root any; another uid only a core whose
+ * record's uid (user.coredump.uid) is theirs and that is theirs to read (its owner, or an ACL entry
+ * of theirs with read: a dumpable crash's core; not a setuid or root-only one; on a file system
+ * without user.* attributes, such as tmpfs before Linux 6.6, the uid in the core's name, which only
+ * the daemon gives). 0 and
+ * *ret_removed (the files removed), or -errno with why: -EPERM (not theirs), -EINVAL (not a core's
+ * name), -ENOENT, -EBADF (not a regular file), -ELOOP (a symlink). */
+int store_remove_core(int dir_fd, const char *name, uid_t requester, unsigned *ret_removed, char *why, size_t why_size);
+
 /* Copies src_fd (a regular file, at most max_size bytes, else -EFBIG) into the store as name: an
  * O_TMPFILE, 0640 root:root with the core's read ACL for reader_uid, linked when complete (never
  * over an existing name). *ret_disk_size gets what it takes. Negative: nothing kept; why is in

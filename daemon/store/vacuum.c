@@ -26,6 +26,7 @@ struct stored_file {
         uint64_t disk_size;
         struct tenant owner;    /* its tenant attribute, else the uid of its name (UINT32_MAX: none) */
         uint64_t max_age_usec;  /* its rule's MaxAge= (user.coredumpd.max_age); 0: the store's */
+        char signature[17];     /* user.coredumpd.signature; "": none (KeepPerSignature= spares it) */
         bool removed;
         bool attached;          /* a file kept with a core that is there: goes with it */
         struct stored_file *core;       /* for an attached file: its core */
@@ -52,8 +53,7 @@ static int stored_file_compare(const void *a, const void *b) {
         return strcmp(x->name, y->name);
 }
 
-/* core.<comm>.<uid>.… (store_core_name(): the comm is escaped and holds no '.'). */
-static uint32_t name_uid(const char *name) {
+uint32_t store_name_uid(const char *name) {
         const char *p = strchr(name + 5, '.');
         char *end;
 
@@ -77,7 +77,7 @@ static int read_xattr(int fd, const char *name, char *buf, size_t size) {
  * its owner attribute, else the uid in its name. And how old it may grow: the MaxAge= of the rule
  * that kept it, if that rule said. */
 static void file_attributes(int dir_fd, struct stored_file *f) {
-        f->owner = (struct tenant) { .uid = name_uid(f->name) };
+        f->owner = (struct tenant) { .uid = store_name_uid(f->name) };
         _cleanup_close_ int fd = openat(dir_fd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         char v[TENANT_TEXT_MAX];
         if (fd < 0)
@@ -91,6 +91,9 @@ static void file_attributes(int dir_fd, struct stored_file *f) {
         uint64_t age;
         if (read_xattr(fd, field_table[FIELD_MAX_AGE].xattr, v, sizeof v) >= 0 && parse_max_age(v, &age) >= 0)
                 f->max_age_usec = age;
+        if (read_xattr(fd, field_table[FIELD_SIGNATURE].xattr, v, sizeof v) >= 0 && strlen(v) == 16 &&
+            strspn(v, "0123456789abcdef") == 16)
+                memcpy(f->signature, v, sizeof f->signature);
 }
 
 /* The core whose attachment name is (store_name_is_attachment()), if it is there. */
@@ -360,6 +363,9 @@ static bool tally_holds(struct store *s, const struct store_limits *l, const cha
 
         if (!t->valid || !keep || t->max_age_usec != l->max_age_usec || !new_core_look(s->dir_fd, keep, &f))
                 return false;
+        /* KeepPerSignature= counts the signature's cores: the store is listed for one that has one. */
+        if (l->keep_per_signature > 0 && f.signature[0])
+                return false;
         struct user_usage *u = user_of(t->users, t->n_users, &f.owner);
         uint64_t usage = t->usage + f.disk_size, user = (u ? u->usage : 0) + f.disk_size;
         uint64_t expiry = MIN(t->next_expiry, expiry_of(l, &f));
@@ -369,6 +375,22 @@ static bool tally_holds(struct store *s, const struct store_limits *l, const cha
         u->usage = user;
         t->next_expiry = expiry;
         return true;
+}
+
+/* How many cores of file i's signature and tenant stay newer than it (or are keep, which stays
+ * whatever its time). */
+static unsigned newer_of_signature(const struct stored_files *l, const char *keep, size_t i) {
+        const struct stored_file *f = &l->files[i];
+        unsigned n = 0;
+        for (size_t k = 0; k < l->n; k++) {
+                const struct stored_file *g = &l->files[k];
+                bool is_keep = keep && strcmp(g->name, keep) == 0;
+                if (k == i || g->removed || g->attached || (k < i && !is_keep) || strcmp(g->signature, f->signature) != 0 ||
+                    !tenant_equal(&g->owner, &f->owner))
+                        continue;
+                n++;
+        }
+        return n;
 }
 
 int store_vacuum(struct store *s, const char *keep, const char *tag) {
@@ -417,6 +439,17 @@ int store_vacuum(struct store *s, const char *keep, const char *tag) {
                         continue;
                 removed += remove_stored(s, &files, users, n_users, f, "MaxAge=", &free_space, tag);
         }
+
+        /* Then KeepPerSignature=: of each signature and tenant only the newest so many, the new
+         * core among them. */
+        if (l.keep_per_signature > 0)
+                for (size_t i = files.n; i-- > 0;) {
+                        struct stored_file *f = &files.files[i];
+                        if (f->removed || f->attached || !f->signature[0] || (keep && strcmp(f->name, keep) == 0) ||
+                            newer_of_signature(&files, keep, i) < l.keep_per_signature)
+                                continue;
+                        removed += remove_stored(s, &files, users, n_users, f, "KeepPerSignature=", &free_space, tag);
+                }
 
         for (;;) {
                 const char *why = NULL;

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+
+#include "server/hooks.h"
+#include "shared/cleanup.h"
+#include "shared/log.h"
+#include "shared/timestamp.h"
+#include "shared/unit-name.h"
+
+/* systemd's system unit search path (systemd.unit(5)), where a template's .wants/ may be. */
+static const char *const default_unit_dirs[] = {
+        "/etc/systemd/system.control", "/run/systemd/system.control", "/run/systemd/transient",
+        "/run/systemd/generator.early", "/etc/systemd/system", "/etc/systemd/system.attached",
+        "/run/systemd/system", "/run/systemd/system.attached", "/run/systemd/generator",
+        "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system",
+        "/run/systemd/generator.late", NULL,
+};
+
+struct hook_job {
+        enum hook hook;
+        char unit[UNIT_NAME_MAX + 1];
+};
+
+struct hooks {
+        pthread_t thread;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;            /* a job queued, the stop, the queue drained */
+        struct hook_job queue[HOOKS_QUEUE_MAX];
+        size_t head, n;
+        bool busy;                      /* the thread works on a job taken off the queue */
+        bool stop;
+        bool done;                      /* the thread has ended */
+        bool drop_said;                 /* a full queue was said since it last drained */
+        unsigned n_dropped, n_started, n_unwanted;
+
+        char **unit_dirs;
+        char *bus_address;
+        sd_bus *bus;                    /* the thread's own */
+        bool bus_failure_said;
+};
+
+/* Whether dir/name is a directory with an entry (a drop-in directory: a *.conf). */
+static bool dir_has_entry(const char *dir, const char *name, const char *suffix) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int) sizeof path)
+                return false;
+        DIR *d = opendir(path);
+        if (!d)
+                return false;
+        bool found = false;
+        for (struct dirent *e; !found && (e = readdir(d));) {
+                size_t n = strlen(e->d_name);
+                if (e->d_name[0] == '.')
+                        continue;
+                found = !suffix || (n > strlen(suffix) && strcmp(e->d_name + n - strlen(suffix), suffix) == 0);
+        }
+        closedir(d);
+        return found;
+}
+
+static bool template_wanted(const struct hooks *h, enum hook hook) {
+        static const struct {
+                const char *dir_suffix, *entry_suffix;
+        } kinds[] = { { ".wants", NULL }, { ".requires", NULL }, { ".upholds", NULL }, { ".d", ".conf" } };
+        const char *template = hook_template(hook);
+        char name[PATH_MAX];
+
+        for (char **dir = h->unit_dirs; *dir; dir++) {
+                /* A copy of the template of the administrator's (or a runtime one) may say Wants=
+                 * itself: not read here, taken as wanting something. */
+                if (strncmp(*dir, "/etc/", 5) == 0 || strncmp(*dir, "/run/", 5) == 0) {
+                        struct stat st;
+                        snprintf(name, sizeof name, "%s/%s", *dir, template);
+                        if (stat(name, &st) == 0)
+                                return true;
+                }
+                for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+                        snprintf(name, sizeof name, "%s%s", template, kinds[k].dir_suffix);
+                        if (dir_has_entry(*dir, name, kinds[k].entry_suffix))
+                                return true;
+                }
+        }
+        return false;
+}
+
+static int bus_open(struct hooks *h) {
+        sd_bus *bus = NULL;
+        int r;
+
+        if (h->bus)
+                return 0;
+        if (h->bus_address) {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, h->bus_address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(bus, 1);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = sd_bus_set_method_call_timeout(bus, HOOKS_CALL_TIMEOUT_USEC);
+        if (r < 0) {
+                sd_bus_flush_close_unref(bus);
+                return r;
+        }
+        h->bus = bus;
+        return 0;
+}
+
+static void start_unit(struct hooks *h, const struct hook_job *job) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+
+        int r = bus_open(h);
+        if (r < 0) {
+                /* No bus (no dbus on this host, or it is down): said once until one works. */
+                log_full_errno(h->bus_failure_said ? LOG_DEBUG : LOG_WARNING, r,
+                               "Cannot start hook unit %s: cannot connect to the system bus: %m", job->unit);
+                h->bus_failure_said = true;
+                return;
+        }
+        /* "fail": a start never replaces a job queued for the unit (a stop at shutdown). */
+        r = sd_bus_call_method(h->bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                               "org.freedesktop.systemd1.Manager", "StartUnit", &error, &reply, "ss", job->unit, "fail");
+        if (r < 0) {
+                log_warning_errno(r, "Cannot start hook unit %s: %s", job->unit, error.message ? error.message : strerror(-r));
+                /* A broken connection is made anew for the next unit. */
+                if (!sd_bus_is_open(h->bus))
+                        h->bus = sd_bus_flush_close_unref(h->bus);
+        } else {
+                h->bus_failure_said = false;
+                log_info("Started hook unit %s.", job->unit);
+        }
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        pthread_mutex_lock(&h->lock);
+        if (r >= 0)
+                h->n_started++;
+        pthread_mutex_unlock(&h->lock);
+}
+
+static void *hooks_thread(void *userdata) {
+        struct hooks *h = userdata;
+
+        pthread_mutex_lock(&h->lock);
+        for (;;) {
+                h->busy = false;
+                if (h->n == 0) {
+                        h->drop_said = false;
+                        pthread_cond_broadcast(&h->cond); /* hooks_settle() */
+                }
+                while (!h->stop && h->n == 0)
+                        pthread_cond_wait(&h->cond, &h->lock);
+                if (h->stop)
+                        break;
+                struct hook_job job = h->queue[h->head];
+                h->head = (h->head + 1) % HOOKS_QUEUE_MAX;
+                h->n--;
+                h->busy = true;
+                pthread_mutex_unlock(&h->lock);
+
+                if (template_wanted(h, job.hook))
+                        start_unit(h, &job);
+                else {
+                        log_debug("Not starting %s: nothing is wanted by %s.", job.unit, hook_template(job.hook));
+                        pthread_mutex_lock(&h->lock);
+                        h->n_unwanted++;
+                        pthread_mutex_unlock(&h->lock);
+                }
+                pthread_mutex_lock(&h->lock);
+        }
+        h->done = true;
+        pthread_cond_broadcast(&h->cond);
+        pthread_mutex_unlock(&h->lock);
+        return NULL;
+}
+
+static void hooks_release(struct hooks *h) {
+        sd_bus_flush_close_unref(h->bus);
+        for (char **d = h->unit_dirs; d && *d; d++)
+                free(*d);
+        free(h->unit_dirs);
+        free(h->bus_address);
+        pthread_cond_destroy(&h->cond);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+}
+
+struct hooks *hooks_new(const struct hooks_options *o) {
+        const char *const *dirs = o && o->unit_dirs ? o->unit_dirs : default_unit_dirs;
+        size_t n = 0;
+
+        struct hooks *h = calloc(1, sizeof *h);
+        if (!h)
+                return NULL;
+        pthread_mutex_init(&h->lock, NULL);
+        pthread_cond_init(&h->cond, NULL);
+        while (dirs[n])
+                n++;
+        h->unit_dirs = calloc(n + 1, sizeof *h->unit_dirs);
+        bool ok = h->unit_dirs != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+                ok = (h->unit_dirs[i] = strdup(dirs[i])) != NULL;
+        if (ok && o && o->bus_address)
+                ok = (h->bus_address = strdup(o->bus_address)) != NULL;
+        if (!ok) {
+                hooks_release(h);
+                log_error_errno(ENOMEM, "No hooks: %m");
+                return NULL;
+        }
+        int r = pthread_create(&h->thread, NULL, hooks_thread, h);
+        if (r != 0) {
+                hooks_release(h);
+                log_error_errno(r, "No hooks: cannot start their thread: %m");
+                return NULL;
+        }
+        return h;
+}
+
+void hooks_free(struct hooks *h) {
+        if (!h)
+                return;
+        pthread_mutex_lock(&h->lock);
+        h->stop = true;
+        pthread_cond_broadcast(&h->cond);
+        /* A call to systemd under way ends within HOOKS_CALL_TIMEOUT_USEC; the stop waits half a
+         * second at most, then leaves the thread (and what it uses) to the exit. */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 500 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+        }
+        while (!h->done)
+                if (pthread_cond_timedwait(&h->cond, &h->lock, &until) == ETIMEDOUT)
+                        break;
+        bool done = h->done;
+        pthread_mutex_unlock(&h->lock);
+        if (!done) {
+                log_debug("A hook unit's start is still under way: not waiting for it.");
+                pthread_detach(h->thread);
+                return;
+        }
+        pthread_join(h->thread, NULL);
+        hooks_release(h);
+}
+
+void hooks_start(enum hook hook, const char *unit, void *userdata) {
+        struct hooks *h = userdata;
+
+        if (!h || !unit || strlen(unit) > UNIT_NAME_MAX)
+                return;
+        pthread_mutex_lock(&h->lock);
+        if (h->stop || h->n >= HOOKS_QUEUE_MAX) {
+                h->n_dropped++;
+                bool say = !h->stop && !h->drop_said;
+                h->drop_said = true;
+                pthread_mutex_unlock(&h->lock);
+                log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
+                               "Not starting hook unit %s: %u waiting already (the next such are logged at debug level).",
+                               unit, HOOKS_QUEUE_MAX);
+                return;
+        }
+        struct hook_job *job = &h->queue[(h->head + h->n) % HOOKS_QUEUE_MAX];
+        job->hook = hook;
+        snprintf(job->unit, sizeof job->unit, "%s", unit);
+        h->n++;
+        pthread_cond_broadcast(&h->cond);
+        pthread_mutex_unlock(&h->lock);
+}
+
+bool hooks_settle(struct hooks *h, uint64_t timeout_usec) {
+        uint64_t until = now_monotonic_usec() + timeout_usec;
+        pthread_mutex_lock(&h->lock);
+        while ((h->n > 0 || h->busy) && now_monotonic_usec() < until) {
+                pthread_mutex_unlock(&h->lock);
+                struct timespec t = { .tv_nsec = 10 * 1000000L };
+                nanosleep(&t, NULL);
+                pthread_mutex_lock(&h->lock);
+        }
+        bool settled = h->n == 0 && !h->busy;
+        pthread_mutex_unlock(&h->lock);
+        return settled;
+}
+
+unsigned hooks_n_started(struct hooks *h) {
+        pthread_mutex_lock(&h->lock);
+        unsigned n = h->n_started;
+        pthread_mutex_unlock(&h->lock);
+        return n;
+}
+
+unsigned hooks_n_unwanted(struct hooks *h) {
+        pthread_mutex_lock(&h->lock);
+        unsigned n = h->n_unwanted;
+        pthread_mutex_unlock(&h->lock);
+        return n;
+}
