@@ -217,7 +217,13 @@ bool repeats_count_by_site(struct repeats *r, const struct tenant *owner, const 
 
 unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
                        uint64_t interval_usec, uint64_t now_usec) {
+        return repeats_count_seen(r, owner, signature, site, interval_usec, now_usec, NULL);
+}
+
+unsigned repeats_count_seen(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
+                            uint64_t interval_usec, uint64_t now_usec, bool *ret_first_seen) {
         struct repeat *x = NULL;
+        bool first_seen = false;
         unsigned n;
 
         pthread_mutex_lock(&r->lock);
@@ -246,6 +252,7 @@ unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char
                 else
                         x = oldest;
                 *x = (struct repeat) { .owner = { .uid = owner->uid, .userns = owner->userns }, .window_start = now_usec };
+                first_seen = true;
                 snprintf(x->signature, sizeof x->signature, "%s", signature);
         }
         if (!window_current(x, interval_usec, now_usec)) {
@@ -258,5 +265,7 @@ unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char
                 repeats_learn_site(r, x, site);
         r->dirty = true;
         pthread_mutex_unlock(&r->lock);
+        if (ret_first_seen)
+                *ret_first_seen = first_seen;
         return n;
 }

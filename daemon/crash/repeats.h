@@ -55,6 +55,10 @@ void repeats_sync(struct repeats *r);
  * this crash's number in its interval: 1 for the first. */
 unsigned repeats_count(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
                        uint64_t interval_usec, uint64_t now_usec);
+/* The same; *ret_first_seen (may be NULL) tells whether the signature was new to the owner's
+ * counters (first seen, as far as they remember: REPEATS_PER_OWNER signatures). */
+unsigned repeats_count_seen(struct repeats *r, const struct tenant *owner, const char *signature, const char *site,
+                            uint64_t interval_usec, uint64_t now_usec, bool *ret_first_seen);
 
 /* A repeat known without unwinding: when owner's site key was last unwound to a signature that
  * already had burst or more crashes in its current interval, this crash is counted as one more of
