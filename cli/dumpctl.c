@@ -49,7 +49,8 @@ static void help(void) {
                "  policy                   Show the effective policy rules\n"
                "  check                    Check the configuration and policy as coredumpd reads them\n"
                "  reload                   Check, then have a running coredumpd re-read them\n"
-               "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n\n"
+               "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n"
+               "  metrics                  Print coredumpd's counters in Prometheus' text format\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
                "name (comm).\n\n"
@@ -66,7 +67,8 @@ static void help(void) {
                "     --json=MODE                 list, info, groups: JSON, MODE short, pretty or off\n"
                "     --no-legend                 list, groups: no header line\n"
                "     --no-pager                  Do not pipe the output into a pager\n"
-               "  -o --output=FILE               dump: write the core to FILE, not stdout\n"
+               "  -o --output=FILE               dump: write the core to FILE, not stdout; metrics: replace\n"
+               "                                 FILE with them (a new file renamed over it)\n"
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --root=ROOT                 Another system's root: its journal, its cores under ROOT\n"
@@ -340,6 +342,7 @@ int main(int argc, char *argv[]) {
                 { "check", verb_check, false, true },
                 { "reload", verb_reload, false, false },
                 { "vacuum", verb_vacuum, false, false },
+                { "metrics", verb_metrics, false, false },
         };
         int status = EXIT_USAGE;
 

@@ -175,3 +175,4 @@ int verb_policy(void);
 int verb_check(void);
 int verb_reload(void);
 int verb_vacuum(void);
+int verb_metrics(void);
