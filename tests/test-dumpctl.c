@@ -1490,7 +1490,7 @@ TEST(field_values_each_once) {
 }
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
-                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
+                  "'result','reason','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
                   "'recorder','host','sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare

@@ -109,4 +109,18 @@ done
 ! grep -q "\"pid\":$loop3," "$WORK/ulist" || die "the second repeat $loop3 was told too (one note per interval)"
 [ "$(delta coredumpd_user_notes_total)" = 3 ] && [ "$(delta coredumpd_user_notes_withheld_total)" = 1 ] ||
 	die "user notes: +$(delta coredumpd_user_notes_total) told, +$(delta coredumpd_user_notes_withheld_total) withheld; want 3 and 1"
+
+# The shipped unit writes them, in its sandbox, into node-exporter's textfile directory (made here:
+# prometheus-node-exporter is not in the image), a whole file readable by node-exporter's user.
+if systemctl cat coredumpd-metrics.service >/dev/null 2>&1 && [ ! -e /var/lib/prometheus ]; then
+	mkdir -p /var/lib/prometheus/node-exporter
+	on_exit "rm -rf /var/lib/prometheus"
+	systemctl start coredumpd-metrics.service || { journalctl -b -u coredumpd-metrics.service | tail; die "coredumpd-metrics.service failed"; }
+	prom=/var/lib/prometheus/node-exporter/coredumpd.prom
+	[ "$(stat -c %a "$prom")" = 644 ] || die "$prom is mode $(stat -c %a "$prom")"
+	[ "$(val "$prom" coredumpd_cores_stored_total)" -ge "$(val "$WORK/after" coredumpd_cores_stored_total)" ] ||
+		die "$prom holds other counts than dumpctl metrics"
+	[ "$(val "$prom" coredumpd_registered)" = 1 ] || die "$prom says coredumpd is not registered"
+	ls /var/lib/prometheus/node-exporter | grep -v '^coredumpd.prom$' && die "a temporary file was left"
+fi
 say "# report: metrics: 6 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason"
