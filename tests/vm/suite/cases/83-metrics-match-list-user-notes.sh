@@ -1,10 +1,11 @@
-# After a known set of crashes of a regular user — one kept, one rejected by a rule, one by
-# builtin:rlimit-zero (a shell with a soft RLIMIT_CORE of 0), a loop of three at one site with
-# RateLimitBurst=1 (one kept, two repeats rejected) — what `dumpctl metrics` counted meanwhile
+# After a known set of crashes of a regular user — one rejected by a rule, one by
+# builtin:rlimit-zero (a shell with a soft RLIMIT_CORE of 0), two at one site with
+# RateLimitBurst=1 (one kept, the repeat rejected) — what `dumpctl metrics` counted meanwhile
 # equals what `dumpctl list` shows of them; the text parses as Prometheus' format would have it.
 # The user's own `dumpctl list` shows each rejected crash with its reason (a short note in their
-# journal), but for the second repeat (one note per signature's repeats in an interval); the
-# system journal's records are PRIORITY=2 for the kept crashes only, 5 for the rejected ones.
+# journal; the bound on notes is the host tests'); the system journal's records are PRIORITY=2
+# for the kept crash only, 5 for the rejected ones. The shipped unit writes the counters for
+# node-exporter in its sandbox.
 # daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -40,15 +41,15 @@ ucrash() {	# [ulimit -c] ARGS... — uscrash as the user; sets PID
 val() { awk -v s="$2" '$1 == s { v = $2 } END { print v + 0 }' "$1"; }
 delta() { echo $(( $(val "$WORK/after" "$1") - $(val "$WORK/before" "$1") )); }
 
+t0=$(date +%s%N)
 dumpctl metrics > "$WORK/before" || die "dumpctl metrics failed"
 journal_mark
-ucrash unlimited -n mkeep -c abort; keep=$PID
 ucrash unlimited -n mreject -c null; rej=$PID
 ucrash 0 -n mnocore -c null; nocore=$PID
 ucrash unlimited -n mloop -c wild; loop1=$PID
 ucrash unlimited -n mloop -c wild; loop2=$PID
-ucrash unlimited -n mloop -c wild; loop3=$PID
 wait_all_recorded "$WORK/pids" 60
+t1=$(date +%s%N)
 dumpctl metrics > "$WORK/after" || die "dumpctl metrics failed"
 
 # The format: HELP and TYPE before each family's samples, a number after each sample.
@@ -78,16 +79,23 @@ for check in "$C|stored|" "${R}\"rule\"}|rejected|rule" "${R}\"rlimit-zero\"}|re
 	say "$sample: +$d, dumpctl list: $l"
 	[ "$d" = "$l" ] || die "$sample counted $d, dumpctl list shows $l"
 done
-[ "$(n_list stored)" = 2 ] && [ "$(n_list rejected repeat)" = 2 ] && [ "$(n_list rejected rule)" = 1 ] &&
+[ "$(n_list stored)" = 1 ] && [ "$(n_list rejected repeat)" = 1 ] && [ "$(n_list rejected rule)" = 1 ] &&
 	[ "$(n_list rejected rlimit-zero)" = 1 ] || { cat "$WORK/list"; die "not the crashes this case made"; }
-[ "$(delta coredumpd_cores_stored_total)" = 2 ] || die "cores stored: +$(delta coredumpd_cores_stored_total), not 2"
-[ "$(delta coredumpd_ack_latency_seconds_count)" = 6 ] || die "acks timed: +$(delta coredumpd_ack_latency_seconds_count)"
-[ "$(delta coredumpd_release_latency_seconds_count)" = 6 ] || die "releases timed: +$(delta coredumpd_release_latency_seconds_count)"
+[ "$(delta coredumpd_cores_stored_total)" = 1 ] || die "cores stored: +$(delta coredumpd_cores_stored_total), not 1"
+[ "$(delta coredumpd_ack_latency_seconds_count)" = 4 ] || die "acks timed: +$(delta coredumpd_ack_latency_seconds_count)"
+[ "$(delta coredumpd_release_latency_seconds_count)" = 4 ] || die "releases timed: +$(delta coredumpd_release_latency_seconds_count)"
+[ "$(delta coredumpd_user_notes_total)" = 3 ] || die "user notes: +$(delta coredumpd_user_notes_total), not 3"
 
-# Priorities in the system journal.
-for p in $keep:2 $loop1:2 $rej:5 $nocore:5 $loop2:5 $loop3:5; do
-	e=$(wait_entry "${p%:*}" 10) || die "no record of ${p%:*}"
-	[ "$(field PRIORITY "$e")" = "${p#*:}" ] || die "crash ${p%:*}: PRIORITY=$(field PRIORITY "$e"), not ${p#*:}"
+# Priorities in the system journal (one query: "PID PRIORITY" lines).
+_jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
+	function val(k,   m) {
+		if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
+		m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m
+	}
+	{ print val("COREDUMP_PID"), val("PRIORITY") }' > "$WORK/priorities"
+for p in $loop1:2 $rej:5 $nocore:5 $loop2:5; do
+	grep -qx "${p%:*} ${p#*:}" "$WORK/priorities" ||
+		{ cat "$WORK/priorities"; die "crash ${p%:*}: not PRIORITY=${p#*:}"; }
 done
 
 # The user's own list: the rejected crashes with their reason (the notes come off the crash's path).
@@ -106,9 +114,6 @@ for p in $rej:rule $nocore:rlimit-zero $loop2:repeat; do
 	tr '{' '\n' < "$WORK/ulist" | grep "\"pid\":${p%:*}," | grep -q "\"result\":\"rejected\".*\"reason\":\"${p#*:}\"" ||
 		{ cat "$WORK/ulist"; die "the user's list shows ${p%:*} without its reason ${p#*:}"; }
 done
-! grep -q "\"pid\":$loop3," "$WORK/ulist" || die "the second repeat $loop3 was told too (one note per interval)"
-[ "$(delta coredumpd_user_notes_total)" = 3 ] && [ "$(delta coredumpd_user_notes_withheld_total)" = 1 ] ||
-	die "user notes: +$(delta coredumpd_user_notes_total) told, +$(delta coredumpd_user_notes_withheld_total) withheld; want 3 and 1"
 
 # The shipped unit writes them, in its sandbox, into node-exporter's textfile directory (made here:
 # prometheus-node-exporter is not in the image), a whole file readable by node-exporter's user.
@@ -123,4 +128,5 @@ if systemctl cat coredumpd-metrics.service >/dev/null 2>&1 && [ ! -e /var/lib/pr
 	[ "$(val "$prom" coredumpd_registered)" = 1 ] || die "$prom says coredumpd is not registered"
 	ls /var/lib/prometheus/node-exporter | grep -v '^coredumpd.prom$' && die "a temporary file was left"
 fi
-say "# report: metrics: 6 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason"
+t2=$(date +%s%N)
+say "# report: metrics: 4 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason (crashes $(( (t1 - t0) / 1000000 )) ms, checks $(( (t2 - t1) / 1000000 )) ms)"
