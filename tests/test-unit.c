@@ -2031,8 +2031,8 @@ TEST(record_priority_and_reason_by_outcome) {
         }
 }
 
-/* The note of a regular user's rejected crash for their own journal: what and why, at notice, in the
- * coredump message; nothing of the core. Only for a regular user of the host's, never for root, a
+/* The note of a regular user's rejected crash for their own journal: what and why, at notice, with
+ * coredumpd's message id (coredumpctl lists the crash once); nothing of the core. Only for a regular user of the host's, never for root, a
  * system user, a subuid range's task, or a crash that kept a core or failed. */
 TEST(user_note_of_a_rejected_crash) {
         static const struct {
@@ -2070,7 +2070,7 @@ TEST(user_note_of_a_rejected_crash) {
                 if (cases[i].wanted) {
                         _cleanup_(fields_done) struct fields f = {};
                         CHECK_OK(record_build_user_note(&c, &f));
-                        CHECK_STR(fields_get(&f, FIELD_MESSAGE_ID), COREDUMP_MESSAGE_ID);
+                        CHECK_STR(fields_get(&f, FIELD_MESSAGE_ID), COREDUMPD_MESSAGE_ID);
                         CHECK_STR(fields_get(&f, FIELD_PRIORITY), "5");
                         CHECK_STR(fields_get(&f, FIELD_RULE), cases[i].rule);
                         CHECK(fields_get(&f, FIELD_REASON));
