@@ -64,6 +64,7 @@ awk '
 	END { if (bad) { print bad; exit 1 } }' "$WORK/after" || die "dumpctl metrics is not in Prometheus' text format"
 [ "$(val "$WORK/after" coredumpd_registered)" = 1 ] || die "coredumpd_registered is not 1 while core_pattern is ours"
 
+ta=$(date +%s%N)
 # The counts meanwhile against what dumpctl list shows of these crashes.
 dumpctl --json=short list > "$WORK/list" || die "dumpctl list failed"
 n_list() {	# RESULT [REASON]
@@ -86,6 +87,7 @@ done
 [ "$(delta coredumpd_release_latency_seconds_count)" = 4 ] || die "releases timed: +$(delta coredumpd_release_latency_seconds_count)"
 [ "$(delta coredumpd_user_notes_total)" = 3 ] || die "user notes: +$(delta coredumpd_user_notes_total), not 3"
 
+tb=$(date +%s%N)
 # Priorities in the system journal (one query: "PID PRIORITY" lines).
 _jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
 	function val(k,   m) {
@@ -98,6 +100,7 @@ for p in $loop1:2 $rej:5 $nocore:5 $loop2:5; do
 		{ cat "$WORK/priorities"; die "crash ${p%:*}: not PRIORITY=${p#*:}"; }
 done
 
+tc=$(date +%s%N)
 # The user's own list: the rejected crashes with their reason (the notes come off the crash's path).
 seen=
 for _ in $(seq 60); do
@@ -115,6 +118,7 @@ for p in $rej:rule $nocore:rlimit-zero $loop2:repeat; do
 		{ cat "$WORK/ulist"; die "the user's list shows ${p%:*} without its reason ${p#*:}"; }
 done
 
+td=$(date +%s%N)
 # The shipped unit writes them, in its sandbox, into node-exporter's textfile directory (made here:
 # prometheus-node-exporter is not in the image), a whole file readable by node-exporter's user.
 if systemctl cat coredumpd-metrics.service >/dev/null 2>&1 && [ ! -e /var/lib/prometheus ]; then
@@ -129,4 +133,4 @@ if systemctl cat coredumpd-metrics.service >/dev/null 2>&1 && [ ! -e /var/lib/pr
 	ls /var/lib/prometheus/node-exporter | grep -v '^coredumpd.prom$' && die "a temporary file was left"
 fi
 t2=$(date +%s%N)
-say "# report: metrics: 4 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason (crashes $(( (t1 - t0) / 1000000 )) ms, checks $(( (t2 - t1) / 1000000 )) ms)"
+say "# report: metrics: 4 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason (ms: crashes $(( (t1 - t0) / 1000000 )), format $(( (ta - t1) / 1000000 )), list $(( (tb - ta) / 1000000 )), priorities $(( (tc - tb) / 1000000 )), user list $(( (td - tc) / 1000000 )), unit $(( (t2 - td) / 1000000 )))"
