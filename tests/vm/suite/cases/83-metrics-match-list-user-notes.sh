@@ -89,7 +89,8 @@ done
 
 tb=$(date +%s%N)
 # Priorities in the system journal (one query: "PID PRIORITY" lines).
-_jq -o json MESSAGE_ID=$MSGID _UID=0 2>/dev/null | awk '
+# shellcheck disable=SC2086
+_jq -o json $SYSTEM_RECORD 2>/dev/null | awk '
 	function val(k,   m) {
 		if (!match($0, "\"" k "\":\"[^\"]*\"")) return "-"
 		m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:"/, "", m); sub(/"$/, "", m); return m
