@@ -50,7 +50,8 @@ static void help(void) {
                "  check                    Check the configuration and policy as coredumpd reads them\n"
                "  reload                   Check, then have a running coredumpd re-read them\n"
                "  vacuum                   Apply MaxAge=, MaxUse= and KeepFree= to the store now\n"
-               "  remove MATCH...          Remove the matching crashes' cores (a user: their own)\n\n"
+               "  remove MATCH...          Remove the matching crashes' cores (a user: their own)\n"
+               "  metrics                  Print coredumpd's counters in Prometheus' text format\n\n"
                "A MATCH is a PID, an absolute executable path, a unit name (NAME.service, ...),\n"
                "FIELD=VALUE for any recorded field, a crash id (COREDUMPD_CRASH_ID=), or else a command\n"
                "name (comm).\n\n"
@@ -67,7 +68,8 @@ static void help(void) {
                "     --json=MODE                 list, info, groups: JSON, MODE short, pretty or off\n"
                "     --no-legend                 list, groups: no header line\n"
                "     --no-pager                  Do not pipe the output into a pager\n"
-               "  -o --output=FILE               dump: write the core to FILE, not stdout\n"
+               "  -o --output=FILE               dump: write the core to FILE, not stdout; metrics: replace\n"
+               "                                 FILE with them (a new file renamed over it)\n"
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --root=ROOT                 Another system's root: its journal, its cores under ROOT\n"
@@ -342,6 +344,7 @@ int main(int argc, char *argv[]) {
                 { "reload", verb_reload, false, false },
                 { "vacuum", verb_vacuum, false, false },
                 { "remove", verb_remove, true, false },
+                { "metrics", verb_metrics, false, false },
         };
         int status = EXIT_USAGE;
 

@@ -176,3 +176,4 @@ int verb_check(void);
 int verb_reload(void);
 int verb_vacuum(void);
 int verb_remove(void);
+int verb_metrics(void);

@@ -116,6 +116,7 @@ void json_entry(struct json_writer *w, const struct entry *d, bool detailed) {
                 { "action", "COREDUMPD_ACTION" },
                 { "rule", "COREDUMPD_RULE" },
                 { "result", "COREDUMPD_RESULT" },
+                { "reason", "COREDUMPD_REASON" },
                 { "filename", "COREDUMP_FILENAME" },
                 { "boot_id", "COREDUMPD_BOOT_ID" },
                 { "crash_id", "COREDUMPD_CRASH_ID" },

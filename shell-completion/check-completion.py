@@ -49,7 +49,10 @@ else:
 
 # Command lines as bash splits them (at '=' too), the word completed last; what must be offered.
 cases = [
-    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'groups', 'policy', 'check', 'reload', 'vacuum', 'remove']),
+    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'groups', 'policy', 'check', 'reload', 'vacuum',
+                    'remove', 'metrics']),
+    (['dumpctl', 'me'], ['metrics']),
+    (['dumpctl', 'metrics', ''], []),
     (['dumpctl', 'ch'], ['check']),
     (['dumpctl', '--al'], ['--all']),
     (['dumpctl', 'reload', ''], []),

@@ -23,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash/first-seen.h"
 #include "crash/repeats.h"
+#include "crash/user-notes.h"
 #include "fixtures.h"
 #include "store/store.h"
 #include "harness.h"
@@ -96,11 +98,290 @@ static char *read_whole(const char *path, size_t *ret_size) {
         return data;
 }
 
+static bool has_suffix_of(const char *s, const char *suffix) {
+        size_t n = strlen(s), k = strlen(suffix);
+        return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 static size_t count_lines(const char *s) {
         size_t n = 0;
         for (; s && *s; s++)
                 n += *s == '\n';
         return n;
+}
+
+/* ---- Prometheus' text format, checked ---------------------------------------------------------- */
+
+/* A metric or label name. */
+static bool prom_name_ok(const char *s, size_t n, bool label) {
+        if (n == 0)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char ch = s[i];
+                bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (!label && ch == ':') ||
+                          (i > 0 && ch >= '0' && ch <= '9');
+                if (!ok)
+                        return false;
+        }
+        return true;
+}
+
+struct prom_family {
+        char name[128], type[16];
+        bool help;
+        double last_le, last_bucket, inf;
+        bool have_inf;
+};
+
+/* Checks text as the exposition format (0.0.4) has it and as dumpctl(1) promises: every family
+ * with HELP and TYPE before its samples, counters ending in _total, no sample twice, label values
+ * among the bounded sets, histogram buckets ascending and cumulative with +Inf equal to _count.
+ * Returns the number of samples. */
+static size_t prom_check(const char *text) {
+        struct prom_family fams[64] = {};
+        size_t n_fams = 0, n_samples = 0;
+        char **seen = NULL;
+        size_t n_seen = 0;
+        static const char *const label_values[] = {
+                "none", "kernel", "userspace", "reject", "stored", "left-to-userspace", "rejected", "overload",
+                "failed", "rule", "rlimit-zero", "repeat", "no-room", "deadline", "kernel-refused", "self",
+                "no-context", "abandoned", "error", "age", "size", "per-user",
+        };
+
+        CHECK(text && strlen(text) > 0 && text[strlen(text) - 1] == '\n');
+        _cleanup_free_ char *copy = strdup(text);
+        CHECK(copy);
+        for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+                if (strncmp(line, "# HELP ", 7) == 0 || strncmp(line, "# TYPE ", 7) == 0) {
+                        const char *name = line + 7;
+                        size_t k = strcspn(name, " ");
+                        CHECK(prom_name_ok(name, k, false) && name[k] == ' ' && name[k + 1]);
+                        struct prom_family *f = NULL;
+                        for (size_t i = 0; i < n_fams && !f; i++)
+                                if (strlen(fams[i].name) == k && strncmp(fams[i].name, name, k) == 0)
+                                        f = &fams[i];
+                        if (!f) {
+                                CHECK(n_fams < ELEMENTSOF(fams) && k < sizeof fams[0].name);
+                                f = &fams[n_fams++];
+                                memcpy(f->name, name, k);
+                        }
+                        if (line[2] == 'H') {
+                                CHECK(!f->help && !f->type[0]); /* HELP once, before TYPE */
+                                f->help = true;
+                        } else {
+                                CHECK(!f->type[0]);
+                                const char *type = name + k + 1;
+                                CHECK(strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0 ||
+                                      strcmp(type, "histogram") == 0);
+                                snprintf(f->type, sizeof f->type, "%s", type);
+                                if (strcmp(type, "counter") == 0)
+                                        CHECK(has_suffix_of(f->name, "_total"));
+                        }
+                        continue;
+                }
+                CHECK(line[0] != '#');
+                /* name{labels} value */
+                size_t k = strcspn(line, "{ ");
+                CHECK(prom_name_ok(line, k, false));
+                struct prom_family *f = NULL;
+                const char *suffix = "";
+                for (size_t i = 0; i < n_fams && !f; i++) {
+                        size_t fl = strlen(fams[i].name);
+                        if (k < fl || strncmp(line, fams[i].name, fl) != 0)
+                                continue;
+                        const char *rest = line + fl;
+                        size_t rest_len = k - fl;
+                        if (rest_len == 0 && strcmp(fams[i].type, "histogram") != 0)
+                                f = &fams[i];
+                        else if (strcmp(fams[i].type, "histogram") == 0 &&
+                                 ((rest_len == 7 && strncmp(rest, "_bucket", 7) == 0) ||
+                                  (rest_len == 4 && strncmp(rest, "_sum", 4) == 0) ||
+                                  (rest_len == 6 && strncmp(rest, "_count", 6) == 0))) {
+                                f = &fams[i];
+                                suffix = rest;
+                        }
+                }
+                CHECK(f && f->help && f->type[0]); /* declared before its samples */
+                const char *p = line + k;
+                double le = -1;
+                bool inf = false;
+                if (*p == '{') {
+                        p++;
+                        while (*p != '}') {
+                                size_t ln = strcspn(p, "=");
+                                CHECK(prom_name_ok(p, ln, true) && p[ln] == '=' && p[ln + 1] == '"');
+                                const char *v = p + ln + 2;
+                                size_t vl = strcspn(v, "\"\\\n");
+                                CHECK(v[vl] == '"');
+                                if (ln == 2 && strncmp(p, "le", 2) == 0) {
+                                        CHECK(strncmp(suffix, "_bucket", 7) == 0);
+                                        if (vl == 4 && strncmp(v, "+Inf", 4) == 0)
+                                                inf = true;
+                                        else {
+                                                char *end;
+                                                le = strtod(v, &end);
+                                                CHECK(end == v + vl);
+                                        }
+                                } else {
+                                        bool known = false;
+                                        for (size_t i = 0; i < ELEMENTSOF(label_values) && !known; i++)
+                                                known = strlen(label_values[i]) == vl && strncmp(label_values[i], v, vl) == 0;
+                                        CHECK(known); /* bounded: no crash's own name or number */
+                                }
+                                p = v + vl + 1;
+                                if (*p == ',')
+                                        p++;
+                                else
+                                        CHECK(*p == '}');
+                        }
+                        p++;
+                }
+                CHECK(*p == ' ');
+                char *end;
+                double value = strtod(p + 1, &end);
+                CHECK(end != p + 1 && *end == 0 && value >= 0);
+                /* No sample twice. */
+                size_t id_len = (size_t) (p - line);
+                for (size_t i = 0; i < n_seen; i++)
+                        CHECK(!(strlen(seen[i]) == id_len && strncmp(seen[i], line, id_len) == 0));
+                seen = realloc(seen, (n_seen + 1) * sizeof *seen);
+                CHECK(seen && (seen[n_seen++] = strndup(line, id_len)));
+                if (strncmp(suffix, "_bucket", 7) == 0) {
+                        CHECK(!f->have_inf && (inf || le > f->last_le) && value >= f->last_bucket);
+                        f->last_le = le;
+                        f->last_bucket = value;
+                        if (inf) {
+                                f->have_inf = true;
+                                f->inf = value;
+                        }
+                } else if (strcmp(suffix, "_count") == 0)
+                        CHECK(f->have_inf && value == f->inf);
+                n_samples++;
+        }
+        for (size_t i = 0; i < n_fams; i++)
+                CHECK(fams[i].help && fams[i].type[0] &&
+                      (strcmp(fams[i].type, "histogram") != 0 || fams[i].have_inf));
+        for (size_t i = 0; i < n_seen; i++)
+                free(seen[i]);
+        free(seen);
+        return n_samples;
+}
+
+/* The value of the sample "name{labels}" (exactly as printed), or -1 if there is none. */
+static long long prom_value(const char *text, const char *sample) {
+        size_t n = strlen(sample);
+        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (strncmp(p, sample, n) == 0 && p[n] == ' ')
+                        return strtoll(p + n + 1, NULL, 10);
+        return -1;
+}
+
+/* A crash the daemon answers with REJECT (no core data follows). */
+static void reject_crash(struct test_env *e) {
+        struct connection_run run;
+        struct coredump_ack ack;
+
+        connection_run_start(&run, &e->env);
+        fk_send_request(run.kernel_fd, 16, 16, FULL_MASK);
+        CHECK_INT(fk_read_ack(run.kernel_fd, &ack, TIMEOUT_MS), ==, sizeof ack);
+        CHECK_INT(ack.mask & (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT), ==, COREDUMP_REJECT);
+        fk_send_mark(run.kernel_fd, COREDUMP_MARK_REQACK);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, TIMEOUT_MS), ==, 0);
+        connection_run_join(&run);
+}
+
+/* After crashes of known outcomes — 2 stored, 2 repeats rejected, 1 rejected by a rule, 1 by
+ * builtin:rlimit-zero, all of uid 1000 — dumpctl metrics counts exactly those, in a text that parses
+ * as Prometheus' format; the user got a note of each rejected one but the second repeat. */
+TEST(metrics_count_known_outcomes) {
+        struct test_env e;
+        test_env_init(&e, "[Rule]\nName=no\nMatchComm=rejectme\nAction=reject\nWait=no\n\n"
+                          "[Rule]\nName=repeater\nMatchComm=crasher\nAction=kernel\nRateLimitBurst=2\nOnRepeat=reject\n",
+                      NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        e.env.first_seen = first_seen_new(e.store->dir_fd);
+        CHECK(e.env.repeats && e.env.first_seen);
+        e.env.user_records = true;
+        e.peer.uid = e.peer.euid = e.peer.gid = e.peer.egid = 1000;
+        user_notes_reset();
+
+        for (int i = 0; i < 2; i++)
+                free(store_crash(&e, 16384, true));
+        reject_crash(&e);
+        reject_crash(&e);
+        pid_t rejectme = sleeper_start("rejectme", -1), nocore = sleeper_start("nocore", 0);
+        e.peer.pid = rejectme;
+        reject_crash(&e);
+        e.peer.pid = nocore;
+        reject_crash(&e);
+        sleeper_stop(rejectme);
+        sleeper_stop(nocore);
+
+        CHECK_OK(write_text_file(e.dir, "pattern", "@@/run/coredump.socket\n"));
+        _cleanup_free_ char *out = NULL, *bad = NULL, *gone = NULL;
+        CHECK_INT(run(&out, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --config=%s/coredumpd.conf --policy-dir=%s "
+                      "--store=%s metrics", e.dir, dumpctl(), e.dir, e.policy_dir, e.store_dir), ==, 0);
+        CHECK(prom_check(out) > 40);
+        CHECK_INT(prom_value(out, "coredumpd_registered"), ==, 1);
+        CHECK_INT(prom_value(out, "coredumpd_config_problems"), ==, 0);
+        CHECK_INT(prom_value(out, "coredumpd_crashes_total{action=\"kernel\",result=\"stored\",reason=\"none\"}"), ==, 2);
+        CHECK_INT(prom_value(out, "coredumpd_crashes_total{action=\"reject\",result=\"rejected\",reason=\"repeat\"}"), ==, 2);
+        CHECK_INT(prom_value(out, "coredumpd_crashes_total{action=\"reject\",result=\"rejected\",reason=\"rule\"}"), ==, 1);
+        CHECK_INT(prom_value(out, "coredumpd_crashes_total{action=\"reject\",result=\"rejected\",reason=\"rlimit-zero\"}"), ==, 1);
+        CHECK_INT(count_lines(strstr(out, "\ncoredumpd_crashes_total{")) , >, 0);
+        CHECK_INT(prom_value(out, "coredumpd_cores_stored_total"), ==, 2);
+        CHECK(prom_value(out, "coredumpd_core_bytes_stored_total") > 0);
+        CHECK_INT(prom_value(out, "coredumpd_signatures_first_seen_total"), ==, 1);
+        CHECK_INT(prom_value(out, "coredumpd_ack_latency_seconds_count"), ==, 6);
+        CHECK_INT(prom_value(out, "coredumpd_release_latency_seconds_count"), ==, 6);
+        CHECK_INT(prom_value(out, "coredumpd_ack_latency_seconds_bucket{le=\"+Inf\"}"), ==, 6);
+        CHECK_INT(prom_value(out, "coredumpd_user_notes_total"), ==, 3);
+        CHECK_INT(prom_value(out, "coredumpd_user_notes_withheld_total"), ==, 1);
+        CHECK_INT(prom_value(out, "coredumpd_store_cores"), ==, 2);
+        CHECK_INT(prom_value(out, "coredumpd_vacuumed_cores_total{cause=\"size\"}"), ==, 0);
+
+        /* The user's journal: the two stored copies and three notes, each with its reason. */
+        CHECK_INT(record_capture_count(&e.user_records), ==, 5);
+        static const char *const reasons[] = { NULL, NULL, "repeat", "rule", "rlimit-zero" };
+        for (size_t i = 0; i < 5; i++) {
+                _cleanup_free_ char *reason = record_capture_field(&e.user_records, i, "COREDUMPD_REASON");
+                _cleanup_free_ char *priority = record_capture_field(&e.user_records, i, "PRIORITY");
+                if (reasons[i])
+                        CHECK_STR(reason, reasons[i]);
+                else
+                        CHECK(!reason);
+                CHECK_STR(priority, reasons[i] ? "5" : "2");
+        }
+
+        /* A line left out of the configuration, a pattern not ours. */
+        _cleanup_free_ char *conf = NULL;
+        CHECK(asprintf(&conf, "[Coredump]\nStorage=%s\nBogus=1\n", e.store_dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "bad.conf", conf));
+        CHECK_OK(write_text_file(e.dir, "pattern", "|/lib/systemd/systemd-coredump %P\n"));
+        CHECK_INT(run(&bad, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --config=%s/bad.conf --policy-dir=%s "
+                      "--store=%s metrics", e.dir, dumpctl(), e.dir, e.policy_dir, e.store_dir), ==, 0);
+        prom_check(bad);
+        CHECK_INT(prom_value(bad, "coredumpd_registered"), ==, 0);
+        CHECK_INT(prom_value(bad, "coredumpd_config_problems"), ==, 1);
+
+        /* -o: the file replaced whole, readable by node-exporter's user. */
+        CHECK_INT(run(NULL, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --config=%s/coredumpd.conf --policy-dir=%s "
+                      "--store=%s metrics -o %s/coredumpd.prom", e.dir, dumpctl(), e.dir, e.policy_dir, e.store_dir,
+                      e.dir), ==, 0);
+        _cleanup_free_ char *prom_path = NULL;
+        CHECK(asprintf(&prom_path, "%s/coredumpd.prom", e.dir) > 0);
+        size_t size;
+        _cleanup_free_ char *written = read_whole(prom_path, &size);
+        prom_check(written);
+        CHECK_INT(prom_value(written, "coredumpd_cores_stored_total"), ==, 2);
+        struct stat st;
+        CHECK(stat(prom_path, &st) == 0 && (st.st_mode & 07777) == 0644);
+        CHECK_INT(run(&gone, "ls %s | grep -c tmp", e.dir), ==, 1); /* no temporary left */
+
+        e.env.first_seen = first_seen_free(e.env.first_seen);
+        e.env.repeats = repeats_free(e.env.repeats);
+        test_env_done(&e);
 }
 
 TEST(store_fallback_list_info_dump) {
@@ -1329,7 +1610,7 @@ TEST(field_values_each_once) {
 }
 
 #define JSON_KEYS "'time','timestamp','pid','uid','gid','signal','signal_name','comm','exe','unit','action','rule'," \
-                  "'result','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
+                  "'result','reason','filename','boot_id','crash_id','container','core_size','disk_size','truncated','present','source','journal_core','journal_core_size'," \
                   "'recorder','host','sig','corefile','size'"
 
 /* --json=short|pretty: one JSON array of objects with the documented keys, as coredumpctl; bare
@@ -2061,6 +2342,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(sources_errors_and_quiet),
         TEST_ENTRY(unreadable_journal_files_are_named),
         TEST_ENTRY(pager_and_colours_on_a_terminal),
+        TEST_ENTRY(metrics_count_known_outcomes),
 };
 
 int main(int argc, char *argv[]) {

@@ -36,6 +36,7 @@
 #include "crash/backtrace.h"
 #include "crash/cgroup-names.h"
 #include "crash/context.h"
+#include "crash/outcome.h"
 #include "crash/decide.h"
 #include "crash/protocol.h"
 #include "crash/record.h"
@@ -60,6 +61,7 @@
 #include "shared/saved-files.h"
 #include "shared/escape.h"
 #include "shared/fileio.h"
+#include "store/metrics.h"
 #include "shared/ini-file.h"
 #include "shared/log.h"
 #include "shared/names.h"
@@ -2070,6 +2072,220 @@ TEST(record_names_the_container) {
         config_done(&settings);
 }
 
+/* want NULL: no such value. */
+static void check_optional_str(const char *got, const char *want) {
+        if (want)
+                CHECK_STR(got, want);
+        else
+                CHECK(!got);
+}
+
+/* COREDUMP_OWNER_UID= and COREDUMP_SESSION= as systemd derives them, from the slice before the
+ * first unit (user-UID.slice) and that unit (session-N.scope) only: what the task could make below
+ * a delegated unit never counts. */
+TEST(record_session_and_owner_from_the_cgroup) {
+        static const struct {
+                const char *slice, *unit, *owner, *session;
+        } cases[] = {
+                { "user-1000.slice", "session-3.scope", "1000", "3" },
+                { "user-1000.slice", "session-c12.scope", "1000", "c12" },
+                { "user-1001.slice", "user@1001.service", "1001", NULL },
+                { "system.slice", "cron.service", NULL, NULL },
+                { "user-10x0.slice", "session-3.scope", NULL, "3" },
+                { "user-.slice", "session-.scope", NULL, NULL },
+                { "user-4294967295.slice", "session-a/b.scope", NULL, NULL },
+                { "-.slice", NULL, NULL, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash c;
+                struct config settings;
+                config_init_defaults(&settings);
+                crash_init(&c, &settings);
+                c.have_context = true;
+                c.context.pid = 42;
+                c.context.uid = 1000;
+                CHECK(c.context.slice = strdup(cases[i].slice));
+                c.context.unit = cases[i].unit ? strdup(cases[i].unit) : NULL;
+                c.result = CRASH_RESULT_REJECTED;
+                _cleanup_(fields_done) struct fields f = {};
+                CHECK_OK(record_build(&c, &f));
+                check_optional_str(fields_get_name(&f, "COREDUMP_OWNER_UID"), cases[i].owner);
+                check_optional_str(fields_get_name(&f, "COREDUMP_SESSION"), cases[i].session);
+                crash_done(&c);
+                config_done(&settings);
+        }
+}
+
+/* PRIORITY= by what became of the crash: crit for a kept crash within its burst, notice for a
+ * repeat and a policy reject, warning for overload, err for a failure; the reason in one word. */
+TEST(record_priority_and_reason_by_outcome) {
+        static const struct {
+                enum crash_result result;
+                const char *rule;
+                unsigned repeat, burst;
+                int error;
+                const char *priority, *reason;
+        } cases[] = {
+                { CRASH_RESULT_STORED, "keep", 1, 5, 0, "2", NULL },
+                { CRASH_RESULT_STORED, "keep", 0, 0, 0, "2", NULL },
+                { CRASH_RESULT_STORED, "keep", 6, 5, 0, "5", "repeat" },
+                { CRASH_RESULT_USERSPACE, "keep", 6, 5, 0, "5", "repeat" },
+                { CRASH_RESULT_REJECTED, "keep", 6, 5, 0, "5", "repeat" },
+                { CRASH_RESULT_REJECTED, "no", 1, 5, 0, "5", "rule" },
+                { CRASH_RESULT_REJECTED, "builtin:rlimit-zero", 0, 0, 0, "5", "rlimit-zero" },
+                { CRASH_RESULT_OVERLOAD, "overload", 0, 0, 0, "4", "overload" },
+                { CRASH_RESULT_FAILED, "keep", 1, 5, -ENOSPC, "3", "no-room" },
+                { CRASH_RESULT_FAILED, "keep", 1, 5, -ETIMEDOUT, "3", "deadline" },
+                { CRASH_RESULT_FAILED, "keep", 1, 5, -EIO, "3", "error" },
+                { CRASH_RESULT_FAILED, "context-unavailable", 0, 0, -ESRCH, "3", "no-context" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash c;
+                struct config settings;
+                config_init_defaults(&settings);
+                crash_init(&c, &settings);
+                CHECK_OK(crash_set_decision(&c, ACTION_REJECT, cases[i].rule));
+                c.decision.repeat = cases[i].repeat;
+                c.decision.rate_limit_burst = cases[i].burst;
+                c.result = cases[i].result;
+                c.error_code = cases[i].error;
+                _cleanup_(fields_done) struct fields f = {};
+                CHECK_OK(record_build(&c, &f));
+                CHECK_STR(fields_get(&f, FIELD_PRIORITY), cases[i].priority);
+                check_optional_str(fields_get(&f, FIELD_REASON), cases[i].reason);
+                crash_done(&c);
+                config_done(&settings);
+        }
+}
+
+/* The note of a regular user's rejected crash for their own journal: what and why, at notice, with
+ * coredumpd's message id (coredumpctl lists the crash once); nothing of the core. Only for a regular user of the host's, never for root, a
+ * system user, a subuid range's task, or a crash that kept a core or failed. */
+TEST(user_note_of_a_rejected_crash) {
+        static const struct {
+                uint32_t uid, tenant;
+                enum crash_result result;
+                const char *rule;
+                bool wanted;
+        } cases[] = {
+                { 1000, 1000, CRASH_RESULT_REJECTED, "builtin:rlimit-zero", true },
+                { 1000, 1000, CRASH_RESULT_REJECTED, "no", true },
+                { 1000, 1000, CRASH_RESULT_OVERLOAD, "overload", true },
+                { 1000, 1000, CRASH_RESULT_FAILED, "keep", false },
+                { 1000, 1000, CRASH_RESULT_REJECTED, "self", false },
+                { 0, 0, CRASH_RESULT_REJECTED, "no", false },
+                { 33, 33, CRASH_RESULT_REJECTED, "no", false },
+                { 65534, 65534, CRASH_RESULT_REJECTED, "no", false },
+                { 100000, 1000, CRASH_RESULT_REJECTED, "no", false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct crash c;
+                struct config settings;
+                config_init_defaults(&settings);
+                crash_init(&c, &settings);
+                c.have_peer = true;
+                c.peer.tenant = tenant_of_uid(cases[i].tenant);
+                c.have_context = true;
+                c.context.pid = 4242;
+                c.context.uid = cases[i].uid;
+                c.context.gid = cases[i].uid;
+                CHECK(c.context.comm = strdup("crasher"));
+                CHECK(c.context.cmdline = strdup("crasher --secret"));
+                CHECK_OK(crash_set_decision(&c, ACTION_REJECT, cases[i].rule));
+                c.result = cases[i].result;
+                CHECK_INT(record_user_note_wanted(&c), ==, cases[i].wanted);
+                if (cases[i].wanted) {
+                        _cleanup_(fields_done) struct fields f = {};
+                        CHECK_OK(record_build_user_note(&c, &f));
+                        CHECK_STR(fields_get(&f, FIELD_MESSAGE_ID), COREDUMPD_MESSAGE_ID);
+                        CHECK_STR(fields_get(&f, FIELD_PRIORITY), "5");
+                        CHECK_STR(fields_get(&f, FIELD_RULE), cases[i].rule);
+                        CHECK(fields_get(&f, FIELD_REASON));
+                        CHECK(strstr(fields_get(&f, FIELD_MESSAGE), "Process 4242 (crasher) of user 1000"));
+                        CHECK(!fields_get(&f, FIELD_CMDLINE) && !fields_get(&f, FIELD_BACKTRACE) &&
+                              !fields_get(&f, FIELD_FILENAME));
+                        if (strcmp(cases[i].rule, "builtin:rlimit-zero") == 0)
+                                CHECK(strstr(fields_get(&f, FIELD_MESSAGE), "RLIMIT_CORE was 0"));
+                }
+                /* no peer pid set: the ids come from the context */
+                crash_done(&c);
+                config_done(&settings);
+        }
+}
+
+/* The store's counters: atomic adds into the mapped file, read back by another reader; a file of an
+ * older layout (fewer counters) keeps what it has; one that is not ours is replaced, and a reader
+ * refuses it. */
+TEST(metrics_file_counts_and_survives) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        _cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        uint64_t v[_METRICS_COUNTER_MAX];
+        CHECK(dir_fd >= 0);
+        CHECK_INT(metrics_read(dir_fd, v), ==, -ENOENT);
+
+        struct metrics *m = metrics_open(dir_fd);
+        CHECK(m);
+        metrics_count_crash(m, METRICS_ACTION_REJECT, METRICS_RESULT_REJECTED, METRICS_REASON_RLIMIT_ZERO);
+        metrics_count_crash(m, METRICS_ACTION_REJECT, METRICS_RESULT_REJECTED, METRICS_REASON_RLIMIT_ZERO);
+        metrics_add(m, METRICS_CORE_BYTES_STORED, 4096);
+        metrics_max(m, METRICS_QUEUE_PEAK, 7);
+        metrics_max(m, METRICS_QUEUE_PEAK, 3);
+        metrics_observe(m, METRICS_HISTOGRAM_ACK, 700);         /* le 0.001 */
+        metrics_observe(m, METRICS_HISTOGRAM_ACK, 120000000);   /* +Inf only */
+        struct metrics *m2 = metrics_open(dir_fd); /* a second process: dumpctl vacuum */
+        CHECK(m2);
+        metrics_add(m2, METRICS_VACUUMED_CORES + METRICS_VACUUM_AGE, 1);
+        m2 = metrics_close(m2);
+        m = metrics_close(m);
+
+        CHECK_OK(metrics_read(dir_fd, v));
+        CHECK_INT(v[metrics_crash_index(METRICS_ACTION_REJECT, METRICS_RESULT_REJECTED, METRICS_REASON_RLIMIT_ZERO)], ==, 2);
+        CHECK_INT(v[METRICS_CORE_BYTES_STORED], ==, 4096);
+        CHECK_INT(v[METRICS_QUEUE_PEAK], ==, 7);
+        CHECK_INT(v[METRICS_VACUUMED_CORES + METRICS_VACUUM_AGE], ==, 1);
+        CHECK_INT(v[metrics_histogram_index(METRICS_HISTOGRAM_ACK, 1)], ==, 1);
+        CHECK_INT(v[metrics_histogram_index(METRICS_HISTOGRAM_ACK, METRICS_BUCKETS)], ==, 1);
+        CHECK_INT(v[metrics_histogram_index(METRICS_HISTOGRAM_ACK, METRICS_BUCKETS + 1)], ==, 120000700);
+        CHECK_INT(v[metrics_histogram_index(METRICS_HISTOGRAM_ACK, METRICS_BUCKETS + 2)], ==, 2);
+
+        /* An older layout: the first 4 counters only. */
+        struct { char magic[8]; uint32_t version, n; uint64_t c[4]; } old = { .version = METRICS_VERSION, .n = 4,
+                                                                             .c = { 5, 6, 7, 8 } };
+        memcpy(old.magic, METRICS_MAGIC, 8);
+        CHECK(unlinkat(dir_fd, METRICS_FILE, 0) == 0);
+        _cleanup_close_ int fd = openat(dir_fd, METRICS_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        CHECK(fd >= 0 && write(fd, &old, sizeof old) == (ssize_t) sizeof old);
+        CHECK_OK(metrics_read(dir_fd, v));
+        CHECK_INT(v[3], ==, 8);
+        CHECK_INT(v[METRICS_QUEUE_PEAK], ==, 0);
+        m = metrics_open(dir_fd);
+        CHECK(m);
+        metrics_add(m, 3, 1);
+        m = metrics_close(m);
+        CHECK_OK(metrics_read(dir_fd, v));
+        CHECK_INT(v[0], ==, 5);
+        CHECK_INT(v[3], ==, 9);
+        struct stat st;
+        CHECK(fstatat(dir_fd, METRICS_FILE, &st, 0) == 0);
+        CHECK_INT(st.st_size, ==, 16 + 8 * _METRICS_COUNTER_MAX);
+        CHECK_INT(st.st_mode & 07777, ==, 0644);
+
+        /* Not ours: refused by a reader, replaced by a counter. */
+        CHECK(unlinkat(dir_fd, METRICS_FILE, 0) == 0);
+        CHECK_OK(write_text_file(dir, METRICS_FILE, "not counters at all\n"));
+        CHECK_INT(metrics_read(dir_fd, v), ==, -EBADMSG);
+        m = metrics_open(dir_fd);
+        CHECK(m);
+        m = metrics_close(m);
+        CHECK_OK(metrics_read(dir_fd, v));
+        CHECK_INT(v[0], ==, 0);
+        /* A symlink is never followed. */
+        CHECK(unlinkat(dir_fd, METRICS_FILE, 0) == 0);
+        CHECK(symlinkat("/etc/passwd", dir_fd, METRICS_FILE) == 0);
+        CHECK_INT(metrics_read(dir_fd, v), <, 0);
+        tmpdir_remove(dir);
+}
+
 static size_t count_binary(const struct fields *f, const char *name, const void *bytes, size_t size) {
         size_t found = 0, len = strlen(name);
         for (size_t i = 0; i < f->n; i++)
@@ -3867,6 +4083,10 @@ static const struct test_case tests[] = {
         TEST_ENTRY(store_settle_after_the_link),
         TEST_ENTRY(store_reservations_bound_cores_in_flight),
         TEST_ENTRY(store_attachment_names),
+        TEST_ENTRY(record_session_and_owner_from_the_cgroup),
+        TEST_ENTRY(record_priority_and_reason_by_outcome),
+        TEST_ENTRY(user_note_of_a_rejected_crash),
+        TEST_ENTRY(metrics_file_counts_and_survives),
 };
 
 int main(int argc, char *argv[]) {

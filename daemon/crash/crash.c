@@ -51,6 +51,7 @@ int crash_fail(struct crash *c, int err, const char *format, ...) {
         log_crash_errno(c->tag, LOG_ERR, err, "%c%s.", toupper((unsigned char) reason[0]), reason[0] ? reason + 1 : "");
         if (c->result != CRASH_RESULT_FAILED) {
                 c->result = CRASH_RESULT_FAILED;
+                c->error_code = err < 0 ? err : -err;
                 /* The record's error reads as a reason, not a sentence. */
                 snprintf(c->error, sizeof c->error, "%c%s", tolower((unsigned char) reason[0]),
                          reason[0] ? reason + 1 : "");

@@ -55,6 +55,7 @@ struct crash {
         uint64_t released_usec;         /* CLOCK_REALTIME when the connection was closed */
         uint64_t accepted_mono;         /* CLOCK_MONOTONIC when it was authenticated, after accept() */
         uint64_t ack_usec;              /* from accept to the ack: how long we kept the kernel waiting */
+        uint64_t release_usec;          /* from accept to the release: how long the task was held */
         bool have_selfdump;       /* the core in stored is one coredumpd made (act-userspace.c) */
         struct selfdump_result selfdump;
         struct kept_files kept;         /* a container's files, kept with the core (keep-files.h) */
@@ -69,6 +70,7 @@ struct crash {
 
         enum crash_result result;
         char error[256];
+        int error_code;                 /* the errno of the first crash_fail() (negative), 0: none */
 };
 
 void crash_init(struct crash *c, const struct config *settings);

@@ -11,6 +11,7 @@
 #include <systemd/sd-journal.h>
 
 #include "crash/backtrace.h"
+#include "crash/outcome.h"
 #include "crash/record.h"
 #include "parser/client.h"
 #include "shared/cleanup.h"
@@ -111,6 +112,43 @@ static int record_add_container(const struct container_info *ci, struct fields *
         return k ?: fields_set_text(f, FIELD_CONTAINER_CMDLINE, ci->manager_cmdline);
 }
 
+/* "PREFIX<id>SUFFIX" of systemd's unit names (user-1000.slice, session-c3.scope): the id, if it
+ * is 1 to 31 letters and digits (digits only with digits_only), else NULL. */
+static const char *unit_id(const char *name, const char *prefix, const char *suffix, bool digits_only, char buf[static 32]) {
+        size_t p = strlen(prefix), s = strlen(suffix);
+        if (!name || strncmp(name, prefix, p) != 0)
+                return NULL;
+        size_t n = strlen(name);
+        if (n <= p + s || n - p - s >= 32 || strcmp(name + n - s, suffix) != 0)
+                return NULL;
+        for (size_t i = p; i < n - s; i++)
+                if (!(name[i] >= '0' && name[i] <= '9') &&
+                    (digits_only || !((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z'))))
+                        return NULL;
+        memcpy(buf, name + p, n - p - s);
+        buf[n - p - s] = 0;
+        return buf;
+}
+
+/* COREDUMP_OWNER_UID= and COREDUMP_SESSION= as systemd derives them, from the cgroup path alone
+ * (crash/context.c: the slice before the first unit, and that unit): only root's systemd makes
+ * those (a delegated subtree lies below a unit), so the task cannot forge them. */
+static int record_add_session(const struct crash_context *ctx, struct fields *f) {
+        char uid[32], session[32];
+        int k = 0;
+
+        if (unit_id(ctx->slice, "user-", ".slice", true, uid)) {
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(uid, &end, 10);
+                if (errno == 0 && *end == 0 && v < UINT32_MAX)
+                        k = k ?: fields_set_unsigned(f, FIELD_SESSION_OWNER_UID, v);
+        }
+        if (unit_id(ctx->unit, "session-", ".scope", false, session))
+                k = k ?: fields_set_text(f, FIELD_SESSION, session);
+        return k;
+}
+
 static int record_add_context(const struct crash_context *ctx, struct fields *f) {
         int k = 0;
 
@@ -124,6 +162,7 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
         k = k ?: fields_set_text(f, FIELD_UNIT, ctx->unit);
         k = k ?: fields_set_text(f, FIELD_USER_UNIT, ctx->user_unit);
         k = k ?: fields_set_text(f, FIELD_SLICE, ctx->slice);
+        k = k ?: record_add_session(ctx, f);
         k = k ?: fields_set_text(f, FIELD_HOSTNAME, ctx->hostname);
         k = k ?: fields_set_text(f, FIELD_BOOT_ID, ctx->boot_id);
         k = k ?: fields_set_number(f, FIELD_DUMPABLE, ctx->dumpable);
@@ -169,6 +208,8 @@ static int record_add_outcome(const struct crash *c, struct fields *f) {
         k = k ?: fields_set_text(f, FIELD_RESULT, crash_result_to_string(c->result));
         if (c->first_seen)
                 k = k ?: fields_set_unsigned(f, FIELD_FIRST_SEEN, 1);
+        if (c->result != CRASH_RESULT_NONE && crash_reason(c) != METRICS_REASON_NONE)
+                k = k ?: fields_set_text(f, FIELD_REASON, metrics_reason_label(crash_reason(c)));
         if (c->have_request)
                 k = k ?: fields_set_unsigned(f, FIELD_REQUEST_MASK, c->request.mask);
         if (c->acked)
@@ -318,7 +359,7 @@ static int record_build_for(const struct crash *c, bool user_copy, bool copy_fil
         unsigned long long uid = c->have_context ? (unsigned long long) c->context.uid : info->ruid;
 
         k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, !user_copy && copy_filed ? COREDUMPD_MESSAGE_ID : COREDUMP_MESSAGE_ID);
-        k = k ?: fields_set_number(&f, FIELD_PRIORITY, c->result == CRASH_RESULT_FAILED ? LOG_ERR : LOG_CRIT);
+        k = k ?: fields_set_number(&f, FIELD_PRIORITY, crash_priority(c));
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
         _cleanup_free_ char *stacks = c->have_context ? backtrace_message(&c->context) : NULL;
         char repeat[128] = "";
@@ -352,6 +393,97 @@ int record_build_beside_user_copy(const struct crash *c, struct fields *ret) {
 
 int record_build_user_copy(const struct crash *c, struct fields *ret) {
         return record_build_for(c, true, false, ret);
+}
+
+/* The uid and gid of the crashed task: from its context, else from its pidfd. */
+static void crash_ids(const struct crash *c, uid_t *ret_uid, gid_t *ret_gid) {
+        *ret_uid = c->have_context ? c->context.uid : c->peer.info.ruid;
+        *ret_gid = c->have_context ? c->context.gid : c->peer.info.rgid;
+}
+
+bool record_user_note_wanted(const struct crash *c) {
+        uid_t uid;
+        gid_t gid;
+
+        if (!c->have_peer || c->have_stored)
+                return false;
+        enum metrics_reason why = crash_reason(c);
+        if (!(c->result == CRASH_RESULT_OVERLOAD ||
+              (c->result == CRASH_RESULT_REJECTED &&
+               (why == METRICS_REASON_RULE || why == METRICS_REASON_RLIMIT_ZERO || why == METRICS_REASON_REPEAT))))
+                return false;
+        crash_ids(c, &uid, &gid);
+        /* A regular user of the host's, crashing as themselves: not a subuid range's or a
+         * container's task, whose journal nobody reads. */
+        return uid != 0 && gid != 0 && uid_has_own_journal(uid) && c->peer.tenant.host && c->peer.tenant.userns == 0 &&
+               c->peer.tenant.uid == uid;
+}
+
+/* What the user is told of why, beyond the result. */
+static const char *note_hint(const struct crash *c) {
+        switch (crash_reason(c)) {
+        case METRICS_REASON_RLIMIT_ZERO:
+                return " Its soft RLIMIT_CORE was 0: a shell or service started before coredumpd was installed "
+                       "keeps Debian's 0 until it is started again (log in again, or restart the service).";
+        case METRICS_REASON_REPEAT:
+                return " It crashed at the same place more often than RateLimitBurst= allows in the interval: "
+                       "the first of these crashes are kept, the next ones are not told here.";
+        case METRICS_REASON_OVERLOAD:
+                return " Too many crashes came at once; try again later.";
+        default:
+                return " The policy (dumpctl policy) says no core for it.";
+        }
+}
+
+int record_build_user_note(const struct crash *c, struct fields *ret) {
+        const struct crash_context *ctx = &c->context;
+        struct fields f = {};
+        char outcome[512];
+        uid_t uid;
+        gid_t gid;
+        int k = 0;
+
+        crash_ids(c, &uid, &gid);
+        _cleanup_free_ char *comm = c->have_context && ctx->comm ? escape_text(ctx->comm, strlen(ctx->comm)) : NULL;
+        const struct pidfd_info *info = &c->peer.info;
+        long long pid = c->have_context ? (long long) ctx->pid : (long long) (info->tgid ? info->tgid : info->pid);
+
+        /* coredumpd's id: coredumpctl lists the crash once, from the system journal's record. */
+        k = k ?: fields_set_text(&f, FIELD_MESSAGE_ID, COREDUMPD_MESSAGE_ID);
+        k = k ?: fields_set_number(&f, FIELD_PRIORITY, LOG_NOTICE);
+        k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
+        k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.%s", pid,
+                            comm ? comm : "n/a", (unsigned long long) uid, crash_outcome_text(c, outcome, sizeof outcome),
+                            note_hint(c));
+        k = k ?: record_add_identity(c, &f);
+        if (c->have_context) {
+                if (ctx->crash_id[0])
+                        k = k ?: fields_set_text(&f, FIELD_CRASH_ID, ctx->crash_id);
+                k = k ?: fields_set_unsigned(&f, FIELD_TIMESTAMP, ctx->timestamp_usec);
+                k = k ?: fields_set_text(&f, FIELD_COMM, ctx->comm);
+                k = k ?: fields_set_text(&f, FIELD_EXE, ctx->exe);
+                k = k ?: fields_set_text(&f, FIELD_UNIT, ctx->unit);
+                k = k ?: fields_set_text(&f, FIELD_USER_UNIT, ctx->user_unit);
+                k = k ?: record_add_session(ctx, &f);
+                k = k ?: fields_set_text(&f, FIELD_BOOT_ID, ctx->boot_id);
+                if (ctx->signature[0])
+                        k = k ?: fields_set_text(&f, FIELD_SIGNATURE, ctx->signature);
+        }
+        k = k ?: record_add_decision(c, &f);
+        k = k ?: fields_set_text(&f, FIELD_RESULT, crash_result_to_string(c->result));
+        k = k ?: fields_set_text(&f, FIELD_REASON, metrics_reason_label(crash_reason(c)));
+        if (c->result == CRASH_RESULT_OVERLOAD && c->error[0])
+                k = k ?: fields_set_text(&f, FIELD_ERROR, c->error);
+        if (k < 0) {
+                fields_done(&f);
+                return k;
+        }
+        *ret = f;
+        return 0;
+}
+
+void record_note_ids(const struct crash *c, uid_t *ret_uid, gid_t *ret_gid) {
+        crash_ids(c, ret_uid, ret_gid);
 }
 
 int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {

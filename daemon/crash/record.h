@@ -38,6 +38,17 @@ bool record_user_copy_wanted(const struct crash *c);
  * adm and systemd-journal read. */
 bool record_user_copy_takes_core(const struct crash *c);
 
+/* Whether a crash that kept no core gets a short note in its user's own journal
+ * (crash/user-notes.h): a regular user's crash of the host's, rejected by a rule, by
+ * builtin:rlimit-zero or as a repeat, or for overload. */
+bool record_user_note_wanted(const struct crash *c);
+/* That note: who crashed, what was decided and why (COREDUMPD_RESULT=, _REASON=, _RULE=), at
+ * PRIORITY=5, with MESSAGE_ID=COREDUMPD_MESSAGE_ID (dumpctl lists it; coredumpctl lists the crash
+ * once, from the system journal's record); no core, no backtrace, no command line. */
+int record_build_user_note(const struct crash *c, struct fields *ret);
+/* The crashed task's uid and gid, as the note is filed under. */
+void record_note_ids(const struct crash *c, uid_t *ret_uid, gid_t *ret_gid);
+
 /* The store's view of this crash's core: its name, the fields kept with it, who may read it, its
  * size cap and compression. */
 struct record_core {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "crash/backtrace.h"
+#include "crash/outcome.h"
 #include "crash/protocol.h"
 #include "crash/site.h"
 #include "crash/steps.h"
+#include "crash/user-notes.h"
 #include "crash/userspace.h"
 #include "parser/client.h"
 #include "shared/cleanup.h"
@@ -86,7 +88,7 @@ static bool site_take(struct crash_context *ctx) {
 
 /* A crash past its signature's RateLimitBurst= in the interval; a later one: past the first such. */
 static bool repeat(const struct crash *c) {
-        return c->decision.rate_limit_burst > 0 && c->decision.repeat > c->decision.rate_limit_burst;
+        return crash_is_repeat(c);
 }
 
 static bool later_repeat(const struct crash *c) {
@@ -362,8 +364,11 @@ void step_act(const struct crash_env *env, int fd, struct store_progress *progre
 
 void step_release(struct connection *conn, struct crash *c) {
         connection_release(conn);
-        if (c->released_usec == 0)
+        if (c->released_usec == 0) {
                 c->released_usec = now_usec();
+                if (c->accepted_mono > 0)
+                        c->release_usec = now_monotonic_usec() - c->accepted_mono;
+        }
 }
 
 /* The released task still has its teardown to do (unmapping all it held: the longer the larger it
@@ -517,6 +522,10 @@ void step_record(const struct crash_env *env, struct crash *c) {
          * crash once in coredumpctl, crash/record.h). */
         bool copy_filed = env->user_records && record_crash_for_user(c, env->user_record_sink, env->user_record_userdata);
         record_crash(c, copy_filed, env->record_sink, env->record_userdata);
+        struct metrics *m = env->store ? env->store->metrics : NULL;
+        if (env->user_records)
+                user_note_crash(c, env->user_record_sink, env->user_record_userdata, m);
+        crash_count(m, c);
         crash_notify(env, c);
 }
 

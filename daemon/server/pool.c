@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash/outcome.h"
 #include "crash/record.h"
 #include "server/fatal.h"
 #include "server/pool.h"
@@ -152,6 +153,7 @@ static void prepare_abandon_record(struct worker *w) {
                  (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC));
         if (record_build(c, &w->abandon_record) < 0)
                 w->abandon_record = (struct fields) {};
+        w->abandon_action = (int) crash_metrics_action(c);
         c->result = result;
         memcpy(c->error, error, sizeof error);
         memcpy(w->tag, c->tag, sizeof w->tag);
@@ -192,6 +194,7 @@ struct abandonment {
         /* What the loop still needs once w is its thread's: */
         struct fields record;
         struct tenant tenant;
+        int action;
         const char *why;
         char tag[sizeof ((struct worker *) NULL)->tag];
 };
@@ -212,6 +215,7 @@ static void abandon_hand_over(void *userdata) {
         a->why = w->cut_why ? w->cut_why : "stop";
         memcpy(a->tag, w->tag, sizeof a->tag);
         a->record = w->abandon_record;
+        a->action = w->abandon_action;
         w->abandon_record = (struct fields) {};
 }
 
@@ -231,6 +235,9 @@ bool worker_abandon(struct workers *ws, struct worker *w) {
         } else
                 log_crash(a.tag, LOG_ERR, "No record for the abandoned crash: out of memory at its hand-over.");
         fields_done(&a.record);
+        if (ws->env->store)
+                metrics_count_crash(ws->env->store->metrics, (enum metrics_action) a.action, METRICS_RESULT_FAILED,
+                                    METRICS_REASON_ABANDONED);
         if (ws->n[WORKER_THREAD] == 0)
                 ws->trim_pending = true;
         return true;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crash/backtrace.h"
+#include "crash/user-notes.h"
 #include "server/server.h"
 #include "server/workers.h"
 #include "shared/child.h"
@@ -196,6 +197,8 @@ static int on_wake(sd_event_source *source, int fd, uint32_t revents, void *user
 
 /* How long the listener rests when accept() finds no fd: the kernel holds the waiting crashes in the
  * socket's backlog meanwhile, and workers give fds back as they end. */
+/* On stop, the notes of rejected crashes still queued get this long (then are left). */
+#define USER_NOTES_STOP_USEC (1000 * UINT64_C(1000))
 #define LISTEN_PAUSE_USEC (250 * UINT64_C(1000))
 
 static int on_resume(sd_event_source *source, uint64_t usec, void *userdata) {
@@ -460,6 +463,7 @@ int server_run(struct server *s) {
         int r = sd_event_loop(s->event);
         if (s->env.repeats)
                 repeats_sync(s->env.repeats); /* what the last second counted */
+        user_notes_stop(USER_NOTES_STOP_USEC); /* the notes of rejected crashes still queued */
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
         return 0;

@@ -33,6 +33,8 @@ void worker_link(struct workers *ws, struct worker *w, enum worker_kind kind) {
         if (kind == WORKER_QUEUED) {
                 *ws->queue_tail = w;
                 ws->queue_tail = &w->next;
+                if (ws->env->store)
+                        metrics_max(ws->env->store->metrics, METRICS_QUEUE_PEAK, ws->n[WORKER_QUEUED]);
         } else {
                 w->next = ws->list;
                 ws->list = w;

@@ -51,6 +51,7 @@ struct worker {
                                          * abandoned if it still holds its task after the grace */
         char tag[96];                   /* the crash's tag at hand-over, for the loop's lines */
         struct fields abandon_record;   /* its record should it be abandoned, made at hand-over */
+        int abandon_action;             /* its action then (enum metrics_action), for the counts */
 
         /* WORKER_LOOP */
         enum loop_state state;

@@ -36,6 +36,10 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_UNIT]              = { "COREDUMP_UNIT",              "user.coredump.unit",        FIELD_ESCAPED },
         [FIELD_USER_UNIT]         = { "COREDUMP_USER_UNIT",         NULL,                        FIELD_ESCAPED },
         [FIELD_SLICE]             = { "COREDUMP_SLICE",             "user.coredump.slice",       FIELD_ESCAPED },
+        /* systemd's: the uid of the user slice (user-UID.slice) the cgroup path begins with — the
+         * owner of the session or of user@UID.service —, and the session (session-N.scope) */
+        [FIELD_SESSION_OWNER_UID] = { "COREDUMP_OWNER_UID",         NULL,                        FIELD_DECIMAL },
+        [FIELD_SESSION]           = { "COREDUMP_SESSION",           NULL,                        FIELD_RAW },
         [FIELD_HOSTNAME]          = { "COREDUMP_HOSTNAME",          "user.coredump.hostname",    FIELD_ESCAPED },
         [FIELD_BOOT_ID]           = { "COREDUMPD_BOOT_ID",          "user.coredump.boot_id",     FIELD_RAW },
         [FIELD_DUMPABLE]          = { "COREDUMPD_DUMPABLE",         NULL,                        FIELD_DECIMAL },
@@ -59,6 +63,10 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_RULE]              = { "COREDUMPD_RULE",             "user.coredumpd.rule",       FIELD_RAW },
         [FIELD_MAX_AGE]           = { "COREDUMPD_MAX_AGE",          "user.coredumpd.max_age",    FIELD_RAW },
         [FIELD_RESULT]            = { "COREDUMPD_RESULT",           NULL,                        FIELD_RAW },
+        /* the result's reason in one bounded word (crash/outcome.h; the metrics' label): rule,
+         * rlimit-zero, repeat, no-room, overload, deadline, kernel-refused, self, no-context,
+         * abandoned, error; none for a crash kept as its rule said (then not in the record) */
+        [FIELD_REASON]            = { "COREDUMPD_REASON",           NULL,                        FIELD_RAW },
         [FIELD_REQUEST_MASK]      = { "COREDUMPD_REQUEST_MASK",     NULL,                        FIELD_HEX },
         [FIELD_ACK_MASK]          = { "COREDUMPD_ACK_MASK",         NULL,                        FIELD_HEX },
         [FIELD_MARK]              = { "COREDUMPD_MARK",             NULL,                        FIELD_RAW },

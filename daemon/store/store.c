@@ -46,6 +46,7 @@ int store_open(const char *path, const struct config *config, struct store **ret
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         (void) sem_init(&s->compress_slots, 0, (unsigned) MAX(1L, cpus / 2));
         atomic_init(&s->interrupted, false);
+        s->metrics = metrics_open(s->dir_fd); /* NULL: nothing counted, all else as before */
         *ret = s;
         return 0;
 }
@@ -74,6 +75,7 @@ struct store_limits store_get_limits(struct store *s) {
 struct store *store_free(struct store *s) {
         if (!s)
                 return NULL;
+        metrics_close(s->metrics);
         safe_close(s->dir_fd);
         pthread_mutex_destroy(&s->limits_lock);
         pthread_mutex_destroy(&s->vacuum_lock);

@@ -19,6 +19,7 @@
 #include "shared/cell.h"
 #include "shared/fields.h"
 #include "shared/tenant.h"
+#include "store/metrics.h"
 
 /* The store's limits from the configuration. */
 struct store_limits {
@@ -58,6 +59,7 @@ struct store {
         uint64_t reserved;              /* bytes held by crashes in flight (store/reserve.h) */
         sem_t compress_slots;           /* background compressions at once */
         atomic_bool interrupted;        /* store_interrupt(): background work stops early */
+        struct metrics *metrics;        /* the store's counters (store/metrics.h), or NULL */
 };
 
 /* A stream's progress, shared with the thread that enforces its deadline. */

@@ -279,6 +279,11 @@ static int remove_stored(struct store *s, struct stored_files *files, struct use
         }
         log_crash(tag, LOG_INFO, "Removed old dump %s/%s (%" PRIu64 " bytes) to honour %s.", s->path, f->name,
                   f->disk_size, why);
+        enum metrics_vacuum_cause cause = strcmp(why, "MaxAge=") == 0 ? METRICS_VACUUM_AGE :
+                                          strcmp(why, "MaxUsePerUser=") == 0 ? METRICS_VACUUM_PER_USER :
+                                          METRICS_VACUUM_SIZE;
+        metrics_add(s->metrics, METRICS_VACUUMED_CORES + cause, 1);
+        metrics_add(s->metrics, METRICS_VACUUMED_BYTES + cause, f->disk_size);
         files->usage -= MIN(files->usage, f->disk_size);
         *free_space += f->disk_size;
         removed++;

@@ -8,6 +8,7 @@ dpkg -s coredumpd > /dev/null 2>&1 || skip "coredumpd is not installed as a Debi
 dpkg -L coredumpd > "$WORK/files"
 for f in /usr/libexec/coredumpd /usr/libexec/coredumpd-register /usr/bin/dumpctl coredumpd.service \
 	coredumpd.socket coredumpd-register.service coredumpd-probe.service coredumpd-limits.service \
+	coredumpd-metrics.service coredumpd-metrics.timer \
 	/usr/lib/tmpfiles.d/coredumpd.conf /etc/coredumpd/coredumpd.conf \
 	/usr/lib/systemd/system.conf.d/20-coredumpd.conf /usr/lib/systemd/user.conf.d/20-coredumpd.conf \
 	/etc/profile.d/coredumpd.sh \
@@ -20,4 +21,8 @@ dpkg-query -W -f='${Conffiles}\n' coredumpd | grep -q ' /etc/profile.d/coredumpd
 grep -q -- /etc/security/limits.d "$WORK/files" && die "the package still ships a limits.d file (pam_limits, every kernel)"
 systemctl is-enabled -q coredumpd.socket || die "the package did not enable coredumpd.socket"
 systemctl is-enabled -q coredumpd-limits.service || die "the package did not enable coredumpd-limits.service"
+systemctl is-enabled -q coredumpd-metrics.timer || die "the package did not enable coredumpd-metrics.timer"
+# Inert without node-exporter's textfile directory.
+[ -d /var/lib/prometheus/node-exporter ] || ! systemctl is-active -q coredumpd-metrics.timer ||
+	die "coredumpd-metrics.timer runs where node-exporter is not installed"
 [ "$(stat -c %a /var/lib/coredumpd)" = 751 ] || die "/var/lib/coredumpd is $(stat -c %a /var/lib/coredumpd), not 751"
