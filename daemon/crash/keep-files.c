@@ -83,15 +83,7 @@ void kept_files_open(struct crash_context *ctx, struct kept_files *k, uint64_t m
         }
         /* Its answer, checked (reader_answer_decode()): files not on remote file systems, each once. */
         for (size_t i = 0; i < a->n_maps; i++)
-                mappings[i] = (struct proc_mapping) {
-                        .start = a->maps[i].start,
-                        .end = a->maps[i].end,
-                        .offset = a->maps[i].offset,
-                        .inode = a->maps[i].inode,
-                        .dev_major = a->maps[i].dev_major,
-                        .dev_minor = a->maps[i].dev_minor,
-                        .path = (char *) a->paths[i],
-                };
+                mappings[i] = reader_proc_mapping(&a->maps[i], a->paths[i]);
         const struct proc_maps maps = { .mappings = mappings, .n = a->n_maps };
         size_t n = candidates(ctx, &maps, files);
         if (n == 0) {

@@ -139,18 +139,10 @@ bool site_key_take(const struct site_task *t, char out[static SITE_KEY_SIZE], bo
                 why = "out of memory";
                 goto none;
         }
-        for (size_t i = 0; i < a->n_maps; i++)
-                mappings[i] = (struct proc_mapping) {
-                        .start = a->maps[i].start,
-                        .end = a->maps[i].end,
-                        .offset = a->maps[i].offset,
-                        .inode = a->maps[i].inode,
-                        .dev_major = a->maps[i].dev_major,
-                        .dev_minor = a->maps[i].dev_minor,
-                        .read = true,
-                        .exec = true,
-                        .path = (char *) "/", /* a file's: its name is not needed */
-                };
+        for (size_t i = 0; i < a->n_maps; i++) {
+                mappings[i] = reader_proc_mapping(&a->maps[i], "/"); /* a file's: its name is not needed */
+                mappings[i].read = mappings[i].exec = true;
+        }
         const struct proc_maps maps = { .mappings = mappings, .n = a->n_maps };
         if (!site_key_compute(&maps, a->exe_dev, a->exe_ino, t->signal, pc, a->words, a->n_words, out)) {
                 why = "its pc is in no file's code";

@@ -32,14 +32,6 @@ const char *parser_program(void) {
         return p && p[0] == '/' ? p : COREDUMPD_PARSER_PATH;
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(int r, char *reason, size_t size, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, size, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 /* The task's files the parser reads, opened here with the daemon's access. */
 struct task_fds {
         int fd[_PARSER_FD_MAX];
@@ -71,7 +63,7 @@ static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reaso
                 if (t->fd[i] < 0) {
                         int r = -errno;
                         task_fds_close(t);
-                        return fail(r, reason, size, "cannot open the task's %s", names[i]);
+                        return fail_reason(r, reason, size, "cannot open the task's %s", names[i]);
                 }
         }
         return 0;
@@ -175,17 +167,17 @@ static int errand(const int *fds, size_t n, const char *mode, const struct tenan
 
         /* Each parser SIGKILL could not end is a process in the kernel and a thread of ours. */
         if (stuck_budget_exhausted(owner))
-                return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
+                return fail_reason(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
 
         if (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0) {
-                r = fail(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
+                r = fail_reason(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
                 goto finish;
         }
         r = parser_spawn(fds, n, req_pipe[0], res_pipe[1], mode, &pid);
         req_pipe[0] = safe_close(req_pipe[0]);
         res_pipe[1] = safe_close(res_pipe[1]);
         if (r < 0) {
-                r = fail(r, reason, reason_size, "cannot start %s", parser_program());
+                r = fail_reason(r, reason, reason_size, "cannot start %s", parser_program());
                 goto finish;
         }
         int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
@@ -208,10 +200,10 @@ static int errand(const int *fds, size_t n, const char *mode, const struct tenan
         if (!reaped)
                 *ret_status = 0; /* not known: as if it had ended well, its answer judged alone */
         if (r == -ETIMEDOUT)
-                r = fail(r, reason, reason_size, "%s", reaped ? "killed at its deadline"
+                r = fail_reason(r, reason, reason_size, "%s", reaped ? "killed at its deadline"
                                                               : "killed at its deadline, but stuck in the kernel");
         else if (r < 0)
-                r = fail(r, reason, reason_size, "%s", "cannot read its answer");
+                r = fail_reason(r, reason, reason_size, "%s", "cannot read its answer");
 
 finish:
         safe_close(req_pipe[0]);
@@ -227,7 +219,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
         int r;
 
         if (job->n_threads > UNWIND_MAX_THREADS)
-                return fail(-EINVAL, reason, reason_size, "%s", "too many threads");
+                return fail_reason(-EINVAL, reason, reason_size, "%s", "too many threads");
         r = task_fds_open(job->proc_fd, job->n_threads > 0 ? job->threads[0].tid : 0, &t, reason, reason_size);
         if (r < 0)
                 return r;
@@ -236,7 +228,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
         _cleanup_free_ struct parser_request *req = calloc(1, sizeof *req);
         buf = malloc(PARSER_RESULT_MAX + 1);
         if (!req || !buf)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         *req = (struct parser_request) {
                 .magic = PARSER_MAGIC,
                 .version = PARSER_VERSION,
@@ -271,7 +263,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
         }
         if (error < 0) {
                 unwind_result_done(ret);
-                return fail(error, reason, reason_size, "%s", "it could look at nothing");
+                return fail_reason(error, reason, reason_size, "%s", "it could look at nothing");
         }
         return 0;
 }
@@ -303,19 +295,19 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
         pid_t pid;
 
         if (uid == 0 || gid == 0)
-                return fail(-EPERM, reason, reason_size, "%s", "not as root");
+                return fail_reason(-EPERM, reason, reason_size, "%s", "not as root");
         int r = parser_record_encode(v, n, uid, gid, &buf, &size);
         if (r < 0)
-                return fail(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
+                return fail_reason(r, reason, reason_size, "%s", r == -E2BIG ? "the record is too large" : "out of memory");
         if (stuck_budget_exhausted(owner))
-                return fail(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
+                return fail_reason(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
-                return fail(-errno, reason, reason_size, "%s", "cannot make a pipe");
+                return fail_reason(-errno, reason, reason_size, "%s", "cannot make a pipe");
         r = parser_spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
         safe_close(pipe_fds[0]);
         if (r < 0) {
                 safe_close(pipe_fds[1]);
-                return fail(r, reason, reason_size, "cannot start %s", parser_program());
+                return fail_reason(r, reason, reason_size, "cannot start %s", parser_program());
         }
         int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         (void) fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);
@@ -328,11 +320,11 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                 (void) child_kill_and_reap(pid, pidfd, owner, &status);
         safe_close(pidfd);
         if (!ended)
-                return fail(-ETIMEDOUT, reason, reason_size, "%s", "killed at its deadline");
+                return fail_reason(-ETIMEDOUT, reason, reason_size, "%s", "killed at its deadline");
         if (r < 0 && r != -EPIPE)
-                return fail(r, reason, reason_size, "%s", "cannot hand it the record");
+                return fail_reason(r, reason, reason_size, "%s", "cannot hand it the record");
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return fail(-EIO, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                return fail_reason(-EIO, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
                             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         return 0;
 }
@@ -349,10 +341,10 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
         if (n == 0)
                 return 0;
         if (n > PARSER_BUILD_ID_FILES_MAX)
-                return fail(-E2BIG, reason, reason_size, "%s", "too many files");
+                return fail_reason(-E2BIG, reason, reason_size, "%s", "too many files");
         buf = malloc(PARSER_BUILD_ID_ANSWER_MAX + 1);
         if (!buf)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         struct parser_build_id_request req = {
                 .magic = PARSER_BUILD_ID_MAGIC,
                 .version = PARSER_VERSION,
@@ -367,13 +359,13 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
         if (r < 0)
                 return r;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return fail(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                return fail_reason(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
                             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         r = parser_build_ids_decode(buf, size, n, ret);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)
                         ret[i][0] = 0;
-                return fail(r, reason, reason_size, "%s", "its answer is malformed");
+                return fail_reason(r, reason, reason_size, "%s", "its answer is malformed");
         }
         return 0;
 }
@@ -392,11 +384,11 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 .max_size = max_size,
         };
         if (!parser_compact_request_valid(&req))
-                return fail(-EINVAL, reason, reason_size, "%s", "a bound too small for any core");
+                return fail_reason(-EINVAL, reason, reason_size, "%s", "a bound too small for any core");
         /* One byte more than allowed tells "too large" from "just fits". */
         _cleanup_free_ void *buf = malloc(max_size + 1);
         if (!buf)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
         int r = errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
@@ -404,16 +396,16 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
         if (r < 0)
                 return r;
         if (size > max_size)
-                return fail(-E2BIG, reason, reason_size, "it answered more than %" PRIu64 " bytes", max_size);
+                return fail_reason(-E2BIG, reason, reason_size, "it answered more than %" PRIu64 " bytes", max_size);
         if (WIFEXITED(status) && WEXITSTATUS(status) == PARSER_COMPACT_EXIT_TOO_LARGE)
-                return fail(-E2BIG, reason, reason_size, "too large even compacted: its headers and notes alone "
+                return fail_reason(-E2BIG, reason, reason_size, "too large even compacted: its headers and notes alone "
                             "exceed %" PRIu64 " bytes", max_size);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return fail(-ECHILD, reason, reason_size, "it ended with %s %d (not a core it could read)",
+                return fail_reason(-ECHILD, reason, reason_size, "it ended with %s %d (not a core it could read)",
                             WIFSIGNALED(status) ? "signal" : "status",
                             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         if (!parser_compact_core_valid(buf, size, max_size))
-                return fail(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
+                return fail_reason(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
         *ret = TAKE_PTR(buf);
         *ret_size = size;
         return 0;

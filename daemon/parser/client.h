@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "parser/wire.h"
+#include "selfdump/proc-maps.h"
 #include "shared/tenant.h"
 
 /* The parser's ids for a dump that is not the crashing user's own (root's, a setuid program's). */
@@ -147,6 +148,9 @@ int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, c
 int reader_files(const struct reader_job *job, const char *exe, struct reader_answer *ret, char *reason,
                  size_t reason_size);
 /* The idle readers, ended (at the daemon's end; and for tests). */
+/* One mapping of a checked answer as selfdump/proc-maps.h has them (path: the caller's). */
+struct proc_mapping reader_proc_mapping(const struct reader_mapping *m, const char *path);
+
 void reader_pool_end(void);
 /* Readers running now (idle or at an errand), for tests. */
 unsigned reader_pool_count(void);

@@ -15,6 +15,7 @@
 #include "parser/core-source.h"
 #include "selfdump/core-notes.h"
 #include "shared/cleanup.h"
+#include "shared/log.h"
 #include "shared/fileio.h"
 
 /* struct elf_prstatus on x86-64: the registers (user_regs_struct) start at this offset. */
@@ -30,14 +31,6 @@
 #define PHNUM_MAX (UINT64_C(1) << 22)
 /* Program headers stay countable in e_phnum (below PN_XNUM) with the notes'. */
 #define PLAN_MAX_RANGES 60000
-
-__attribute__((format(printf, 4, 5))) static int fail(int r, char *reason, size_t size, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, size, fmt, ap);
-        va_end(ap);
-        return r;
-}
 
 /* ---- what to keep ---------------------------------------------------------------------------- */
 
@@ -296,7 +289,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
         uint64_t max_size = lim->max_size < PARSER_COMPACT_MAX ? lim->max_size : PARSER_COMPACT_MAX;
         r = source_open(&s, fd);
         if (r < 0) {
-                r = fail(r, reason, reason_size, "%s",
+                r = fail_reason(r, reason, reason_size, "%s",
                          r == -EFBIG ? "a compressed core too large to compact" : "cannot read the core");
                 goto out;
         }
@@ -305,7 +298,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
         if (n != (ssize_t) sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
             eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_type != ET_CORE ||
             eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff < sizeof eh) {
-                r = fail(-EBADMSG, reason, reason_size, "%s", "not an x86-64 ELF core");
+                r = fail_reason(-EBADMSG, reason, reason_size, "%s", "not an x86-64 ELF core");
                 goto out;
         }
         size_t phnum = eh.e_phnum;
@@ -313,13 +306,13 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 /* More than 65534 segments: the count is in the first section header. */
                 Elf64_Shdr sh0;
                 if (eh.e_shoff == 0 || source_read(&s, eh.e_shoff, &sh0, sizeof sh0) != (ssize_t) sizeof sh0) {
-                        r = fail(-EBADMSG, reason, reason_size, "%s", "no count of its segments");
+                        r = fail_reason(-EBADMSG, reason, reason_size, "%s", "no count of its segments");
                         goto out;
                 }
                 phnum = sh0.sh_info;
         }
         if (phnum == 0 || phnum > PHNUM_MAX) {
-                r = fail(-EBADMSG, reason, reason_size, "%s", phnum ? "more segments than a process can map" : "no segments");
+                r = fail_reason(-EBADMSG, reason, reason_size, "%s", phnum ? "more segments than a process can map" : "no segments");
                 goto out;
         }
         ph = calloc(phnum, sizeof *ph);
@@ -327,7 +320,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 goto oom;
         n = source_read(&s, eh.e_phoff, ph, phnum * sizeof *ph);
         if (n != (ssize_t) (phnum * sizeof *ph)) {
-                r = fail(-EBADMSG, reason, reason_size, "%s", "the program headers are cut");
+                r = fail_reason(-EBADMSG, reason, reason_size, "%s", "the program headers are cut");
                 goto out;
         }
 
@@ -342,11 +335,11 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 }
         fixed += notes_size;
         if (n_note_ph == 0) {
-                r = fail(-EBADMSG, reason, reason_size, "%s", "no notes: no registers to unwind from");
+                r = fail_reason(-EBADMSG, reason, reason_size, "%s", "no notes: no registers to unwind from");
                 goto out;
         }
         if (fixed > max_size) {
-                r = fail(-E2BIG, reason, reason_size, "the notes alone take %" PRIu64 " bytes, more than %" PRIu64,
+                r = fail_reason(-E2BIG, reason, reason_size, "the notes alone take %" PRIu64 " bytes, more than %" PRIu64,
                          fixed, max_size);
                 goto out;
         }
@@ -359,7 +352,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                         continue;
                 n = source_read(&s, ph[i].p_offset, notes + at, ph[i].p_filesz);
                 if (n != (ssize_t) ph[i].p_filesz) {
-                        r = fail(-EBADMSG, reason, reason_size, "%s", "the notes are cut");
+                        r = fail_reason(-EBADMSG, reason, reason_size, "%s", "the notes are cut");
                         goto out;
                 }
                 at += (ph[i].p_filesz + 3) & ~UINT64_C(3);
@@ -403,7 +396,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 n = source_read(&s, rg.offset, rg.data, rg.len);
                 if (n < 0) {
                         free(rg.data);
-                        r = fail((int) n, reason, reason_size, "%s", "cannot read the core's memory");
+                        r = fail_reason((int) n, reason, reason_size, "%s", "cannot read the core's memory");
                         goto out;
                 }
                 rg.len = (uint64_t) n; /* a core cut short (MaxSize=) keeps what it holds */
@@ -445,7 +438,7 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
                 offset += plan.v[i].len;
         }
         if (offset > max_size || out_ph >= PN_XNUM) {
-                r = fail(-E2BIG, reason, reason_size, "%s", "the plan overran its budget");
+                r = fail_reason(-E2BIG, reason, reason_size, "%s", "the plan overran its budget");
                 goto out;
         }
         Elf64_Ehdr oeh = eh;
@@ -461,11 +454,11 @@ int compact_core(int fd, int out_fd, const struct compact_limits *lim, char *rea
         for (size_t i = 0; i < plan.n && r == 0; i++)
                 r = write_full(out_fd, plan.v[i].data, plan.v[i].len);
         if (r < 0)
-                r = fail(r, reason, reason_size, "%s", "cannot write the compact core");
+                r = fail_reason(r, reason, reason_size, "%s", "cannot write the compact core");
         goto out;
 
 oom:
-        r = fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        r = fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
 out:
         plan_done(&plan);
         source_done(&s);

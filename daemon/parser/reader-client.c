@@ -41,14 +41,6 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reader *idle;             /* most recently used first */
 static atomic_uint running;
 
-__attribute__((format(printf, 4, 5))) static int fail(int r, char *reason, size_t size, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, size, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 /* Killed (an idle one at once: it waits in poll()), reaped, or left to the reaper counted against
  * its tenant when SIGKILL cannot end it. Whether it was reaped. */
 static bool reader_end(struct reader *r) {
@@ -138,16 +130,16 @@ static int reader_start(const struct reader_job *job, struct reader **ret, char 
 
         /* Each reader SIGKILL could not end is a process in the kernel and a thread of ours. */
         if (stuck_budget_exhausted(job->owner))
-                return fail(-EBUSY, reason, reason_size, "%s", "not started: too much of its tenant's work is stuck in the kernel");
+                return fail_reason(-EBUSY, reason, reason_size, "%s", "not started: too much of its tenant's work is stuck in the kernel");
         if (job->uid == 0 || job->gid == 0)
-                return fail(-EPERM, reason, reason_size, "%s", "not as root");
+                return fail_reason(-EPERM, reason, reason_size, "%s", "not as root");
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-                return fail(-errno, reason, reason_size, "%s", "cannot make its socket");
+                return fail_reason(-errno, reason, reason_size, "%s", "cannot make its socket");
         struct reader *r = calloc(1, sizeof *r);
         if (!r) {
                 safe_close(sv[0]);
                 safe_close(sv[1]);
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         }
         *r = (struct reader) { .sock = sv[0], .pidfd = -1, .owner = *job->owner, .uid = job->uid, .gid = job->gid };
         int k = parser_spawn(NULL, 0, sv[1], sv[1], "--reader", &r->pid);
@@ -155,7 +147,7 @@ static int reader_start(const struct reader_job *job, struct reader **ret, char 
         if (k < 0) {
                 safe_close(r->sock);
                 free(r);
-                return fail(k, reason, reason_size, "cannot start %s", parser_program());
+                return fail_reason(k, reason, reason_size, "cannot start %s", parser_program());
         }
         atomic_fetch_add(&running, 1);
         r->pidfd = (int) syscall(SYS_pidfd_open, r->pid, 0);
@@ -169,7 +161,7 @@ static int reader_start(const struct reader_job *job, struct reader **ret, char 
         if (send(r->sock, &hello, sizeof hello, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t) sizeof hello) {
                 k = -errno;
                 reader_end(r);
-                return fail(k, reason, reason_size, "%s", "cannot hand it its ids");
+                return fail_reason(k, reason, reason_size, "%s", "cannot hand it its ids");
         }
         *ret = r;
         return 0;
@@ -216,12 +208,12 @@ static int ask(const struct reader_job *job, struct reader_request *req, const i
                         break;
                 reader_end(r);
                 if (attempt > 0)
-                        return fail(k, reason, reason_size, "%s", "cannot hand it the request");
+                        return fail_reason(k, reason, reason_size, "%s", "cannot hand it the request");
         }
         _cleanup_free_ char *buf = malloc(READER_ANSWER_MAX + 1);
         if (!buf) {
                 reader_end(r);
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         }
         ssize_t size;
         for (;;) {
@@ -229,9 +221,9 @@ static int ask(const struct reader_job *job, struct reader_request *req, const i
                 if (k < 0) {
                         bool reaped = reader_end(r);
                         return k == -ETIMEDOUT
-                                ? fail(k, reason, reason_size, "%s",
+                                ? fail_reason(k, reason, reason_size, "%s",
                                        reaped ? "killed at its deadline" : "killed at its deadline, but stuck in the kernel")
-                                : fail(k, reason, reason_size, "%s", "cannot wait for it");
+                                : fail_reason(k, reason, reason_size, "%s", "cannot wait for it");
                 }
                 /* No control buffer: an fd the reader might send along is dropped by the kernel. */
                 size = recv(r->sock, buf, READER_ANSWER_MAX + 1, MSG_DONTWAIT);
@@ -242,7 +234,7 @@ static int ask(const struct reader_job *job, struct reader_request *req, const i
         if (size <= 0) {
                 k = size == 0 ? -ECHILD : -errno;
                 reader_end(r);
-                return fail(k, reason, reason_size, "%s", k == -ECHILD ? "it ended without an answer" : "cannot read its answer");
+                return fail_reason(k, reason, reason_size, "%s", k == -ECHILD ? "it ended without an answer" : "cannot read its answer");
         }
         char why[160] = "";
         k = size > (ssize_t) READER_ANSWER_MAX ? -EBADMSG
@@ -251,13 +243,13 @@ static int ask(const struct reader_job *job, struct reader_request *req, const i
         if (k < 0) {
                 /* Not believed, nor is anything it says next. */
                 reader_end(r);
-                return fail(k, reason, reason_size, "its answer is malformed: %s", why[0] ? why : "too large");
+                return fail_reason(k, reason, reason_size, "its answer is malformed: %s", why[0] ? why : "too large");
         }
         pool_put(r);
         if (ret->error < 0) {
                 k = ret->error;
                 reader_answer_done(ret);
-                return fail(k, reason, reason_size, "it could not read it: %s", strerror(-k));
+                return fail_reason(k, reason, reason_size, "it could not read it: %s", strerror(-k));
         }
         return 0;
 }
@@ -272,7 +264,7 @@ static int ask_with(const struct reader_job *job, struct reader_request *req, co
         for (; opened < n; opened++) {
                 fds[opened] = openat(job->proc_fd, names[opened], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
                 if (fds[opened] < 0) {
-                        k = fail(-errno, reason, reason_size, "cannot open the task's %s", names[opened]);
+                        k = fail_reason(-errno, reason, reason_size, "cannot open the task's %s", names[opened]);
                         break;
                 }
         }
@@ -289,7 +281,7 @@ int reader_site(const struct reader_job *job, uint64_t pc, uint64_t sp, uint64_t
 
         _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
         if (!req)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         *req = (struct reader_request) { .kind = READER_SITE, .pc = pc, .sp = sp, .frames_end = frames_end };
         if (exe && strlen(exe) < sizeof req->exe)
                 strcpy(req->exe, exe);
@@ -302,7 +294,7 @@ int reader_files(const struct reader_job *job, const char *exe, struct reader_an
 
         _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
         if (!req)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         req->kind = READER_FILES;
         if (exe && strlen(exe) < sizeof req->exe)
                 strcpy(req->exe, exe);
@@ -314,10 +306,10 @@ int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, c
         _cleanup_free_ struct reader_answer *a = calloc(1, sizeof *a);
         _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
         if (!a || !req)
-                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
         if (fd < 0)
-                return fail(-errno, reason, reason_size, "cannot open the task's %s", name);
+                return fail_reason(-errno, reason, reason_size, "cannot open the task's %s", name);
         req->kind = READER_CMDLINE;
         int k = ask(job, req, &fd, 1, a, reason, reason_size);
         safe_close(fd);
@@ -326,4 +318,16 @@ int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, c
         *ret = TAKE_PTR(a->text);
         *ret_size = a->text_size;
         return 0;
+}
+
+struct proc_mapping reader_proc_mapping(const struct reader_mapping *m, const char *path) {
+        return (struct proc_mapping) {
+                .start = m->start,
+                .end = m->end,
+                .offset = m->offset,
+                .inode = m->inode,
+                .dev_major = m->dev_major,
+                .dev_minor = m->dev_minor,
+                .path = (char *) path,
+        };
 }

@@ -112,3 +112,11 @@ int log_internal(int priority, int error, const char *crash_tag, const char *for
         va_end(ap);
         return r;
 }
+
+int fail_reason(int r, char *reason, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, size, fmt, ap);
+        va_end(ap);
+        return r;
+}

@@ -12,9 +12,14 @@
  */
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <syslog.h>
 
 typedef void (*log_sink_fn)(int priority, const char *message, void *userdata);
+
+/* Writes why into reason (size bytes), for the caller that logs it once, and returns r: "return
+ * fail_reason(-EIO, reason, size, "...", ...);". */
+int fail_reason(int r, char *reason, size_t size, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 void log_set_sink(log_sink_fn sink, void *userdata);
 /* In a child just forked from a threaded process: the log lock may be held by a thread that is not
