@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -243,6 +244,10 @@ int reader_main(void) {
         static char out[READER_ANSWER_MAX];
         struct reader_hello hello;
         char reason[256] = "";
+
+        /* Told apart from the per-crash parser in ps and top (and by the operator's pkill): a reader
+         * lives on between crashes, idle in poll(). */
+        (void) prctl(PR_SET_NAME, "coredumpd-read", 0, 0, 0);
 
         struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
         if (poll(&p, 1, READER_IDLE_SECONDS * 1000) <= 0 ||
