@@ -297,10 +297,21 @@ SH
 
 # add_user NAME — a fresh unprivileged user (removed at exit); sets NEW_UID.
 add_user() {	# NAME [UID] — UID: one no other case's user had in this boot (useradd reuses the lowest free)
-	userdel -r "$1" >/dev/null 2>&1 || true
+	del_user "$1"
 	useradd -m ${2:+-u "$2"} "$1" || die "useradd $1 failed"
-	on_exit "userdel -r $1 >/dev/null 2>&1"
+	on_exit "del_user $1"
 	NEW_UID=$(id -u "$1")
+}
+# del_user NAME — userdel refuses a user with a process left: the tenant's reader (coredumpd-read,
+# running as the crashing user) idles 10 s after the user's last crash, so the user's processes go
+# first (pkill -U matches by uid without reading any process's command line).
+del_user() {
+	id -u "$1" >/dev/null 2>&1 || return 0
+	local uid
+	uid=$(id -u "$1")
+	pkill -KILL -U "$uid" 2>/dev/null || true
+	for _ in $(seq 20); do pgrep -U "$uid" >/dev/null || break; sleep 0.1; done
+	userdel -r "$1" >/dev/null 2>&1 || true
 }
 as_user() {	# NAME COMMAND... — run as that user, in no group but their own
 	local u=$1

@@ -7,9 +7,9 @@
 need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"
 user=cdtuser
-userdel -r "$user" >/dev/null 2>&1 || true
+del_user "$user"
 useradd -m -G systemd-journal "$user" || die "useradd failed"
-on_exit "userdel -r $user >/dev/null 2>&1"
+on_exit "del_user $user"
 uid=$(id -u "$user")
 as_user() { setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups env HOME=/home/$user "$@"; }
 

@@ -8,7 +8,7 @@
 need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"
 systemctl is-active -q coredumpd-remove.socket || die "coredumpd-remove.socket is not active: $(systemctl status --no-pager coredumpd-remove.socket 2>&1 | head -5)"
-add_user cdtremove 59093
+add_user cdtremove 59094
 chmod 0755 "$WORK"
 
 journal_mark

@@ -7,9 +7,9 @@
 need_daemon
 user=cdtns other=cdtother
 for u in $user $other; do
-	userdel -r "$u" >/dev/null 2>&1 || true
+	del_user "$u"
 	useradd -m "$u" || die "useradd $u failed"
-	on_exit "userdel -r $u >/dev/null 2>&1"
+	on_exit "del_user $u"
 done
 uid=$(id -u $user)
 as() { local u=$1; shift; setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --init-groups env HOME=/home/$u "$@"; }

@@ -11,9 +11,9 @@ need_daemon
 command -v dumpctl >/dev/null || skip "dumpctl is not installed"
 [ -d /var/log/journal ] || die "no persistent journal (/var/log/journal): journald keeps no journal per user"
 user=cdtplain
-userdel -r "$user" >/dev/null 2>&1 || true
+del_user "$user"
 useradd -m "$user" || die "useradd failed"
-on_exit "userdel -r $user >/dev/null 2>&1"
+on_exit "del_user $user"
 uid=$(id -u "$user")
 [ "$(id -G "$user")" = "$(id -g "$user")" ] || die "$user is in groups $(id -Gn "$user")"
 as_user() { setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups env HOME=/home/$user "$@"; }
@@ -47,9 +47,9 @@ n=$(dumpctl --json list | grep -o "\"pid\":$PID," | wc -l)
 n=$(coredumpctl --no-pager --no-legend list "$PID" 2>/dev/null | grep -c " $PID ")
 [ "$n" = 1 ] || die "root's coredumpctl lists the crash $n times"
 admin=cdtadm
-userdel -r "$admin" >/dev/null 2>&1 || true
+del_user "$admin"
 useradd -m -G adm "$admin" || die "useradd $admin failed"
-on_exit "userdel -r $admin >/dev/null 2>&1"
+on_exit "del_user $admin"
 as_admin() { setpriv --reuid="$(id -u "$admin")" --regid="$(id -g "$admin")" --init-groups env HOME=/home/$admin "$@"; }
 n=$(as_admin coredumpctl --no-pager --no-legend list "$PID" 2>/dev/null | grep -c " $PID ")
 [ "$n" = 1 ] || die "coredumpctl of a member of adm lists the crash $n times"

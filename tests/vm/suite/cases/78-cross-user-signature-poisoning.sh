@@ -8,9 +8,9 @@
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 user=cdtsig
-userdel -r "$user" >/dev/null 2>&1 || true
+del_user "$user"
 useradd -m "$user" || die "useradd failed"
-on_exit "userdel -r $user >/dev/null 2>&1"
+on_exit "del_user $user"
 uid=$(id -u "$user")
 as_user() { setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups env HOME=/home/$user "$@"; }
 add_policy test-signature-owner <<'P'

@@ -8,9 +8,9 @@
 need_daemon
 [ -r /etc/profile.d/coredumpd.sh ] || die "no /etc/profile.d/coredumpd.sh"
 user=cdtlogin
-userdel -r "$user" >/dev/null 2>&1 || true
+del_user "$user"
 useradd -m -s /bin/bash "$user" || die "useradd failed"
-on_exit "userdel -r $user >/dev/null 2>&1"
+on_exit "del_user $user"
 uid=$(id -u "$user")
 
 # login WHO — su -l WHO from a shell whose soft RLIMIT_CORE is 0; the session prints its limit and
