@@ -26,6 +26,8 @@ void crash_init(struct crash *c, const struct config *settings) {
 void crash_done(struct crash *c) {
         kept_files_done(&c->kept);
         free(c->journal_core);
+        free(c->package);
+        c->package = NULL;
         c->journal_core = NULL;
         c->journal_core_size = 0;
         if (c->have_peer)

@@ -11,6 +11,7 @@
 #include "crash/decide.h"
 #include "crash/keep-files.h"
 #include "crash/protocol.h"
+#include "parser/package-wire.h"
 #include "selfdump/selfdump.h"
 #include "shared/abi.h"
 #include "store/store.h"
@@ -64,6 +65,10 @@ struct crash {
         void *journal_core;
         size_t journal_core_size;
         char journal_core_error[256];
+
+        /* The package its executable belongs to (crash/package.c), found after the release: NULL
+         * when not looked for; from PACKAGE_FROM_NONE with why when there is none. */
+        struct package_info *package;
 
         enum crash_result result;
         char error[256];

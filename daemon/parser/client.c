@@ -161,12 +161,8 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
         return 0;
 }
 
-/* One errand of the parser: started with the n fds and mode, handed req (small enough for the pipe,
- * so the write never waits for it), its answer read into buf until it closes its end, cap bytes
- * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
- * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
- * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
-static int errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
+/* One errand of the parser (launch.h). */
+int parser_errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
                   uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
                   size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
@@ -253,7 +249,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 
         size_t size = 0;
         int status = 0;
-        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
+        r = parser_errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
                    job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
                    reason_size);
         if (r < 0)
@@ -362,7 +358,7 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
         };
         size_t size = 0;
         int status = 0;
-        int r = errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+        int r = parser_errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
                        PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -399,7 +395,7 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
-        int r = errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+        int r = parser_errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
                        max_size + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -416,5 +412,39 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 return fail(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
         *ret = TAKE_PTR(buf);
         *ret_size = size;
+        return 0;
+}
+
+int parser_package(int root_fd, bool container, const char *exe, uid_t uid, gid_t gid, const struct tenant *owner,
+                   struct package_info *ret, char *reason, size_t reason_size) {
+        _cleanup_free_ struct parser_package_request *req = calloc(1, sizeof *req);
+        char buf[PARSER_PACKAGE_ANSWER_MAX + 1], why[96] = "";
+
+        if (!req)
+                return fail(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        *req = (struct parser_package_request) {
+                .magic = PARSER_PACKAGE_MAGIC,
+                .version = PARSER_VERSION,
+                .uid = uid,
+                .gid = gid,
+                .flags = container ? PARSER_PACKAGE_CONTAINER : 0,
+        };
+        if (!exe || strlen(exe) > PARSER_PACKAGE_EXE_MAX)
+                return fail(-ENAMETOOLONG, reason, reason_size, "%s", "no executable path, or one too long");
+        snprintf(req->exe, sizeof req->exe, "%s", exe);
+        if (!parser_package_request_valid(req))
+                return fail(-EINVAL, reason, reason_size, "%s", "an invalid request");
+        size_t size = 0;
+        int status = 0;
+        int r = parser_errand(&root_fd, 1, "--package", owner, req, sizeof *req, PARSER_PACKAGE_DEADLINE_USEC, buf,
+                              sizeof buf, &size, &status, reason, reason_size);
+        if (r < 0)
+                return r;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return fail(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        r = package_answer_decode(buf, size, ret, why, sizeof why);
+        if (r < 0)
+                return fail(r, reason, reason_size, "its answer is malformed: %s", why);
         return 0;
 }

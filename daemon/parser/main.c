@@ -6,8 +6,9 @@
  * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
  * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
  * happens to this process, which the daemon kills at its deadline. --record, --build-ids,
- * --compact-core and --keep-files (a container's files kept with its core, parser/keep.c) are its
- * other errands (parser/wire.h).
+ * --compact-core, --keep-files (a container's files kept with its core, parser/keep.c) and
+ * --package (the package a kept crash belongs to, parser/package.c) are its other errands
+ * (parser/wire.h, parser/package-wire.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 
 #include "parser/compact-core.h"
 #include "parser/keep.h"
+#include "parser/package.h"
 #include "parser/sandbox.h"
 #include "parser/unwind.h"
 #include "parser/wire.h"
@@ -173,8 +175,10 @@ int main(int argc, char **argv) {
                 return compact();
         if (argc == 2 && strcmp(argv[1], "--keep-files") == 0)
                 return keep_files_main();
+        if (argc == 2 && strcmp(argv[1], "--package") == 0)
+                return package_main();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments but --record, --build-ids, --compact-core or --keep-files: the coredumpd daemon starts it "
+                fprintf(stderr, "%s takes no arguments but --record, --build-ids, --compact-core, --keep-files or --package: the coredumpd daemon starts it "
                         "for one crash.\n",
                         argv[0]);
                 return 2;
