@@ -48,6 +48,7 @@ struct dumpctl_arguments {
         const char *field;      /* -F */
         uint64_t since, until;  /* 0: unset */
         const char *output;
+        bool core;              /* report --core: the core in the bundle */
         const char *directory;
         char **files;           /* --file= */
         const char *store;
@@ -164,3 +165,4 @@ int verb_policy(void);
 int verb_check(void);
 int verb_reload(void);
 int verb_vacuum(void);
+int verb_report(void);

@@ -9,6 +9,7 @@
  */
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -431,6 +432,74 @@ TEST(parser_package_errand_in_its_cell) {
         tmpdir_remove(root);
 }
 
+/* One crash through the daemon's handler (the kernel played on a socketpair), its core stored. */
+static void store_one(struct test_env *e) {
+        struct connection_run run;
+        struct coredump_ack ack;
+        const size_t size = 64 * 1024;
+        _cleanup_free_ uint8_t *core = fake_core_new(size, size);
+
+        connection_run_start(&run, &e->env);
+        fk_send_request(run.kernel_fd, 16, 16, COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT);
+        CHECK_INT(fk_read_ack(run.kernel_fd, &ack, 10000), ==, sizeof ack);
+        fk_send_mark(run.kernel_fd, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_stream(run.kernel_fd, core, size), ==, size);
+        CHECK(shutdown(run.kernel_fd, SHUT_WR) == 0);
+        CHECK_INT(fk_wait_eof(run.kernel_fd, 10000), ==, 0);
+        connection_run_join(&run);
+}
+
+/* The daemon's step end to end, on this Debian host: a crash of /usr/bin/sleep is coreutils' at the
+ * version dpkg reports; a crash in a root of its own without dpkg says why it has no package; with
+ * attribution off, no field at all. */
+TEST(daemon_records_the_package_of_a_kept_crash) {
+        _cleanup_free_ char *version = NULL, *source = NULL;
+        if (command_run("dpkg-query -W -f='${Version}' coreutils 2>/dev/null", &version) != 0 || !version[0]) {
+                printf("skipping: no dpkg database with coreutils on this host\n");
+                exit(77);
+        }
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        e.env.packages = true;
+        sleeper_stop(e.sleeper);
+        e.sleeper = sleeper_exec("sleeper", "exec /usr/bin/sleep 1000");
+        fake_peer_init(&e.peer, e.sleeper);
+        usleep(100000); /* the exec done */
+        store_one(&e);
+        CHECK_INT(record_capture_count(&e.records), ==, 1);
+        _cleanup_free_ char *name = record_capture_field(&e.records, 0, "COREDUMP_PACKAGE_NAME");
+        _cleanup_free_ char *got = record_capture_field(&e.records, 0, "COREDUMP_PACKAGE_VERSION");
+        _cleanup_free_ char *modified = record_capture_field(&e.records, 0, "COREDUMPD_PACKAGE_MODIFIED");
+        _cleanup_free_ char *from = record_capture_field(&e.records, 0, "COREDUMPD_PACKAGE_FROM");
+        _cleanup_free_ char *src = record_capture_field(&e.records, 0, "COREDUMPD_PACKAGE_SOURCE");
+        CHECK_STR(name, "coreutils");
+        CHECK_STR(got, version);
+        CHECK_STR(from, "dpkg");
+        CHECK_STR(src, "coreutils");
+        CHECK_STR(modified, "no");
+
+        /* a root of its own without a dpkg database */
+        _cleanup_free_ char *root = tmpdir_new();
+        CHECK(chmod(root, 0755) == 0);
+        sleeper_stop(e.sleeper);
+        e.sleeper = sleeper_start_in_root("chrooted", root);
+        fake_peer_init(&e.peer, e.sleeper);
+        store_one(&e);
+        CHECK_INT(record_capture_count(&e.records), ==, 2);
+        _cleanup_free_ char *none = record_capture_field(&e.records, 1, "COREDUMP_PACKAGE_NAME");
+        _cleanup_free_ char *error = record_capture_field(&e.records, 1, "COREDUMPD_PACKAGE_ERROR");
+        CHECK(!none);
+        CHECK(error && strstr(error, "the container's root has no dpkg database"));
+
+        /* off: not looked for */
+        e.env.packages = false;
+        store_one(&e);
+        _cleanup_free_ char *off = record_capture_field(&e.records, 2, "COREDUMPD_PACKAGE_ERROR");
+        CHECK(!off);
+        tmpdir_remove(root);
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(dpkg_names_and_versions_by_policy),
         TEST_ENTRY(dpkg_status_installed_stanzas_only),
@@ -441,6 +510,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(package_note_parser_refuses_what_it_cannot_check),
         TEST_ENTRY(package_answer_checked_by_the_daemon),
         TEST_ENTRY(parser_package_errand_in_its_cell),
+        TEST_ENTRY(daemon_records_the_package_of_a_kept_crash),
 };
 
 int main(int argc, char *argv[]) {
