@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "parser/client.h"
 #include "parser/checksum.h"
+#include "parser/package-index.h"
 #include "parser/package-note.h"
 #include "parser/package.h"
 #include "shared/cleanup.h"
@@ -123,7 +124,7 @@ static char *fake_root(void) {
 static void attribute(const char *root, const char *exe, bool container, struct package_info *ret) {
         _cleanup_close_ int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         CHECK(fd >= 0);
-        package_attribute(fd, exe, container, ret);
+        package_attribute(fd, exe, container, NULL, ret);
         /* What the cell would send, as the daemon decodes it. */
         char buf[PARSER_PACKAGE_ANSWER_MAX], why[96];
         struct package_info back;
@@ -304,6 +305,73 @@ TEST(dpkg_attribution_container_without_database_or_with_links) {
         tmpdir_remove(root);
 }
 
+static void attribute_cached(const char *root, const char *exe, int in_fd, int out_fd, bool *ret_written,
+                             struct package_info *ret) {
+        _cleanup_close_ int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct package_cache cache = { .in_fd = in_fd, .out_fd = out_fd };
+        CHECK(fd >= 0);
+        package_attribute(fd, exe, false, &cache, ret);
+        *ret_written = cache.written;
+}
+
+/* The index of the lists: made once and written, taken while the database is unchanged (the lists
+ * are not read again), made anew once status changes; a forged or foreign one is not taken, and a
+ * line in it with a name policy refuses is skipped. */
+TEST(dpkg_index_kept_between_crashes) {
+        _cleanup_free_ char *root = fake_root();
+        _cleanup_free_ char *index = NULL, *list = NULL, *status = NULL;
+        struct package_info p;
+        bool written;
+        CHECK(asprintf(&index, "%s/index", root) > 0);
+        CHECK(asprintf(&list, "%s/var/lib/dpkg/info/coreutils.list", root) > 0);
+        CHECK(asprintf(&status, "%s/var/lib/dpkg/status", root) > 0);
+
+        _cleanup_close_ int out = open(index, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        CHECK(out >= 0);
+        attribute_cached(root, "/usr/bin/sleep", -1, out, &written, &p);
+        CHECK_STR(p.name, "coreutils");
+        CHECK(written);
+
+        /* The list emptied in place (the info directory unchanged): the index still knows; nothing
+         * new is written. */
+        CHECK(truncate(list, 0) == 0);
+        _cleanup_close_ int in = open(index, O_RDONLY | O_CLOEXEC);
+        CHECK(in >= 0);
+        attribute_cached(root, "/usr/bin/sleep", in, -1, &written, &p);
+        CHECK_STR(p.name, "coreutils");
+        CHECK(!written);
+        CHECK_INT(p.modified, ==, PACKAGE_MODIFIED_NO);
+
+        /* The database changed (dpkg renames a new status into place): the index is made anew. */
+        struct timespec times[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+        CHECK(utimensat(AT_FDCWD, status, times, 0) == 0);
+        _cleanup_close_ int out2 = open(root, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        CHECK(out2 >= 0);
+        attribute_cached(root, "/usr/bin/sleep", in, out2, &written, &p);
+        CHECK_INT(p.from, ==, PACKAGE_FROM_NONE);
+        CHECK(written);
+
+        /* A forged index of the right key: a line with a refused name skipped, the next taken. */
+        _cleanup_close_ int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char key[PACKAGE_INDEX_KEY_MAX];
+        CHECK_OK(package_index_key(rfd, key));
+        _cleanup_free_ char *forged = NULL;
+        CHECK(asprintf(&forged, "coredumpd-dpkg-index 1 %s\n/usr/bin/nobodys\tEvil_Name\n/usr/bin/nobodys\ttool\n"
+                                "/usr/bin/nobodysX\tcoreutils\n", key) > 0);
+        CHECK_OK(write_text_file(root, "forged", forged));
+        _cleanup_free_ char *forged_path = NULL;
+        CHECK(asprintf(&forged_path, "%s/forged", root) > 0);
+        _cleanup_close_ int ffd = open(forged_path, O_RDONLY | O_CLOEXEC);
+        attribute_cached(root, "/usr/bin/nobodys", ffd, -1, &written, &p);
+        CHECK_STR(p.name, "tool");
+        /* ... and one of another key is not taken: the lists are read (nobodys is nobody's). */
+        CHECK_OK(write_text_file(root, "forged", "coredumpd-dpkg-index 1 other\n/usr/bin/nobodys\ttool\n"));
+        _cleanup_close_ int ffd2 = open(forged_path, O_RDONLY | O_CLOEXEC);
+        attribute_cached(root, "/usr/bin/nobodys", ffd2, -1, &written, &p);
+        CHECK_INT(p.from, ==, PACKAGE_FROM_NONE);
+        tmpdir_remove(root);
+}
+
 TEST(package_note_of_an_elf_file) {
         const char *exe = getenv("PACKAGE_NOTE_EXE");
         char json[PACKAGE_NOTE_JSON_MAX + 1], name[64];
@@ -422,7 +490,7 @@ TEST(parser_package_errand_in_its_cell) {
         struct package_info p;
         char reason[256] = "";
         CHECK(fd >= 0);
-        int r = parser_package(fd, true, "/usr/bin/sleep", 65534, 65534, TENANT_UID(65534), &p, reason, sizeof reason);
+        int r = parser_package(fd, true, -1, -1, "/usr/bin/sleep", 65534, 65534, TENANT_UID(65534), &p, reason, sizeof reason);
         if (r < 0)
                 test_fail(__FILE__, __LINE__, "parser_package: %s", reason);
         CHECK_INT(p.from, ==, PACKAGE_FROM_DPKG);
@@ -477,6 +545,27 @@ TEST(daemon_records_the_package_of_a_kept_crash) {
         CHECK_STR(from, "dpkg");
         CHECK_STR(src, "coreutils");
         CHECK_STR(modified, "no");
+        /* the index of the lists kept in the store, made by the cell */
+        _cleanup_free_ char *kept = NULL, *text = NULL;
+        CHECK(asprintf(&kept, "%s/.dpkg-index", e.store_dir) > 0);
+        FILE *k = fopen(kept, "re");
+        CHECK(k);
+        char head[64] = "";
+        CHECK(fgets(head, sizeof head, k));
+        fclose(k);
+        CHECK(strncmp(head, "coredumpd-dpkg-index 1 ", 23) == 0);
+        struct stat st;
+        CHECK(stat(kept, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0777) == 0600);
+        ino_t first = st.st_ino;
+        /* the next crash takes it (the database unchanged): no new one */
+        sleeper_stop(e.sleeper);
+        e.sleeper = sleeper_exec("sleeper", "exec /usr/bin/sleep 1000");
+        fake_peer_init(&e.peer, e.sleeper);
+        usleep(100000);
+        store_one(&e);
+        _cleanup_free_ char *again = record_capture_field(&e.records, 1, "COREDUMP_PACKAGE_NAME");
+        CHECK_STR(again, "coreutils");
+        CHECK(stat(kept, &st) == 0 && st.st_ino == first);
 
         /* a root of its own without a dpkg database */
         _cleanup_free_ char *root = tmpdir_new();
@@ -485,16 +574,16 @@ TEST(daemon_records_the_package_of_a_kept_crash) {
         e.sleeper = sleeper_start_in_root("chrooted", root);
         fake_peer_init(&e.peer, e.sleeper);
         store_one(&e);
-        CHECK_INT(record_capture_count(&e.records), ==, 2);
-        _cleanup_free_ char *none = record_capture_field(&e.records, 1, "COREDUMP_PACKAGE_NAME");
-        _cleanup_free_ char *error = record_capture_field(&e.records, 1, "COREDUMPD_PACKAGE_ERROR");
+        CHECK_INT(record_capture_count(&e.records), ==, 3);
+        _cleanup_free_ char *none = record_capture_field(&e.records, 2, "COREDUMP_PACKAGE_NAME");
+        _cleanup_free_ char *error = record_capture_field(&e.records, 2, "COREDUMPD_PACKAGE_ERROR");
         CHECK(!none);
         CHECK(error && strstr(error, "the container's root has no dpkg database"));
 
         /* off: not looked for */
         e.env.packages = false;
         store_one(&e);
-        _cleanup_free_ char *off = record_capture_field(&e.records, 2, "COREDUMPD_PACKAGE_ERROR");
+        _cleanup_free_ char *off = record_capture_field(&e.records, 3, "COREDUMPD_PACKAGE_ERROR");
         CHECK(!off);
         tmpdir_remove(root);
         test_env_done(&e);
@@ -506,6 +595,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(dpkg_lists_md5sums_diversions),
         TEST_ENTRY(dpkg_attribution_in_a_fake_root),
         TEST_ENTRY(dpkg_attribution_container_without_database_or_with_links),
+        TEST_ENTRY(dpkg_index_kept_between_crashes),
         TEST_ENTRY(package_note_of_an_elf_file),
         TEST_ENTRY(package_note_parser_refuses_what_it_cannot_check),
         TEST_ENTRY(package_answer_checked_by_the_daemon),

@@ -3,15 +3,45 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "crash/package.h"
 #include "parser/client.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 
+/* The index of the host's dpkg lists in the store (parser/package-index.h): made by the cell,
+ * linked here, never read here. */
+#define INDEX_FILE ".dpkg-index"
+
 void package_prepare(struct crash *c) {
         if (c->context.proc_fd >= 0)
                 (void) context_open_root(&c->context, c->tag);
+}
+
+/* A new index the cell wrote into the unnamed file fd: linked under a name of this thread's and
+ * renamed over the old one, so that a reader sees the old or the new, whole. */
+static void index_keep(const struct store *s, int fd, const char *tag) {
+        char proc_path[64], tmp[64];
+        struct stat st;
+
+        if (fstat(fd, &st) < 0 || st.st_size <= 0 || (uint64_t) st.st_size > PACKAGE_INDEX_FILE_MAX)
+                return;
+        snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
+        snprintf(tmp, sizeof tmp, INDEX_FILE ".%d", (int) gettid());
+        (void) unlinkat(s->dir_fd, tmp, 0);
+        if (linkat(AT_FDCWD, proc_path, s->dir_fd, tmp, AT_SYMLINK_FOLLOW) < 0 &&
+            linkat(fd, "", s->dir_fd, tmp, AT_EMPTY_PATH) < 0) {
+                log_crash_errno(tag, LOG_DEBUG, errno, "Cannot keep the index of dpkg's lists: %m");
+                return;
+        }
+        if (renameat(s->dir_fd, tmp, s->dir_fd, INDEX_FILE) < 0) {
+                log_crash_errno(tag, LOG_DEBUG, errno, "Cannot keep the index of dpkg's lists: %m");
+                (void) unlinkat(s->dir_fd, tmp, 0);
+                return;
+        }
+        log_crash(tag, LOG_DEBUG, "Kept a new index of dpkg's lists (%lld bytes).", (long long) st.st_size);
 }
 
 void step_package(const struct crash_env *env, struct crash *c) {
@@ -31,11 +61,18 @@ void step_package(const struct crash_env *env, struct crash *c) {
         }
         bool container = ctx->root_fd >= 0;
         _cleanup_close_ int ours = container ? -1 : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* The host's root: the kept index and an unnamed file in the store for a new one. */
+        _cleanup_close_ int index_in = -1, index_out = -1;
+        if (!container && env->store) {
+                index_in = openat(env->store->dir_fd, INDEX_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                index_out = openat(env->store->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        }
         uid_t uid;
         gid_t gid;
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &uid, &gid);
-        int r = container || ours >= 0 ? parser_package(container ? ctx->root_fd : ours, container, ctx->exe, uid, gid,
-                                                        &c->peer.tenant, c->package, reason, sizeof reason)
+        int r = container || ours >= 0 ? parser_package(container ? ctx->root_fd : ours, container, index_in, index_out,
+                                                        ctx->exe, uid, gid, &c->peer.tenant, c->package, reason,
+                                                        sizeof reason)
                                        : -errno;
         if (r < 0) {
                 *c->package = (struct package_info) { .from = PACKAGE_FROM_NONE };
@@ -44,6 +81,8 @@ void step_package(const struct crash_env *env, struct crash *c) {
                 log_crash(c->tag, LOG_NOTICE, "No package for the crash: %s.", c->package->error);
                 return;
         }
+        if (c->package->index_written && index_out >= 0)
+                index_keep(env->store, index_out, c->tag);
         if (c->package->from == PACKAGE_FROM_NONE)
                 log_crash(c->tag, LOG_DEBUG, "No package for the crash: %s.", c->package->error);
         else

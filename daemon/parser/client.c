@@ -415,8 +415,8 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
         return 0;
 }
 
-int parser_package(int root_fd, bool container, const char *exe, uid_t uid, gid_t gid, const struct tenant *owner,
-                   struct package_info *ret, char *reason, size_t reason_size) {
+int parser_package(int root_fd, bool container, int index_in, int index_out, const char *exe, uid_t uid, gid_t gid,
+                   const struct tenant *owner, struct package_info *ret, char *reason, size_t reason_size) {
         _cleanup_free_ struct parser_package_request *req = calloc(1, sizeof *req);
         char buf[PARSER_PACKAGE_ANSWER_MAX + 1], why[96] = "";
 
@@ -427,17 +427,26 @@ int parser_package(int root_fd, bool container, const char *exe, uid_t uid, gid_
                 .version = PARSER_VERSION,
                 .uid = uid,
                 .gid = gid,
-                .flags = container ? PARSER_PACKAGE_CONTAINER : 0,
+                .flags = container ? PARSER_PACKAGE_CONTAINER : index_out >= 0 ? PARSER_PACKAGE_INDEX : 0,
         };
         if (!exe || strlen(exe) > PARSER_PACKAGE_EXE_MAX)
                 return fail(-ENAMETOOLONG, reason, reason_size, "%s", "no executable path, or one too long");
         snprintf(req->exe, sizeof req->exe, "%s", exe);
         if (!parser_package_request_valid(req))
                 return fail(-EINVAL, reason, reason_size, "%s", "an invalid request");
+        /* No kept index: one that is none (/dev/null), which the cell rebuilds. */
+        _cleanup_close_ int none = -1;
+        if (req->flags & PARSER_PACKAGE_INDEX && index_in < 0) {
+                none = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (none < 0)
+                        return fail(-errno, reason, reason_size, "%s", "cannot open /dev/null");
+                index_in = none;
+        }
+        int fds[3] = { root_fd, index_in, index_out };
         size_t size = 0;
         int status = 0;
-        int r = parser_errand(&root_fd, 1, "--package", owner, req, sizeof *req, PARSER_PACKAGE_DEADLINE_USEC, buf,
-                              sizeof buf, &size, &status, reason, reason_size);
+        int r = parser_errand(fds, req->flags & PARSER_PACKAGE_INDEX ? 3 : 1, "--package", owner, req, sizeof *req,
+                              PARSER_PACKAGE_DEADLINE_USEC, buf, sizeof buf, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

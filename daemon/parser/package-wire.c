@@ -9,7 +9,8 @@
 
 bool parser_package_request_valid(const struct parser_package_request *req) {
         return req->magic == PARSER_PACKAGE_MAGIC && req->version == PARSER_VERSION && req->uid != 0 && req->gid != 0 &&
-               (req->flags & ~(uint32_t) PARSER_PACKAGE_CONTAINER) == 0 &&
+               (req->flags & ~(uint32_t) (PARSER_PACKAGE_CONTAINER | PARSER_PACKAGE_INDEX)) == 0 &&
+               !((req->flags & PARSER_PACKAGE_CONTAINER) && (req->flags & PARSER_PACKAGE_INDEX)) &&
                memchr(req->exe, 0, sizeof req->exe) != NULL;
 }
 
@@ -54,6 +55,8 @@ size_t package_answer_encode(const struct package_info *p, char *buf, size_t cap
                 LINE("JSON", p->json);
         }
         LINE("ERROR", p->error);
+        if (p->index_written)
+                LINE("INDEX", "written");
 #undef LINE
         return n;
 }
@@ -201,7 +204,7 @@ static int bad(char *why, size_t size, const char *what) {
 
 int package_answer_decode(const char *buf, size_t size, struct package_info *ret, char *why, size_t why_size) {
         struct package_info p = {};
-        char from[8] = "", modified[8] = "";
+        char from[8] = "", modified[8] = "", index[8] = "";
         struct {
                 const char *key;
                 char *value;
@@ -218,6 +221,7 @@ int package_answer_decode(const char *buf, size_t size, struct package_info *ret
                 { "MODIFIED", modified, sizeof modified, false },
                 { "JSON", p.json, sizeof p.json, false },
                 { "ERROR", p.error, sizeof p.error, false },
+                { "INDEX", index, sizeof index, false },
         };
 
         if (size > PARSER_PACKAGE_ANSWER_MAX)
@@ -245,10 +249,13 @@ int package_answer_decode(const char *buf, size_t size, struct package_info *ret
                 memcpy(keys[i].value, eq + 1, vn);
                 keys[i].value[vn] = 0;
         }
+        if (index[0] && strcmp(index, "written") != 0)
+                return bad(why, why_size, "an unknown INDEX");
+        p.index_written = index[0] != 0;
         if (!printable(p.error) || !printable(p.file) || (p.file[0] && p.file[0] != '/'))
                 return bad(why, why_size, "unprintable text");
         if (strcmp(from, "none") == 0) {
-                for (size_t i = 1; i < ELEMENTSOF(keys) - 1; i++)
+                for (size_t i = 1; i < ELEMENTSOF(keys) - 2; i++)
                         if (keys[i].seen)
                                 return bad(why, why_size, "facts without a package");
                 if (!p.error[0])

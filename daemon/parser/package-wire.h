@@ -22,14 +22,19 @@
 
 #define PARSER_PACKAGE_MAGIC UINT32_C(0x50504443) /* "CDPP" */
 #define PARSER_FD_PACKAGE_ROOT 3
+#define PARSER_FD_PACKAGE_INDEX_IN 4    /* with PARSER_PACKAGE_INDEX: the kept index, or /dev/null */
+#define PARSER_FD_PACKAGE_INDEX_OUT 5   /* and an unnamed file in the store a new one goes into */
 #define PARSER_PACKAGE_EXE_MAX 4095
 #define PARSER_PACKAGE_ERROR_MAX 200
 #define PARSER_PACKAGE_ANSWER_MAX 4096
 /* The longest JSON of an ELF package note taken (parser/package-note.h). */
 #define PACKAGE_NOTE_JSON_MAX 2048
+/* The largest index of the lists the cell writes and the daemon keeps (parser/package-index.h). */
+#define PACKAGE_INDEX_FILE_MAX (UINT64_C(64) << 20)
 
 enum {
         PARSER_PACKAGE_CONTAINER = 1u << 0,     /* fd 3 is a root of the task's own, not the host's */
+        PARSER_PACKAGE_INDEX = 1u << 1,         /* fds 4 and 5: the index of the lists (parser/package-index.h) */
 };
 
 struct parser_package_request {
@@ -64,6 +69,7 @@ struct package_info {
         enum package_modified modified;
         char json[PACKAGE_NOTE_JSON_MAX + 1];   /* the note's JSON; "" for dpkg */
         char error[PARSER_PACKAGE_ERROR_MAX + 1];
+        bool index_written;                     /* INDEX=written: a new index is in fd 5 */
 };
 
 /* Whether json is one flat object (string, number, true/false/null values) of printable ASCII,

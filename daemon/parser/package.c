@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "parser/checksum.h"
+#include "parser/package-index.h"
 #include "parser/package-note.h"
 #include "parser/package.h"
 #include "parser/sandbox.h"
@@ -49,31 +50,6 @@ static int open_in_root(int root_fd, const char *path) {
         return task_file_reopen(at);
 }
 
-/* The whole file at path inside root, at most max bytes (-EFBIG beyond), NUL-terminated. */
-static int read_in_root(int root_fd, const char *path, uint64_t max, char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = open_in_root(root_fd, path);
-        if (fd < 0)
-                return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
-        size_t cap = (size_t) st.st_size + 1;
-        _cleanup_free_ char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        long n = read_full(fd, buf, cap); /* one byte more than it said: grown meanwhile */
-        if (n < 0)
-                return (int) n;
-        if ((size_t) n == cap)
-                return -EFBIG;
-        buf[n] = 0;
-        *ret = TAKE_PTR(buf);
-        *ret_size = (size_t) n;
-        return 0;
-}
-
 static int file_md5(int fd, char ret[static 33]) {
         _cleanup_free_ char *buf = malloc(64 * 1024);
         struct md5 m;
@@ -95,33 +71,35 @@ static int file_md5(int fd, char ret[static 33]) {
         return 0;
 }
 
-/* info/NAME.list, or info/NAME:ARCH.list for a Multi-Arch: same package (the other tried too). */
-static int read_info(int root_fd, const struct dpkg_package *p, const char *suffix, uint64_t max, char **ret,
-                     size_t *ret_size) {
-        char path[DPKG_NAME_MAX + DPKG_ARCH_MAX + 64];
-        int r = -ENOENT;
-        for (int i = 0; i < 2 && r == -ENOENT; i++) {
-                bool qualified = (i == 0) == p->multi_arch_same;
-                if (qualified && !p->arch[0])
-                        continue;
-                snprintf(path, sizeof path, "/var/lib/dpkg/info/%s%s%s.%s", p->name, qualified ? ":" : "",
-                         qualified ? p->arch : "", suffix);
-                r = read_in_root(root_fd, path, max, ret, ret_size);
-        }
-        return r;
-}
+/* What a lookup reads: the root, its status and diversions, and the index of its lists if there is
+ * one (else every list is read). */
+struct db {
+        int root_fd;
+        const char *status, *diversions, *index;
+        size_t status_size, diversions_size, index_size;
+};
 
 /* The installed package whose list has path (skip: a package not to take, or NULL): 1 and *ret. */
-static int owner_of(int root_fd, const char *status, size_t status_size, const char *path, const char *skip,
-                    struct dpkg_package *ret) {
+static int owner_of(const struct db *db, const char *path, const char *skip, struct dpkg_package *ret) {
+        int root_fd = db->root_fd;
+        const char *status = db->status;
+        size_t status_size = db->status_size, offset = 0;
         struct dpkg_package p;
-        size_t offset = 0;
+
+        if (db->index) {
+                char name[DPKG_NAME_MAX + 1], arch[DPKG_ARCH_MAX + 1];
+                while (package_index_next(db->index, db->index_size, path, &offset, name, arch) > 0)
+                        if (!(skip && strcmp(name, skip) == 0) &&
+                            dpkg_status_find(status, status_size, name, arch[0] ? arch : NULL, ret) > 0)
+                                return 1;
+                return 0;
+        }
         while (dpkg_status_next(status, status_size, &offset, &p) > 0) {
                 if (skip && strcmp(p.name, skip) == 0)
                         continue;
                 _cleanup_free_ char *list = NULL;
                 size_t size = 0;
-                if (read_info(root_fd, &p, "list", LIST_MAX, &list, &size) < 0)
+                if (package_read_info(root_fd, &p, "list", LIST_MAX, &list, &size) < 0)
                         continue;
                 if (dpkg_list_contains(list, size, path)) {
                         *ret = p;
@@ -157,19 +135,18 @@ static bool usr_alias(int root_fd, const char *path, char *ret, size_t size) {
 
 /* Who ships the file at path, diversions considered: 1 with *ret and the path as the package
  * lists it in packaged, 0 none, -EPERM a local diversion (the administrator's file). */
-static int lookup(int root_fd, const char *status, size_t status_size, const char *diversions, size_t diversions_size,
-                  const char *path, struct dpkg_package *ret, char packaged[static DPKG_PATH_MAX + 1]) {
+static int lookup(const struct db *db, const char *path, struct dpkg_package *ret, char packaged[static DPKG_PATH_MAX + 1]) {
         struct dpkg_diversion d;
-        if (diversions && dpkg_diversions_find(diversions, diversions_size, path, &d) > 0) {
+        if (db->diversions && dpkg_diversions_find(db->diversions, db->diversions_size, path, &d) > 0) {
                 if (strcmp(path, d.from) == 0) {
                         /* The file at the original name is the diverter's own, or the admin's. */
                         if (!d.by[0])
                                 return -EPERM;
-                        if (dpkg_status_find(status, status_size, d.by, NULL, ret) <= 0)
+                        if (dpkg_status_find(db->status, db->status_size, d.by, NULL, ret) <= 0)
                                 return 0;
                         _cleanup_free_ char *list = NULL;
                         size_t size = 0;
-                        if (read_info(root_fd, ret, "list", LIST_MAX, &list, &size) < 0 ||
+                        if (package_read_info(db->root_fd, ret, "list", LIST_MAX, &list, &size) < 0 ||
                             !dpkg_list_contains(list, size, path))
                                 return 0;
                         snprintf(packaged, DPKG_PATH_MAX + 1, "%s", path);
@@ -177,10 +154,10 @@ static int lookup(int root_fd, const char *status, size_t status_size, const cha
                 }
                 /* The diverted name: the file another package ships as from. */
                 snprintf(packaged, DPKG_PATH_MAX + 1, "%s", d.from);
-                return owner_of(root_fd, status, status_size, d.from, d.by[0] ? d.by : NULL, ret);
+                return owner_of(db, d.from, d.by[0] ? d.by : NULL, ret);
         }
         snprintf(packaged, DPKG_PATH_MAX + 1, "%s", path);
-        return owner_of(root_fd, status, status_size, path, NULL, ret);
+        return owner_of(db, path, NULL, ret);
 }
 
 static bool from_note(int fd, struct package_info *p) {
@@ -204,7 +181,24 @@ static bool from_note(int fd, struct package_info *p) {
         return true;
 }
 
-void package_attribute(int root_fd, const char *exe, bool container, struct package_info *ret) {
+/* The index of the lists: the cached one if its key is the database's, else one made now and
+ * written for the daemon to keep. NULL (every list read) without a cache or on failure. */
+static char *index_of(int root_fd, const char *status, size_t status_size, struct package_cache *cache, size_t *ret_size) {
+        char key[PACKAGE_INDEX_KEY_MAX];
+        char *index = NULL;
+        if (!cache || package_index_key(root_fd, key) < 0)
+                return NULL;
+        if (package_index_load(cache->in_fd, key, &index, ret_size) > 0)
+                return index;
+        if (package_index_build(root_fd, status, status_size, key, &index, ret_size) < 0)
+                return NULL;
+        if (cache->out_fd >= 0 && write_full(cache->out_fd, index, *ret_size) >= 0)
+                cache->written = true;
+        return index;
+}
+
+void package_attribute(int root_fd, const char *exe, bool container, struct package_cache *cache,
+                       struct package_info *ret) {
         char path[PARSER_PACKAGE_EXE_MAX + 1];
         const char *where = container ? "the container's" : "the host's";
 
@@ -225,7 +219,7 @@ void package_attribute(int root_fd, const char *exe, bool container, struct pack
 
         _cleanup_free_ char *status = NULL, *diversions = NULL;
         size_t status_size = 0, diversions_size = 0;
-        int r = read_in_root(root_fd, "/var/lib/dpkg/status", STATUS_MAX, &status, &status_size);
+        int r = package_read_in_root(root_fd, "/var/lib/dpkg/status", STATUS_MAX, &status, &status_size);
         if (r == -ENOENT) {
                 none(ret, "no package note, and %s root has no dpkg database (/var/lib/dpkg/status)", where);
                 return;
@@ -234,14 +228,24 @@ void package_attribute(int root_fd, const char *exe, bool container, struct pack
                 none(ret, "cannot read %s /var/lib/dpkg/status: %s", where, strerror(-r));
                 return;
         }
-        if (read_in_root(root_fd, "/var/lib/dpkg/diversions", DIVERSIONS_MAX, &diversions, &diversions_size) < 0)
+        if (package_read_in_root(root_fd, "/var/lib/dpkg/diversions", DIVERSIONS_MAX, &diversions, &diversions_size) < 0)
                 diversions = NULL;
+
+        _cleanup_free_ char *index = NULL;
+        struct db db = {
+                .root_fd = root_fd,
+                .status = status,
+                .status_size = status_size,
+                .diversions = diversions,
+                .diversions_size = diversions_size,
+        };
+        db.index = index = index_of(root_fd, status, status_size, cache, &db.index_size);
 
         struct dpkg_package p;
         char packaged[DPKG_PATH_MAX + 1] = "", alias[PARSER_PACKAGE_EXE_MAX + 1];
-        r = lookup(root_fd, status, status_size, diversions, diversions_size, path, &p, packaged);
+        r = lookup(&db, path, &p, packaged);
         if (r == 0 && usr_alias(root_fd, path, alias, sizeof alias))
-                r = lookup(root_fd, status, status_size, diversions, diversions_size, alias, &p, packaged);
+                r = lookup(&db, alias, &p, packaged);
         if (r == -EPERM) {
                 none(ret, "%s is diverted locally: the administrator's file, no package's", path);
                 return;
@@ -265,7 +269,7 @@ void package_attribute(int root_fd, const char *exe, bool container, struct pack
         _cleanup_free_ char *md5sums = NULL;
         size_t md5sums_size = 0;
         char want[33], have[33];
-        if (fd >= 0 && read_info(root_fd, &p, "md5sums", MD5SUMS_MAX, &md5sums, &md5sums_size) >= 0 &&
+        if (fd >= 0 && package_read_info(root_fd, &p, "md5sums", MD5SUMS_MAX, &md5sums, &md5sums_size) >= 0 &&
             dpkg_md5sums_find(md5sums, md5sums_size, packaged, want) > 0 && file_md5(fd, have) >= 0)
                 ret->modified = strcmp(want, have) == 0 ? PACKAGE_MODIFIED_NO : PACKAGE_MODIFIED_YES;
 }
@@ -277,16 +281,20 @@ int package_main(void) {
         if (read_exact(STDIN_FILENO, &req, sizeof req) < 0 || !parser_package_request_valid(&req))
                 return 2;
         struct cell_limits limits = {
-                .address_space = UINT64_C(512) << 20,
+                .address_space = UINT64_C(1) << 30,
                 .cpu_seconds = 20,
                 .open_files = 32,
-                .file_size = 0,
+                .file_size = req.flags & PARSER_PACKAGE_INDEX ? PACKAGE_INDEX_MAX : 0,
         };
         if (sandbox_enter(req.uid, req.gid, &limits, SANDBOX_READ, reason, sizeof reason) < 0)
                 return EXIT_FAILURE;
         /* From here on, everything read is the task's root's. */
         struct package_info info;
-        package_attribute(PARSER_FD_PACKAGE_ROOT, req.exe, req.flags & PARSER_PACKAGE_CONTAINER, &info);
+        struct package_cache cache = { .in_fd = PARSER_FD_PACKAGE_INDEX_IN, .out_fd = PARSER_FD_PACKAGE_INDEX_OUT };
+        bool cached = req.flags & PARSER_PACKAGE_INDEX;
+        package_attribute(PARSER_FD_PACKAGE_ROOT, req.exe, req.flags & PARSER_PACKAGE_CONTAINER, cached ? &cache : NULL,
+                          &info);
+        info.index_written = cached && cache.written;
         char buf[PARSER_PACKAGE_ANSWER_MAX];
         size_t size = package_answer_encode(&info, buf, sizeof buf);
         return write_full(STDOUT_FILENO, buf, size) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

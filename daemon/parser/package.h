@@ -15,10 +15,20 @@
 
 #include "parser/package-wire.h"
 
+/* The index of the host's lists kept between crashes (parser/package-index.h): in_fd the kept one
+ * (or -1, or any file that is none), out_fd where a new one is written (or -1); written says one
+ * was. */
+struct package_cache {
+        int in_fd, out_fd;
+        bool written;
+};
+
 /* The package of exe (an absolute path inside root_fd, maybe ending " (deleted)": then by its path
  * only, not checked for changes); container says whose database it is for the error text. *ret is
- * always filled: PACKAGE_FROM_NONE with why when there is none. */
-void package_attribute(int root_fd, const char *exe, bool container, struct package_info *ret);
+ * always filled: PACKAGE_FROM_NONE with why when there is none. cache: NULL (every list read), or
+ * the index's files. */
+void package_attribute(int root_fd, const char *exe, bool container, struct package_cache *cache,
+                       struct package_info *ret);
 
 /* `coredumpd-parser --package`: the request read, the cell entered, the answer written. */
 int package_main(void);
