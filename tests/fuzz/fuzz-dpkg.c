@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dpkg's database as a container's root may hold it (shared/dpkg.c, read in the parser's cell):
  * the first byte picks the file — status (every installed stanza, and a lookup), a file list, an
- * md5sums file, the diversions, a Depends: value — and the rest is its text, not NUL-terminated.
+ * md5sums file, the diversions, a Depends: value, the index of the lists (parser/package-index.c)
+ * — and the rest is its text, not NUL-terminated.
  * What is taken must be within its bounds and of the characters policy allows. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parser/package-index.h"
 #include "shared/dpkg.h"
 
 static void check_package(const struct dpkg_package *p) {
@@ -37,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char md5[33];
         size_t offset = 0;
 
-        switch (data[0] % 5) {
+        switch (data[0] % 6) {
         case 0:
                 while (dpkg_status_next(text, n, &offset, &p) > 0) {
                         check_package(&p);
@@ -62,6 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 4:
                 (void) dpkg_depends_foreach(text, n, 64, take, NULL);
                 break;
+        case 5: {
+                char name[DPKG_NAME_MAX + 1], arch[DPKG_ARCH_MAX + 1];
+                while (package_index_next(text, n, "/bin/sleep", &offset, name, arch) > 0)
+                        if (!dpkg_name_valid(name) || (arch[0] && !dpkg_arch_valid(arch)) || offset > n)
+                                __builtin_trap();
+                break;
+        }
         }
         free(text);
         return 0;
