@@ -10,6 +10,7 @@
 #include "parser/client.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "store/reserve.h"
 
 /* The index of the host's dpkg lists in the store (parser/package-index.h): made by the cell,
  * linked here, never read here. */
@@ -61,11 +62,18 @@ void step_package(const struct crash_env *env, struct crash *c) {
         }
         bool container = ctx->root_fd >= 0;
         _cleanup_close_ int ours = container ? -1 : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        /* The host's root: the kept index and an unnamed file in the store for a new one. */
+        /* The host's root: the kept index and an unnamed file in the store for a new one — only
+         * where the largest index leaves the room crashes need (store/reserve.h): never below
+         * KeepFree=, never taking what crashes in flight hold. */
         _cleanup_close_ int index_in = -1, index_out = -1;
+        uint64_t reserved = 0;
         if (!container && env->store) {
+                char why[160];
                 index_in = openat(env->store->dir_fd, INDEX_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                index_out = openat(env->store->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+                struct tenant root = tenant_of_uid(0);
+                reserved = store_reserve(env->store, &root, PACKAGE_INDEX_FILE_MAX, why, sizeof why);
+                if (reserved == PACKAGE_INDEX_FILE_MAX)
+                        index_out = openat(env->store->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         }
         uid_t uid;
         gid_t gid;
@@ -75,14 +83,18 @@ void step_package(const struct crash_env *env, struct crash *c) {
                                                         sizeof reason)
                                        : -errno;
         if (r < 0) {
+                if (reserved > 0)
+                        store_unreserve(env->store, reserved);
                 *c->package = (struct package_info) { .from = PACKAGE_FROM_NONE };
                 snprintf(c->package->error, sizeof c->package->error, "the package parser failed: %s",
                          reason[0] ? reason : strerror(-r));
                 log_crash(c->tag, LOG_NOTICE, "No package for the crash: %s.", c->package->error);
                 return;
         }
-        if (c->package->index_written && index_out >= 0)
+        if (r >= 0 && c->package->index_written && index_out >= 0)
                 index_keep(env->store, index_out, c->tag);
+        if (reserved > 0)
+                store_unreserve(env->store, reserved);
         if (c->package->from == PACKAGE_FROM_NONE)
                 log_crash(c->tag, LOG_DEBUG, "No package for the crash: %s.", c->package->error);
         else

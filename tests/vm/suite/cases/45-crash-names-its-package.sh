@@ -47,6 +47,7 @@ grep '^COREDUMPD\?_PACKAGE' "$e"
 [ "$(field COREDUMPD_PACKAGE_SOURCE_VERSION "$e")" = "$srcver" ] || die "source version is not $srcver"
 [ "$(field COREDUMPD_PACKAGE_MODIFIED "$e")" = no ] || die "modified '$(field COREDUMPD_PACKAGE_MODIFIED "$e")', not no"
 [ "$(field COREDUMPD_PACKAGE_FROM "$e")" = dpkg ] || die "not found by dpkg"
+say "index of dpkg's lists in the store: $(stat -c %s "$STORE/.dpkg-index" 2>/dev/null || echo none) bytes"
 dumpctl info "$PID" > "$WORK/info" || die "dumpctl info failed"
 grep -F "Package: coreutils $ver (arch $arch, source $src $srcver, from dpkg)" "$WORK/info" ||
 	die "dumpctl info does not show the package: $(grep -i package "$WORK/info")"
