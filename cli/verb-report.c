@@ -104,8 +104,14 @@ static int write_package(int dir_fd, const struct entry *d) {
                 fprintf(f, "Found by: %s\n", v);
 
         size_t size = 0;
-        _cleanup_free_ char *status = read_status(&size);
+        _cleanup_free_ char *status = NULL;
         struct dpkg_package here;
+        if (entry_in_own_mount_namespace(d)) {
+                fprintf(f, "Depends: unknown (the crash was in a mount namespace of its own, a container: its "
+                           "packages are not this host's)\n");
+                return finish(f, "package.txt");
+        }
+        status = read_status(&size);
         if (!status || dpkg_status_find(status, size, name, text(d, FIELD_PACKAGE_ARCHITECTURE), &here) <= 0)
                 fprintf(f, "Depends: unknown (%s is not installed on this host)\n", name);
         else if (!version || strcmp(here.version, version) != 0)
