@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 /* The index of the host's dpkg lists in the store (parser/package-index.h): made by the cell,
  * linked here, never read here. */
 #define INDEX_FILE ".dpkg-index"
+
+/* One crash at a time may write a new index (and hold room for it): a burst of crashes before
+ * there is one makes one, not one each. */
+static atomic_flag index_writer = ATOMIC_FLAG_INIT;
 
 void package_prepare(struct crash *c) {
         if (c->context.proc_fd >= 0)
@@ -67,11 +72,14 @@ void step_package(const struct crash_env *env, struct crash *c) {
          * KeepFree=, never taking what crashes in flight hold. */
         _cleanup_close_ int index_in = -1, index_out = -1;
         uint64_t reserved = 0;
+        bool writer = false;
         if (!container && env->store) {
                 char why[160];
                 index_in = openat(env->store->dir_fd, INDEX_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                writer = !atomic_flag_test_and_set(&index_writer);
                 struct tenant root = tenant_of_uid(0);
-                reserved = store_reserve(env->store, &root, PACKAGE_INDEX_FILE_MAX, why, sizeof why);
+                if (writer)
+                        reserved = store_reserve(env->store, &root, PACKAGE_INDEX_FILE_MAX, why, sizeof why);
                 if (reserved == PACKAGE_INDEX_FILE_MAX)
                         index_out = openat(env->store->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         }
@@ -85,6 +93,8 @@ void step_package(const struct crash_env *env, struct crash *c) {
         if (r < 0) {
                 if (reserved > 0)
                         store_unreserve(env->store, reserved);
+                if (writer)
+                        atomic_flag_clear(&index_writer);
                 *c->package = (struct package_info) { .from = PACKAGE_FROM_NONE };
                 snprintf(c->package->error, sizeof c->package->error, "the package parser failed: %s",
                          reason[0] ? reason : strerror(-r));
@@ -95,6 +105,8 @@ void step_package(const struct crash_env *env, struct crash *c) {
                 index_keep(env->store, index_out, c->tag);
         if (reserved > 0)
                 store_unreserve(env->store, reserved);
+        if (writer)
+                atomic_flag_clear(&index_writer);
         if (c->package->from == PACKAGE_FROM_NONE)
                 log_crash(c->tag, LOG_DEBUG, "No package for the crash: %s.", c->package->error);
         else
