@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crash/package.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "parser/client.h"
@@ -519,7 +520,8 @@ static void store_one(struct test_env *e) {
 
 /* The daemon's step end to end, on this Debian host: a crash of /usr/bin/sleep is coreutils' at the
  * version dpkg reports; a crash in a root of its own without dpkg says why it has no package; with
- * attribution off, no field at all. */
+ * other kept crashes in flight (a burst), not looked up and said so; with attribution off, no
+ * field at all. */
 TEST(daemon_records_the_package_of_a_kept_crash) {
         _cleanup_free_ char *version = NULL, *source = NULL;
         if (command_run("dpkg-query -W -f='${Version}' coreutils 2>/dev/null", &version) != 0 || !version[0]) {
@@ -580,10 +582,22 @@ TEST(daemon_records_the_package_of_a_kept_crash) {
         CHECK(!none);
         CHECK(error && strstr(error, "the container's root has no dpkg database"));
 
+        /* a burst: two other kept crashes in flight, the lookup is left out and the record says so */
+        static struct crash other[2];
+        for (size_t i = 0; i < ELEMENTSOF(other); i++) {
+                other[i].context.proc_fd = -1;
+                package_prepare(&other[i]);
+        }
+        store_one(&e);
+        for (size_t i = 0; i < ELEMENTSOF(other); i++)
+                package_release(&other[i]);
+        _cleanup_free_ char *burst = record_capture_field(&e.records, 3, "COREDUMPD_PACKAGE_ERROR");
+        CHECK(burst && strstr(burst, "not looked up: 2 other kept crashes were being handled at once"));
+
         /* off: not looked for */
         e.env.packages = false;
         store_one(&e);
-        _cleanup_free_ char *off = record_capture_field(&e.records, 3, "COREDUMPD_PACKAGE_ERROR");
+        _cleanup_free_ char *off = record_capture_field(&e.records, 4, "COREDUMPD_PACKAGE_ERROR");
         CHECK(!off);
         tmpdir_remove(root);
         test_env_done(&e);

@@ -69,6 +69,7 @@ struct crash {
         /* The package its executable belongs to (crash/package.c), found after the release: NULL
          * when not looked for; from PACKAGE_FROM_NONE with why when there is none. */
         struct package_info *package;
+        bool package_counted;           /* counted as kept and in flight (crash/package.h) */
 
         enum crash_result result;
         char error[256];

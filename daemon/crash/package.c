@@ -21,9 +21,23 @@
  * there is one makes one, not one each. */
 static atomic_flag index_writer = ATOMIC_FLAG_INIT;
 
+/* Kept crashes between package_prepare() and their lookup: how busy the daemon is. */
+static atomic_uint kept_in_flight;
+
 void package_prepare(struct crash *c) {
         if (c->context.proc_fd >= 0)
                 (void) context_open_root(&c->context, c->tag);
+        if (!c->package_counted) {
+                atomic_fetch_add(&kept_in_flight, 1);
+                c->package_counted = true;
+        }
+}
+
+void package_release(struct crash *c) {
+        if (c->package_counted) {
+                atomic_fetch_sub(&kept_in_flight, 1);
+                c->package_counted = false;
+        }
 }
 
 /* A new index the cell wrote into the unnamed file fd: linked under a name of this thread's and
@@ -58,9 +72,19 @@ void step_package(const struct crash_env *env, struct crash *c) {
                 return;
         if (env->store && atomic_load(&env->store->interrupted))
                 return;
+        /* A burst (a crash loop, a storm): the lookups would double the parsers started; they are
+         * left out while others are being handled, and the record says so. */
+        unsigned others = atomic_load(&kept_in_flight) - (c->package_counted ? 1 : 0);
+        package_release(c);
         c->package = calloc(1, sizeof *c->package);
         if (!c->package)
                 return;
+        if (others >= PACKAGE_BURST) {
+                snprintf(c->package->error, sizeof c->package->error,
+                         "not looked up: %u other kept crashes were being handled at once", others);
+                log_crash(c->tag, LOG_DEBUG, "No package for the crash: %s.", c->package->error);
+                return;
+        }
         if (!ctx->exe) {
                 snprintf(c->package->error, sizeof c->package->error, "%s", "the executable is not known");
                 return;

@@ -14,8 +14,14 @@
 #include "crash/steps.h"
 
 /* Before the ack, while the task is held: its root opened (context_open_root()) so that the
- * package can be looked up after the release, when /proc/<pid>/root is gone. */
+ * package can be looked up after the release, when /proc/<pid>/root is gone; and the crash counted
+ * as kept and in flight until package_release() (step_package(), or crash_done()). */
 void package_prepare(struct crash *c);
+void package_release(struct crash *c);
+
+/* As many other kept crashes in flight as this, and the lookup is left out (a burst): its record
+ * says so in COREDUMPD_PACKAGE_ERROR=. */
+#define PACKAGE_BURST 2
 
 /* After the release, for a crash whose core is kept: c->package filled (NULL when not looked for:
  * env->packages off, the daemon stopping, out of memory). A parser that fails leaves
