@@ -63,8 +63,10 @@ cp -p /usr/bin/sleep "$WORK/sleep.orig"
 on_exit "cat '$WORK/sleep.orig' > /usr/bin/sleep"
 printf x >> /usr/bin/sleep
 sleep_crash
-cat "$WORK/sleep.orig" > /usr/bin/sleep
+# Put back only once the record is there: the package is looked up after the release, the file as
+# it is then.
 e=$(wait_entry "$PID" 30) || die "no journal entry for the modified sleep $PID"
+cat "$WORK/sleep.orig" > /usr/bin/sleep
 [ "$(field COREDUMP_PACKAGE_NAME "$e")" = coreutils ] || die "the modified sleep is not coreutils'"
 [ "$(field COREDUMPD_PACKAGE_MODIFIED "$e")" = yes ] || die "modified '$(field COREDUMPD_PACKAGE_MODIFIED "$e")', not yes"
 cmp -s /usr/bin/sleep "$WORK/sleep.orig" || die "sleep was not put back"
