@@ -45,6 +45,7 @@ static void help(void) {
                "  info [MATCH...]          Show everything recorded about crashes (without MATCH: the newest)\n"
                "  dump [MATCH]             Write the newest matching core, decompressed\n"
                "  debug [MATCH]            Run a debugger on the newest matching core\n"
+               "  report [MATCH]           Write the files of a bug report for the newest matching crash\n"
                "  groups [MATCH]           Matching crashes by signature: count, first, last, top frame\n"
                "  policy                   Show the effective policy rules\n"
                "  check                    Check the configuration and policy as coredumpd reads them\n"
@@ -69,7 +70,9 @@ static void help(void) {
                "     --no-legend                 list, groups: no header line\n"
                "     --no-pager                  Do not pipe the output into a pager\n"
                "  -o --output=FILE               dump: write the core to FILE, not stdout; metrics: replace\n"
-               "                                 FILE with them (a new file renamed over it)\n"
+               "                                 FILE with them (a new file renamed over it); report: the\n"
+               "                                 report's new directory\n"
+               "     --core                      report: the core in the report too\n"
                "  -D --directory=DIR             Read journal files from DIR\n"
                "     --file=PATH                 Read the journal file PATH (a glob; repeatable)\n"
                "     --root=ROOT                 Another system's root: its journal, its cores under ROOT\n"
@@ -136,7 +139,7 @@ static int parse_json_mode(const char *s, enum json_mode *ret) {
 static int parse_arguments(int argc, char *argv[]) {
         enum {
                 ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_NO_PAGER, ARG_NO_JOURNAL, ARG_STORE,
-                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE, ARG_ALL,
+                ARG_CONFIG, ARG_CONFIG_DIR, ARG_POLICY_DIR, ARG_DEBUGGER, ARG_SIGNATURE, ARG_FILE, ARG_ALL, ARG_CORE,
                 ARG_ROOT, ARG_IMAGE,
         };
         static const struct option options[] = {
@@ -151,6 +154,7 @@ static int parse_arguments(int argc, char *argv[]) {
                 { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
                 { "no-pager", no_argument, NULL, ARG_NO_PAGER },
                 { "output", required_argument, NULL, 'o' },
+                { "core", no_argument, NULL, ARG_CORE },
                 { "directory", required_argument, NULL, 'D' },
                 { "file", required_argument, NULL, ARG_FILE },
                 { "root", required_argument, NULL, ARG_ROOT },
@@ -235,6 +239,9 @@ static int parse_arguments(int argc, char *argv[]) {
                         break;
                 case 'o':
                         arg.output = optarg;
+                        break;
+                case ARG_CORE:
+                        arg.core = true;
                         break;
                 case 'D':
                         arg.directory = optarg;
@@ -338,6 +345,7 @@ int main(int argc, char *argv[]) {
                 { "info", verb_info, true, true },
                 { "dump", verb_dump, true, false },
                 { "debug", verb_debug, true, false },
+                { "report", verb_report, true, false },
                 { "groups", verb_groups, true, true },
                 { "policy", verb_policy, false, true },
                 { "check", verb_check, false, true },

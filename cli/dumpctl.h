@@ -48,6 +48,7 @@ struct dumpctl_arguments {
         const char *field;      /* -F */
         uint64_t since, until;  /* 0: unset */
         const char *output;
+        bool core;              /* report --core: the core in the bundle */
         const char *directory;
         const char *root;       /* --root=: another system's root (its journal, its cores) */
         char **files;           /* --file= */
@@ -177,3 +178,4 @@ int verb_reload(void);
 int verb_vacuum(void);
 int verb_remove(void);
 int verb_metrics(void);
+int verb_report(void);

@@ -67,6 +67,35 @@ static void print_storage(const struct entry *d) {
                 printf("  Compact Core: none (%s)\n", error);
 }
 
+/* The package of the executable (COREDUMP_PACKAGE_*, COREDUMPD_PACKAGE_*), or why it has none. */
+static void print_package(const struct entry *d) {
+        const char *name = fields_get(&d->fields, FIELD_PACKAGE_NAME);
+        const char *v;
+
+        if (!name) {
+                if ((v = fields_get(&d->fields, FIELD_PACKAGE_ERROR)))
+                        printf("       Package: none (%s)\n", v);
+                return;
+        }
+        printf("       Package: %s %s", name, field_or(d, "COREDUMP_PACKAGE_VERSION", "?"));
+        const char *arch = fields_get(&d->fields, FIELD_PACKAGE_ARCHITECTURE);
+        const char *source = fields_get(&d->fields, FIELD_PACKAGE_SOURCE);
+        const char *source_version = fields_get(&d->fields, FIELD_PACKAGE_SOURCE_VERSION);
+        const char *from = fields_get(&d->fields, FIELD_PACKAGE_FROM);
+        const char *modified = fields_get(&d->fields, FIELD_PACKAGE_MODIFIED);
+        printf(" (%s%s", arch ? "arch " : "", arch ? arch : "");
+        if (source)
+                printf("%ssource %s%s%s", arch ? ", " : "", source, source_version ? " " : "", source_version ? source_version : "");
+        printf("%sfrom %s)", arch || source ? ", " : "", from ? from : "?");
+        if (modified && strcmp(modified, "yes") == 0)
+                printf(" %sMODIFIED%s: the file is not the one the package installed", ansi(ANSI_RED), ansi(ANSI_NORMAL));
+        putchar('\n');
+        if ((v = fields_get(&d->fields, FIELD_PACKAGE_FILE)) && !same_text(v, fields_get(&d->fields, FIELD_EXE)))
+                printf("  Package File: %s\n", v);
+        if (modified)
+                printf("      Modified: %s\n", modified);
+}
+
 static void info_one(const struct entry *d) {
         char tbuf[64], rbuf[64], sbuf[32];
         const char *comm = field_or(d, "COREDUMP_COMM", "n/a");
@@ -87,6 +116,7 @@ static void info_one(const struct entry *d) {
                 printf("  Command Line: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_EXE)))
                 printf("    Executable: %s%s\n", v, entry_in_own_mount_namespace(d) ? " (in its own mount namespace)" : "");
+        print_package(d);
         if ((v = fields_get(&d->fields, FIELD_CGROUP)))
                 printf(" Control Group: %s\n", v);
         if ((v = fields_get(&d->fields, FIELD_UNIT)))

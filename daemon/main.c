@@ -249,6 +249,7 @@ static int run(const struct arguments *a, struct config *config) {
                 .authenticate = authenticate_peer,
                 .record_sink = record_sink_journal,
                 .user_records = true,
+                .packages = true,
                 .probe = probe,
                 .repeats = repeats,
                 .exit_wait_usec = SERVER_EXIT_WAIT_USEC,

@@ -49,10 +49,13 @@ else:
 
 # Command lines as bash splits them (at '=' too), the word completed last; what must be offered.
 cases = [
-    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'groups', 'policy', 'check', 'reload', 'vacuum',
+    (['dumpctl', ''], ['list', 'info', 'dump', 'debug', 'gdb', 'report', 'groups', 'policy', 'check', 'reload', 'vacuum',
                     'remove', 'metrics']),
     (['dumpctl', 'me'], ['metrics']),
     (['dumpctl', 'metrics', ''], []),
+    (['dumpctl', 'rep'], ['report']),
+    (['dumpctl', '--co'], ['--core', '--config=', '--config-dir=']),
+    (['dumpctl', 'report', 'COREDUMP_PACKAGE_N'], ['COREDUMP_PACKAGE_NAME=']),
     (['dumpctl', 'ch'], ['check']),
     (['dumpctl', '--al'], ['--all']),
     (['dumpctl', 'reload', ''], []),

@@ -2311,7 +2311,117 @@ TEST(debug_gdb_uses_debuginfod_when_asked) {
         test_env_done(&e);
 }
 
+/* report: the bundle of a crash with a package (its fields added to the record the daemon made), the
+ * dependencies' versions from a fake dpkg status ($DPKG_ADMINDIR), the reportbug command; a crash
+ * without a package gets PACKAGE to fill in; a directory that exists is never written into. */
+TEST(report_bundle_names_the_package_and_reportbug) {
+        if (!have_journal_remote())
+                exit(77);
+        struct test_env e, rej;
+        test_env_init(&e, NULL, NULL);
+        test_env_init(&rej, "[Rule]\nName=no-cores\nAction=reject\nWait=no\n", NULL);
+        const size_t size = 65536 + 13;
+        _cleanup_free_ uint8_t *core = store_crash(&e, size, true);
+        free(store_crash(&rej, 65536, false));
+        struct fields *f = &e.records.records[0];
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_NAME, "coredumpd-fixture"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_VERSION, "1.0-1"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_ARCHITECTURE, "amd64"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_SOURCE, "fixture-src"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_SOURCE_VERSION, "1.0-1"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_FILE, "/bin/fixture"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_MODIFIED, "yes"));
+        CHECK_OK(fields_set_text(f, FIELD_PACKAGE_FROM, "dpkg"));
+        if (!fields_get(f, FIELD_SIGNATURE))
+                CHECK_OK(fields_set_text(f, FIELD_SIGNATURE, "0123456789abcdef"));
+        _cleanup_free_ char *sig = strdup(fields_get(f, FIELD_SIGNATURE));
+        CHECK_OK(fields_set_text(&rej.records.records[0], FIELD_PACKAGE_ERROR,
+                                 "no package note, and the container's root has no dpkg database (/var/lib/dpkg/status)"));
+        struct fields both[2] = { e.records.records[0], rej.records.records[0] };
+        struct record_capture all = { .records = both, .n = 2 };
+        _cleanup_free_ char *jdir = NULL, *admin = NULL, *out = NULL, *dir = NULL, *path = NULL;
+        CHECK(asprintf(&jdir, "%s/journal", e.dir) > 0 && mkdir(jdir, 0755) == 0);
+        write_journal(&all, jdir);
+        CHECK(asprintf(&admin, "%s/dpkg", e.dir) > 0 && mkdir(admin, 0755) == 0);
+        CHECK_OK(write_text_file(admin, "status",
+                                 "Package: libc6\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2.36-9\n\n"
+                                 "Package: coredumpd-fixture\nStatus: install ok installed\nArchitecture: amd64\n"
+                                 "Version: 1.0-1\nDepends: libc6 (>= 2.36), libfoo | libc6\n"));
+        CHECK(asprintf(&dir, "%s/bug", e.dir) > 0);
+
+        /* info shows the package */
+        CHECK_INT(run(&out, "%s -D %s --store=%s info %d", dumpctl(), jdir, e.store_dir, (int) e.sleeper), ==, 0);
+        CHECK(strstr(out, "Package: coredumpd-fixture 1.0-1 (arch amd64, source fixture-src 1.0-1, from dpkg)"));
+        CHECK(strstr(out, "MODIFIED") && strstr(out, "Package File: /bin/fixture"));
+        free(out);
+        CHECK_INT(run(&out, "%s -D %s --store=%s info %d", dumpctl(), jdir, e.store_dir, (int) rej.sleeper), ==, 0);
+        CHECK(strstr(out, "Package: none (no package note, and the container's root has no dpkg database"));
+        free(out);
+
+        CHECK_INT(run(&out, "DPKG_ADMINDIR=%s %s -D %s --store=%s report -o %s %d", admin, dumpctl(), jdir,
+                      e.store_dir, dir, (int) e.sleeper), ==, 0);
+        _cleanup_free_ char *cmd = NULL;
+        CHECK(asprintf(&cmd, "reportbug --attach=%s/summary.txt --attach=%s/backtrace.txt --attach=%s/package.txt "
+                             "--attach=%s/record.txt --attach=%s/os-release coredumpd-fixture\n", dir, dir, dir, dir, dir) > 0);
+        CHECK(strstr(out, cmd));
+        struct stat st;
+        CHECK(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700);
+        size_t n;
+        _cleanup_free_ char *summary = NULL, *package = NULL, *record = NULL;
+        CHECK(asprintf(&path, "%s/summary.txt", dir) > 0);
+        summary = read_whole(path, &n);
+        CHECK(strstr(summary, "Package: coredumpd-fixture 1.0-1 (MODIFIED locally)"));
+        CHECK(strstr(summary, "Source: fixture-src 1.0-1"));
+        CHECK(strstr(summary, "Decided by: rule "));
+        CHECK(strstr(summary, "Kernel: "));
+        _cleanup_free_ char *sigline = NULL;
+        CHECK(asprintf(&sigline, "\ncoredumpd-signature: %s", sig) > 0);
+        CHECK(strstr(summary, sigline));
+        free(path);
+        CHECK(asprintf(&path, "%s/package.txt", dir) > 0);
+        package = read_whole(path, &n);
+        CHECK(strstr(package, "Depends (the versions installed on this host now):\n  libc6 2.36-9 amd64\n"
+                              "  libfoo (not installed"));
+        free(path);
+        CHECK(asprintf(&path, "%s/record.txt", dir) > 0);
+        record = read_whole(path, &n);
+        CHECK(strstr(record, "COREDUMP_PACKAGE_NAME=coredumpd-fixture\n"));
+        free(path);
+        CHECK(asprintf(&path, "%s/core", dir) > 0);
+        CHECK(access(path, F_OK) < 0); /* only with --core */
+        free(out);
+
+        /* never into a directory that exists */
+        CHECK_INT(run(&out, "%s -D %s --store=%s report -o %s %d", dumpctl(), jdir, e.store_dir, dir, (int) e.sleeper), ==, 1);
+        free(out);
+        /* --core: the core too */
+        free(dir);
+        CHECK(asprintf(&dir, "%s/bug-core", e.dir) > 0);
+        CHECK_INT(run(&out, "%s -D %s --store=%s --core report -o %s %d", dumpctl(), jdir, e.store_dir, dir,
+                      (int) e.sleeper), ==, 0);
+        CHECK(strstr(out, "/core) is not attached"));
+        free(path);
+        CHECK(asprintf(&path, "%s/core", dir) > 0);
+        _cleanup_free_ char *copy = read_whole(path, &n);
+        CHECK_INT(n, ==, size);
+        CHECK(memcmp(copy, core, size) == 0);
+        free(out);
+
+        /* the rejected crash: no package, no core for --core */
+        free(dir);
+        CHECK(asprintf(&dir, "%s/bug-rej", e.dir) > 0);
+        CHECK_INT(run(&out, "%s -D %s --store=%s --core report -o %s %d", dumpctl(), jdir, e.store_dir, dir,
+                      (int) rej.sleeper), ==, 4);
+        free(out);
+        CHECK_INT(run(&out, "%s -D %s --store=%s report -o %s %d", dumpctl(), jdir, e.store_dir, dir,
+                      (int) rej.sleeper), ==, 0);
+        CHECK(strstr(out, "not attributed to a package (no package note") && strstr(out, "/os-release PACKAGE\n"));
+        test_env_done(&rej);
+        test_env_done(&e);
+}
+
 static const struct test_case tests[] = {
+        TEST_ENTRY(report_bundle_names_the_package_and_reportbug),
         TEST_ENTRY(groups_span_machines),
         TEST_ENTRY(each_crash_once_however_often_received),
         TEST_ENTRY(symbols_from_debuginfod),

@@ -1512,6 +1512,26 @@ TEST(hooks_notify_every_and_none) {
         hooks_env_done(&e);
 }
 
+/* Without a rate limit (RateLimitBurst=0) there are no repeats: under Notify=first every crash
+ * unwound to a signature starts its crash's unit; the new signature's still once. */
+TEST(hooks_first_without_rate_limit_every_crash) {
+        struct test_env e;
+        struct hook_calls calls;
+        test_env_init(&e, "[Rule]\nName=loop\nAction=kernel\nRateLimitBurst=0\n", NULL);
+        e.env.repeats = repeats_new(e.store->dir_fd);
+        e.env.first_seen = first_seen_new(e.store->dir_fd);
+        CHECK(e.env.repeats && e.env.first_seen);
+        calls = (struct hook_calls) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        e.env.hook_start = hook_record;
+        e.env.hook_userdata = &calls;
+
+        crash_loop(&e, 3);
+        CHECK_INT(record_capture_count(&e.records), ==, 3);
+        CHECK_INT(hook_count(&calls, HOOK_CRASH), ==, 3);
+        CHECK_INT(hook_count(&calls, HOOK_NEW_SIGNATURE), ==, 1);
+        hooks_env_done(&e);
+}
+
 /* ---- the compact core in the record (COREDUMP=) ---- */
 
 /* The compact core the parser makes of a stored core, as the test reads it: what the record must
@@ -2525,6 +2545,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(repeats_rejected_before_the_dump),
         TEST_ENTRY(hooks_first_crash_of_a_new_signature_once),
         TEST_ENTRY(hooks_notify_every_and_none),
+        TEST_ENTRY(hooks_first_without_rate_limit_every_crash),
         TEST_ENTRY(journal_core_with_the_first_crash_of_a_signature),
         TEST_ENTRY(journal_core_none_when_off_or_not_counted),
         TEST_ENTRY(journal_core_too_large_says_why),

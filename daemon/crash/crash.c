@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "crash/crash.h"
+#include "crash/package.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"
 #include "shared/log.h"
@@ -26,6 +27,9 @@ void crash_init(struct crash *c, const struct config *settings) {
 void crash_done(struct crash *c) {
         kept_files_done(&c->kept);
         free(c->journal_core);
+        package_release(c);
+        free(c->package);
+        c->package = NULL;
         c->journal_core = NULL;
         c->journal_core_size = 0;
         if (c->have_peer)

@@ -11,6 +11,7 @@
 #include "crash/decide.h"
 #include "crash/keep-files.h"
 #include "crash/protocol.h"
+#include "parser/package-wire.h"
 #include "selfdump/selfdump.h"
 #include "shared/abi.h"
 #include "store/store.h"
@@ -67,6 +68,10 @@ struct crash {
         char journal_core_error[256];
 
         bool first_seen;                /* its signature's first crash on this host (crash/first-seen.h) */
+        /* The package its executable belongs to (crash/package.c), found after the release: NULL
+         * when not looked for; from PACKAGE_FROM_NONE with why when there is none. */
+        struct package_info *package;
+        bool package_counted;           /* counted as kept and in flight (crash/package.h) */
 
         enum crash_result result;
         char error[256];

@@ -39,7 +39,12 @@ void crash_notify(const struct crash_env *env, const struct crash *c) {
 
         if (!env->hook_start || notify == NOTIFY_NONE || !c->have_context)
                 return;
-        bool crash_hook = notify == NOTIFY_EVERY || (c->have_decision && c->decision.repeat == 1);
+        /* first: the first of its signature in its interval; without a rate limit there is no
+         * repeat, and every crash unwound to a signature is a first. A crash without one (rejected
+         * before it was unwound) is not told apart from the next: none. */
+        bool crash_hook = notify == NOTIFY_EVERY ||
+                          (c->have_decision && (c->decision.repeat == 1 ||
+                                                (c->decision.rate_limit_burst == 0 && c->context.signature[0])));
         if (crash_hook && c->context.crash_id[0])
                 start(env, c, HOOK_CRASH, HOOK_CRASH_PREFIX, c->context.crash_id);
         if (c->first_seen)

@@ -341,6 +341,33 @@ static int record_add_crash_details(const struct crash *c, struct fields *f) {
         return k;
 }
 
+/* The package of the executable (crash/package.h): checked by the decoder, set as it came. */
+static int record_add_package(const struct crash *c, struct fields *f) {
+        const struct package_info *p = c->package;
+        int k = 0;
+
+        if (!p)
+                return 0;
+        if (p->from == PACKAGE_FROM_NONE)
+                return fields_set_text(f, FIELD_PACKAGE_ERROR, p->error);
+        k = k ?: fields_set_text(f, FIELD_PACKAGE_NAME, p->name);
+        k = k ?: fields_set_text(f, FIELD_PACKAGE_VERSION, p->version);
+        k = k ?: fields_set_text(f, FIELD_PACKAGE_FROM, package_from_to_string(p->from));
+        if (p->json[0])
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_JSON, p->json);
+        if (p->arch[0])
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_ARCHITECTURE, p->arch);
+        if (p->source[0])
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_SOURCE, p->source);
+        if (p->source_version[0])
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_SOURCE_VERSION, p->source_version);
+        if (p->file[0])
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_FILE, p->file);
+        if (p->from == PACKAGE_FROM_DPKG)
+                k = k ?: fields_set_text(f, FIELD_PACKAGE_MODIFIED, package_modified_to_string(p->modified));
+        return k;
+}
+
 /* The system journal's record, or (user_copy) the copy in the user's journal: the same fields, the
  * compact core in whichever of them JournalCore= puts it. The system journal's record carries
  * coredumpd's own message id where the copy was filed (copy_filed): coredumpctl lists the crash
@@ -373,6 +400,7 @@ static int record_build_for(const struct crash *c, bool user_copy, bool copy_fil
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
         k = k ?: record_add_crash_details(c, &f);
+        k = k ?: record_add_package(c, &f);
         k = k ?: record_add_journal_core(c, user_copy, &f);
 
         if (k < 0) {

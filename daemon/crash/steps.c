@@ -9,6 +9,7 @@
 
 #include "crash/backtrace.h"
 #include "crash/outcome.h"
+#include "crash/package.h"
 #include "crash/protocol.h"
 #include "crash/site.h"
 #include "crash/steps.h"
@@ -284,6 +285,9 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
          * again for a repeat, whose first crash has them. */
         if (c->decision.action != ACTION_REJECT && !repeat(c)) /* reserve_room() may reject */
                 kept_files_open(&c->context, &c->kept, c->decision.max_size, c->settings.deadline_usec, c->tag);
+        /* Its root, for its package after the release (crash/package.h). */
+        if (c->decision.action != ACTION_REJECT && env->packages)
+                package_prepare(c);
 }
 
 int step_ack(int fd, struct crash *c) {
@@ -557,6 +561,7 @@ record:
         }
         step_keep(env, c);
         step_unreserve(env, c);
+        step_package(env, c);
         step_record(env, c);
 }
 

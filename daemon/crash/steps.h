@@ -49,6 +49,7 @@ struct crash_env {
         struct repeats *repeats;        /* counts per crash signature, or NULL: no rate limits */
         const struct host_view *host;   /* the /proc root and what is read of the host once */
         sem_t *unwind_slots;            /* unwinders that may run at once (crash/backtrace.h); NULL: any */
+        bool packages;                  /* a kept crash's package, after the release (crash/package.h) */
         uint64_t exit_wait_usec;        /* compression waits this long at most for the released task's
                                          * exit (its teardown); 0: not at all */
         struct first_seen *first_seen;  /* the signatures seen on this host, or NULL (crash/first-seen.h) */

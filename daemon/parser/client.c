@@ -153,12 +153,8 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
         return 0;
 }
 
-/* One errand of the parser: started with the n fds and mode, handed req (small enough for the pipe,
- * so the write never waits for it), its answer read into buf until it closes its end, cap bytes
- * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
- * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
- * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
-static int errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
+/* One errand of the parser (launch.h). */
+int parser_errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
                   uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
                   size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
@@ -245,7 +241,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 
         size_t size = 0;
         int status = 0;
-        r = errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
+        r = parser_errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
                    job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
                    reason_size);
         if (r < 0)
@@ -354,7 +350,7 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
         };
         size_t size = 0;
         int status = 0;
-        int r = errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+        int r = parser_errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
                        PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -391,7 +387,7 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
-        int r = errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+        int r = parser_errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
                        max_size + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -408,5 +404,48 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 return fail_reason(-EBADMSG, reason, reason_size, "%s", "its answer is not a core");
         *ret = TAKE_PTR(buf);
         *ret_size = size;
+        return 0;
+}
+
+int parser_package(int root_fd, bool container, int index_in, int index_out, const char *exe, uid_t uid, gid_t gid,
+                   const struct tenant *owner, struct package_info *ret, char *reason, size_t reason_size) {
+        _cleanup_free_ struct parser_package_request *req = calloc(1, sizeof *req);
+        char buf[PARSER_PACKAGE_ANSWER_MAX + 1], why[96] = "";
+
+        if (!req)
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        *req = (struct parser_package_request) {
+                .magic = PARSER_PACKAGE_MAGIC,
+                .version = PARSER_VERSION,
+                .uid = uid,
+                .gid = gid,
+                .flags = container ? PARSER_PACKAGE_CONTAINER : index_out >= 0 ? PARSER_PACKAGE_INDEX : 0,
+        };
+        if (!exe || strlen(exe) > PARSER_PACKAGE_EXE_MAX)
+                return fail_reason(-ENAMETOOLONG, reason, reason_size, "%s", "no executable path, or one too long");
+        snprintf(req->exe, sizeof req->exe, "%s", exe);
+        if (!parser_package_request_valid(req))
+                return fail_reason(-EINVAL, reason, reason_size, "%s", "an invalid request");
+        /* No kept index: one that is none (/dev/null), which the cell rebuilds. */
+        _cleanup_close_ int none = -1;
+        if (req->flags & PARSER_PACKAGE_INDEX && index_in < 0) {
+                none = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (none < 0)
+                        return fail_reason(-errno, reason, reason_size, "%s", "cannot open /dev/null");
+                index_in = none;
+        }
+        int fds[3] = { root_fd, index_in, index_out };
+        size_t size = 0;
+        int status = 0;
+        int r = parser_errand(fds, req->flags & PARSER_PACKAGE_INDEX ? 3 : 1, "--package", owner, req, sizeof *req,
+                              PARSER_PACKAGE_DEADLINE_USEC, buf, sizeof buf, &size, &status, reason, reason_size);
+        if (r < 0)
+                return r;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return fail_reason(-ECHILD, reason, reason_size, "it ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        r = package_answer_decode(buf, size, ret, why, sizeof why);
+        if (r < 0)
+                return fail_reason(r, reason, reason_size, "its answer is malformed: %s", why);
         return 0;
 }

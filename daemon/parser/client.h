@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "parser/package-wire.h"
 #include "parser/wire.h"
 #include "selfdump/proc-maps.h"
 #include "shared/tenant.h"
@@ -73,6 +74,17 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
 #define PARSER_COMPACT_DEADLINE_USEC (10 * UINT64_C(1000000))
 int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *owner, void **ret, size_t *ret_size, char *reason,
                         size_t reason_size);
+
+/* The package of a kept crash's executable (exe: /proc/<pid>/exe as read, a path inside the root),
+ * found by `coredumpd-parser --package` as uid/gid (never 0) in its cell, with root_fd (O_PATH: the
+ * task's root, or ours; container: it is the task's own) as its fd 3 — and for the host's root,
+ * with index_out >= 0, the kept index of the lists (index_in, or -1) and an unnamed file for a new
+ * one (ret->index_written: filled, for the caller to link into place) — within
+ * PARSER_PACKAGE_DEADLINE_USEC: 0 and *ret checked (package_answer_decode(); PACKAGE_FROM_NONE with
+ * why when there is none), or -errno with reason: not started, killed, died, answered nonsense. */
+#define PARSER_PACKAGE_DEADLINE_USEC (20 * UINT64_C(1000000))
+int parser_package(int root_fd, bool container, int index_in, int index_out, const char *exe, uid_t uid, gid_t gid,
+                   const struct tenant *owner, struct package_info *ret, char *reason, size_t reason_size);
 
 /*
  * A container's files kept with its core, by `coredumpd-parser --keep-files` (parser/wire.h) as

@@ -12,6 +12,16 @@
  * and mode (NULL, "--record", "--build-ids", ...) as its argument; no environment. */
 int parser_spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, pid_t *ret_pid);
 
+struct tenant;
+/* One errand of the parser: started with the n fds and mode, handed req (small enough for the pipe,
+ * so the write never waits for it), its answer read into buf until it closes its end, cap bytes
+ * came, or budget_usec; then it is reaped, killed if it has not ended by then. 0 with *ret_size
+ * and *ret_status (0 when it could not be reaped: the answer is then judged alone), or -errno with
+ * reason: not started, killed at its deadline (-ETIMEDOUT), the answer unreadable. */
+int parser_errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
+                  uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
+                  size_t reason_size);
+
 /* Waits until fd is ready for events: 0, -ETIMEDOUT at the deadline (CLOCK_MONOTONIC, usec), or
  * -errno. */
 int parser_wait_fd(int fd, short events, uint64_t deadline_usec);

@@ -6,9 +6,10 @@
  * controls, unwinds the task's stacks (parser/unwind.c) and writes the bounded result on stdout.
  * Whatever happens to it — a crafted ELF file, a truncated library, a file that never answers —
  * happens to this process, which the daemon kills at its deadline. --record, --build-ids,
- * --compact-core, --keep-files (a container's files kept with its core, parser/keep.c) and --reader
- * (a long-lived reader of held tasks' /proc text and stacks, parser/reader.c) are its other errands
- * (parser/wire.h).
+ * --compact-core, --keep-files (a container's files kept with its core, parser/keep.c), --reader
+ * (a long-lived reader of held tasks' /proc text and stacks, parser/reader.c) and --package (the
+ * package a kept crash belongs to, parser/package.c) are its other errands (parser/wire.h,
+ * parser/package-wire.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "parser/compact-core.h"
 #include "parser/keep.h"
 #include "parser/reader.h"
+#include "parser/package.h"
 #include "parser/sandbox.h"
 #include "parser/unwind.h"
 #include "parser/wire.h"
@@ -177,8 +179,10 @@ int main(int argc, char **argv) {
                 return keep_files_main();
         if (argc == 2 && strcmp(argv[1], "--reader") == 0)
                 return reader_main();
+        if (argc == 2 && strcmp(argv[1], "--package") == 0)
+                return package_main();
         if (argc > 1) {
-                fprintf(stderr, "%s takes no arguments but --record, --build-ids, --compact-core, --keep-files or --reader: the coredumpd daemon starts it "
+                fprintf(stderr, "%s takes no arguments but --record, --build-ids, --compact-core, --keep-files, --reader or --package: the coredumpd daemon starts it "
                         "for one crash.\n",
                         argv[0]);
                 return 2;

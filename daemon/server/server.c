@@ -384,6 +384,7 @@ int server_new(const struct server_options *o, struct server **ret) {
                 .record_sink = o->record_sink,
                 .record_userdata = o->record_userdata,
                 .user_records = o->user_records,
+                .packages = o->packages,
                 .probe = o->probe,
                 .repeats = o->repeats,
                 .host = &s->host,

@@ -72,6 +72,7 @@ struct server_options {
         record_sink_fn record_sink;
         void *record_userdata;
         bool user_records;              /* also a copy in the crashing user's journal (crash/record.h) */
+        bool packages;                  /* crash_env.packages: a kept crash's package (crash/package.h) */
         struct probe *probe;            /* crash-context probe, not owned; may be NULL */
         struct repeats *repeats;        /* counts per crash signature, not owned; may be NULL */
         uint64_t exit_wait_usec;        /* crash_env.exit_wait_usec: SERVER_EXIT_WAIT_USEC, or 0 where

@@ -119,6 +119,27 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_JOURNAL_CORE_SIZE] = { "COREDUMPD_JOURNAL_CORE_SIZE", NULL,                       FIELD_DECIMAL },
         /* why a crash that was to carry one does not: too large even compacted, the parser failed */
         [FIELD_JOURNAL_CORE_ERROR] = { "COREDUMPD_JOURNAL_CORE_ERROR", NULL,                     FIELD_ESCAPED },
+
+        /* The package of the executable, found after the release by coredumpd-parser --package and
+         * checked (package_answer_decode()): systemd-coredump's three from the ELF package note, the
+         * same two (no JSON) from dpkg's database of the task's root. Names and versions are of
+         * Debian policy's characters (a note's name: [A-Za-z0-9+._~-]); the JSON a flat object of
+         * printable ASCII. */
+        [FIELD_PACKAGE_NAME]      = { "COREDUMP_PACKAGE_NAME",      NULL,                        FIELD_RAW },
+        [FIELD_PACKAGE_VERSION]   = { "COREDUMP_PACKAGE_VERSION",   NULL,                        FIELD_RAW },
+        [FIELD_PACKAGE_JSON]      = { "COREDUMP_PACKAGE_JSON",      NULL,                        FIELD_RAW },
+        [FIELD_PACKAGE_ARCHITECTURE] = { "COREDUMPD_PACKAGE_ARCHITECTURE", NULL,                 FIELD_RAW },
+        /* the source package and its version ("Source: name (version)", else the package's own) */
+        [FIELD_PACKAGE_SOURCE]    = { "COREDUMPD_PACKAGE_SOURCE",   NULL,                        FIELD_RAW },
+        [FIELD_PACKAGE_SOURCE_VERSION] = { "COREDUMPD_PACKAGE_SOURCE_VERSION", NULL,             FIELD_RAW },
+        /* the path as the package lists it (/bin/sleep for /usr/bin/sleep; a diversion's original) */
+        [FIELD_PACKAGE_FILE]      = { "COREDUMPD_PACKAGE_FILE",     NULL,                        FIELD_ESCAPED },
+        /* yes: the file's md5sum is not the one in info/PKG.md5sums; no; unknown: not checked */
+        [FIELD_PACKAGE_MODIFIED]  = { "COREDUMPD_PACKAGE_MODIFIED", NULL,                        FIELD_RAW },
+        /* note or dpkg: where the package was found */
+        [FIELD_PACKAGE_FROM]      = { "COREDUMPD_PACKAGE_FROM",     NULL,                        FIELD_RAW },
+        /* why a kept crash has no package: no note and no dpkg database (a container's), no owner */
+        [FIELD_PACKAGE_ERROR]     = { "COREDUMPD_PACKAGE_ERROR",    NULL,                        FIELD_ESCAPED },
 };
 
 /* Appends entry ("NAME=value", malloc'ed), taking it over; frees it on failure. */

@@ -115,6 +115,17 @@ enum field {
         FIELD_COREDUMP,
         FIELD_JOURNAL_CORE_SIZE,
         FIELD_JOURNAL_CORE_ERROR,
+        /* the package the executable belongs to (parser/package-wire.h), or why none */
+        FIELD_PACKAGE_NAME,
+        FIELD_PACKAGE_VERSION,
+        FIELD_PACKAGE_JSON,
+        FIELD_PACKAGE_ARCHITECTURE,
+        FIELD_PACKAGE_SOURCE,
+        FIELD_PACKAGE_SOURCE_VERSION,
+        FIELD_PACKAGE_FILE,
+        FIELD_PACKAGE_MODIFIED,
+        FIELD_PACKAGE_FROM,
+        FIELD_PACKAGE_ERROR,
         _FIELD_MAX,
 };
 

@@ -1,6 +1,7 @@
 # A crash in a systemd-nspawn container (registered with systemd-machined as "ctest") of a program
 # that exists only inside it (/opt/ct/bin/ctcrash): the record names the machine
-# (COREDUMPD_CONTAINER=ctest), the pid inside, the in-container executable; the daemon unwound
+# (COREDUMPD_CONTAINER=ctest), the pid inside, the in-container executable, why it has no package
+# (the container has no dpkg database); the daemon unwound
 # the container's file, not the host's (the backtrace names ct_inner and ct_outer), and kept a
 # copy of it with the core (the loader and libc, the same as the host's, are not copied). After
 # the container is gone, dumpctl debug still gives gdb the right binaries: its backtrace names
@@ -93,6 +94,10 @@ nspid=$(field COREDUMPD_NS_PID "$e")
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "not stored: $(field COREDUMPD_RESULT "$e") $(field COREDUMPD_ERROR "$e")"
 core=$(field COREDUMP_FILENAME "$e")
 [ -f "$core" ] || die "the core $core is not there"
+# The container has no dpkg database: no package, and why.
+[ -z "$(field COREDUMP_PACKAGE_NAME "$e")" ] || die "a package for a container without dpkg"
+field COREDUMPD_PACKAGE_ERROR "$e" | grep -q "the container's root has no dpkg database" ||
+	die "COREDUMPD_PACKAGE_ERROR is '$(field COREDUMPD_PACKAGE_ERROR "$e")'"
 grep -a '^COREDUMPD_FRAME=' "$e" | head -n 8
 grep -a '^COREDUMPD_FRAME=' "$e" | grep -q ' ct_inner+' || die "the record's frames do not name ct_inner"
 grep -a '^COREDUMPD_FRAME=' "$e" | grep -q ' ct_outer+' || die "the record's frames do not name ct_outer"
