@@ -44,7 +44,8 @@
 
 #define COREDUMP_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 #define LAUNCHER_SOCKET "drkonqi-coredump-launcher"
-/* The launcher reads each packet into 8192 bytes: a longer one would be cut. */
+/* The launcher reads packet by packet into a buffer of its own: a longer packet is cut and its JSON
+ * does not parse (one of 20 KB fails). DrKonqi's processor writes at most 8192 bytes at a time. */
 #define PACKET_MAX 8192
 /* A record bigger than this is not a record coredumpd wrote. */
 #define RECORD_MAX (4u << 20)

@@ -3,8 +3,9 @@
 """coredumpd-drkonqi against a stand-in for DrKonqi's launcher socket.
 
 What bookworm's drkonqi-coredump-launcher (DrKonqi 5.27) reads, as coredumpd(8) DESKTOP says: a
-SOCK_SEQPACKET connection on /run/user/UID/drkonqi-coredump-launcher (the user's, mode 0600), each
-packet read into 8192 bytes, until the peer hangs up; the bytes are one JSON object, a record's
+SOCK_SEQPACKET connection on /run/user/UID/drkonqi-coredump-launcher (the user's, mode 0600), read
+packet by packet until the peer hangs up (a packet longer than its buffer is cut: DrKonqi's
+processor writes at most 8192 bytes at a time, and so does the bridge); the bytes are one JSON object, a record's
 fields name -> string. Of those it uses COREDUMP_PID, COREDUMP_UID, COREDUMP_EXE, COREDUMP_SIGNAL,
 COREDUMP_FILENAME and _SYSTEMD_UNIT, and hands on to DrKonqi (which reads COREDUMP_TIMESTAMP,
 COREDUMP_EXE, COREDUMP_SIGNAL, COREDUMP_PROC_MAPS) the whole object.
