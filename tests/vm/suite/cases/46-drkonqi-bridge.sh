@@ -38,6 +38,14 @@ on_exit "kill $apid 2>/dev/null"
 for _ in $(seq 100); do [ -S "$D/drkonqi-coredump-launcher" ] && break; sleep 0.05; done
 [ -S "$D/drkonqi-coredump-launcher" ] || die "the stand-in launcher socket is not there: $(cat "$WORK/activate.log")"
 
+# The suite runs without a rate limit; a hook is started by the rule's Notify=.
+add_policy test-drkonqi <<'P'
+[Rule]
+Name=drkonqi
+MatchUID=59095
+Action=kernel
+Notify=every
+P
 chmod 0755 "$WORK"
 journal_mark
 as_user cdtdrkonqi "$BIN/spawn" -t 60 -- "$BIN/crasher" > "$WORK/spawn.out" || die "the user's crasher did not end"
