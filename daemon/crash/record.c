@@ -19,7 +19,7 @@
 #include "shared/log.h"
 #include "shared/names.h"
 
-static const char *crash_outcome_text(const struct crash *c, char *buf, size_t size) {
+const char *record_outcome_text(const struct crash *c, char *buf, size_t size) {
         switch (c->result) {
         case CRASH_RESULT_STORED:
                 if (c->stored.truncated)
@@ -395,7 +395,7 @@ static int record_build_for(const struct crash *c, bool user_copy, bool copy_fil
                          c->context.signature_by_site ? ", known by its site, not unwound" : "");
         k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu%s%s %s%s.%s%s", pid,
                             comm ? comm : "n/a", uid, container ? " in container " : "", container ? container : "",
-                            crash_outcome_text(c, outcome, sizeof outcome), repeat,
+                            record_outcome_text(c, outcome, sizeof outcome), repeat,
                             stacks ? "\n\n" : "", stacks ? stacks : "");
         k = k ?: record_metadata(c, &f);
         k = k ?: record_add_outcome(c, &f);
@@ -481,7 +481,7 @@ int record_build_user_note(const struct crash *c, struct fields *ret) {
         k = k ?: fields_set_number(&f, FIELD_PRIORITY, LOG_NOTICE);
         k = k ?: fields_set_text(&f, FIELD_SYSLOG_IDENTIFIER, "coredumpd");
         k = k ?: fields_add(&f, field_name(FIELD_MESSAGE), "Process %lld (%s) of user %llu %s.%s", pid,
-                            comm ? comm : "n/a", (unsigned long long) uid, crash_outcome_text(c, outcome, sizeof outcome),
+                            comm ? comm : "n/a", (unsigned long long) uid, record_outcome_text(c, outcome, sizeof outcome),
                             note_hint(c));
         k = k ?: record_add_identity(c, &f);
         if (c->have_context) {
@@ -512,113 +512,4 @@ int record_build_user_note(const struct crash *c, struct fields *ret) {
 
 void record_note_ids(const struct crash *c, uid_t *ret_uid, gid_t *ret_gid) {
         crash_ids(c, ret_uid, ret_gid);
-}
-
-int record_core_init(const struct crash *c, enum compression compress, struct record_core *ret) {
-        const struct crash_context *ctx = &c->context;
-        struct record_core core = {};
-
-        int r = record_metadata(c, &core.metadata);
-        if (r < 0)
-                return r;
-        core.name = store_core_name(ctx->comm, ctx->uid, ctx->boot_id, ctx->pid, ctx->timestamp_usec, compress);
-        if (!core.name) {
-                fields_done(&core.metadata);
-                return -ENOMEM;
-        }
-        *ret = core;
-        ret->target = (struct store_target) {
-                .name = ret->name,
-                .metadata = &ret->metadata,
-                .reader_uid = context_user_may_read(ctx) ? ctx->uid : STORE_NO_READER,
-                .max_size = c->decision.max_size,
-                .compress = compress,
-                .tag = c->tag,
-        };
-        return 0;
-}
-
-void record_core_done(struct record_core *core) {
-        fields_done(&core->metadata);
-        free(core->name);
-        *core = (struct record_core) {};
-}
-
-int record_sink_journal(const struct fields *f, void *userdata) {
-        return sd_journal_sendv(f->v, (int) f->n);
-}
-
-static int record_send(const struct crash *c, bool user_copy, bool copy_filed, record_sink_fn sink, void *userdata);
-
-struct user_copy {
-        uid_t uid;
-        gid_t gid;
-        const struct tenant *owner;
-        const char *tag;
-};
-
-static int sink_user_journal(const struct fields *f, void *userdata) {
-        const struct user_copy *u = userdata;
-        char reason[256] = "";
-        int r = parser_submit_record(f->v, f->n, u->uid, u->gid, u->owner, reason, sizeof reason);
-        if (r < 0)
-                log_crash(u->tag, LOG_NOTICE, "Cannot file the record in the journal of uid %u too: %s (%s).",
-                          (unsigned) u->uid, reason, strerror(-r));
-        return r;
-}
-
-bool record_crash_for_user(const struct crash *c, record_sink_fn sink, void *userdata) {
-        const struct crash_context *ctx = &c->context;
-        if (!record_user_copy_wanted(c))
-                return false;
-        struct user_copy u = { .uid = ctx->uid, .gid = ctx->gid, .owner = &c->peer.tenant, .tag = c->tag };
-        /* Sent by coredumpd-parser --record as the user, through its bounded wire
-         * (parser_record_encode(), room for a compact core of the largest JournalSizeMax=). Its
-         * failure was logged by the sink; the system journal's record then keeps coredumpctl's id. */
-        return record_send(c, true, false, sink ?: sink_user_journal, sink ? userdata : &u) >= 0;
-}
-
-static int record_send(const struct crash *c, bool user_copy, bool copy_filed, record_sink_fn sink, void *userdata) {
-        _cleanup_(fields_done) struct fields f = {};
-
-        int k = record_build_for(c, user_copy, copy_filed, &f);
-        if (k < 0) {
-                log_crash_errno(c->tag, LOG_ERR, k, "Cannot build the crash record: %m");
-                return k;
-        }
-        k = sink(&f, userdata);
-        if (k < 0 && user_copy)
-                return k; /* logged by the sink, as what it costs the user */
-        if (k < 0)
-                log_crash_errno(c->tag, LOG_ERR, k, "Cannot write the crash record: %m");
-        return k;
-}
-
-void record_crash(const struct crash *c, bool copy_filed, record_sink_fn sink, void *userdata) {
-        (void) record_send(c, false, copy_filed, sink, userdata);
-}
-
-void record_crash_to_kmsg(const struct crash *c) {
-        const struct crash_context *ctx = &c->context;
-        char outcome[sizeof c->error + 64], line[1024];
-        const char *sig = signal_to_name(ctx->signal);
-
-        if (c->result == CRASH_RESULT_STORED)
-                snprintf(outcome, sizeof outcome, "core stored as %s", c->stored.path);
-        else
-                (void) crash_outcome_text(c, outcome, sizeof outcome);
-        _cleanup_free_ char *text = escape_text(outcome, strlen(outcome));
-        int n = snprintf(line, sizeof line, "<%d>coredumpd: systemd-journald[%d] crashed with %s, %s\n",
-                         LOG_DAEMON | LOG_ERR, (int) ctx->pid, sig ? sig : "an unknown signal", text ? text : "?");
-        if (n < 0)
-                return;
-        if ((size_t) n >= sizeof line) {
-                line[sizeof line - 2] = '\n';
-                n = (int) sizeof line - 1;
-        }
-        _cleanup_close_ int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || write(fd, line, (size_t) n) != n)
-                log_crash_errno(c->tag, LOG_WARNING, -errno, "Cannot write journald's crash to /dev/kmsg: %m");
-        else
-                log_crash(c->tag, LOG_NOTICE, "Wrote journald's crash to the kernel log too.");
 }

@@ -15,6 +15,8 @@
 /* The facts known before the core is written (identity, context, decision): what the store
  * keeps with the core as attributes. */
 int record_metadata(const struct crash *c, struct fields *f);
+/* What happened to the crash, in words for a record's MESSAGE= or a log line (into buf). */
+const char *record_outcome_text(const struct crash *c, char *buf, size_t size);
 
 /* The whole entry for a crash, as the system journal gets it: message, metadata, outcome, crash
  * details, and the compact core (COREDUMP=, binary, with COREDUMPD_JOURNAL_CORE_SIZE=) where the
