@@ -39,10 +39,10 @@
 
 #include "shared/cleanup.h"
 #include "shared/crash-id.h"
+#include "shared/fields.h"
 #include "shared/fileio.h"
 #include "shared/log.h"
 
-#define COREDUMP_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 #define LAUNCHER_SOCKET "drkonqi-coredump-launcher"
 /* The launcher reads packet by packet into a buffer of its own: a longer packet is cut and its JSON
  * does not parse (one of 20 KB fails). DrKonqi's processor writes at most 8192 bytes at a time. */
@@ -105,7 +105,9 @@ static int record_from_journal_once(sd_journal *j, const char *crash_id, struct 
         sd_journal_flush_matches(j);
         snprintf(match, sizeof match, "COREDUMPD_CRASH_ID=%s", crash_id);
         if ((k = sd_journal_add_match(j, match, 0)) < 0 ||
+            /* Under either id (crash/record.h): coredumpd's own where the user's copy was filed. */
             (k = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMP_MESSAGE_ID, 0)) < 0 ||
+            (k = sd_journal_add_match(j, "MESSAGE_ID=" COREDUMPD_MESSAGE_ID, 0)) < 0 ||
             (k = sd_journal_add_match(j, "_UID=0", 0)) < 0)
                 return k;
         if ((k = sd_journal_seek_tail(j)) < 0)
