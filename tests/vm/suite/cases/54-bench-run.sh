@@ -7,7 +7,9 @@
 # It prints the figures; it fails only if a row could not be set up or its dump was not stored.
 # About 90 s under TCG; room for a loaded host:
 # case-timeout: 300
-# daemon-only
+# Benchmarks run outside CI: the suite runs it only when named (bench/run's boot,
+# tests/vm/run --only bench-run).
+# only-when-named
 . /usr/lib/coredumpd-tests/lib.sh
 b=/usr/lib/coredumpd-tests/bench/run
 [ -x "$b" ] || skip "bench/ is not installed in this image ($b)"
