@@ -55,9 +55,12 @@ id=$(field COREDUMPD_CRASH_ID "$e")
 for _ in $(seq 200); do [ -e "$D/received" ] && break; sleep 0.05; done
 [ -e "$D/received" ] || die "nothing reached the launcher socket: $(journalctl -q -b --no-pager -u 'coredumpd-drkonqi@*' | tail -5); $(cat "$WORK/activate.log")"
 say "the launcher got $(wc -c < "$D/received") bytes: $(head -c 200 "$D/received" | tr '\n' ' ')"
-for kv in "COREDUMPD_CRASH_ID\":\"$id" "COREDUMP_PID\":\"$PID" "COREDUMP_UID\":\"$uid" "MESSAGE_ID\":\"fc2e22bc6ee647b6b90729ab34a250b1" \
+for kv in "COREDUMPD_CRASH_ID\":\"$id" "COREDUMP_PID\":\"$PID" "COREDUMP_UID\":\"$uid" "MESSAGE_ID\":\"" \
 	"COREDUMP_SIGNAL\":\"" "COREDUMP_EXE\":\"" "COREDUMP_TIMESTAMP\":\""; do
 	grep -q "\"$kv" "$D/received" || die "the launcher did not get \"$kv…"
 done
+# The system record under either id (crash/record.h): coredumpd's own where the user's copy was filed.
+grep -Eq '"MESSAGE_ID":"(fc2e22bc6ee647b6b90729ab34a250b1|3ffbd697b6d74dbc8eb757accc447f8b)"' "$D/received" ||
+	die "the launcher got no coredump record's MESSAGE_ID"
 grep -q "Connection from PID [0-9]*/UID $uid " "$WORK/activate.log" ||
 	die "the bridge did not connect as the user: $(grep Connection "$WORK/activate.log")"
