@@ -140,9 +140,15 @@ int record_capture_sink(const struct fields *r, void *userdata) {
                 CHECK(memchr(e, 0, r->v[i].iov_len) == NULL);
                 /* No field may span lines (the journal's text protocol and humans rely on it), but
                  * the message and the backtrace, which carry the stack traces as systemd-coredump's
-                 * MESSAGE does. */
+                 * MESSAGE does, and /proc's texts as the table renders them (FIELD_ESCAPED_LINES). */
+                bool lines = false;
+                for (enum field f = 0; f < _FIELD_MAX && !lines; f++) {
+                        size_t k = strlen(field_table[f].name);
+                        lines = field_table[f].render == FIELD_ESCAPED_LINES && strncmp(e, field_table[f].name, k) == 0 &&
+                                e[k] == '=';
+                }
                 CHECK(memchr(e, '\n', r->v[i].iov_len) == NULL || strncmp(e, "MESSAGE=", 8) == 0 ||
-                      strncmp(e, "COREDUMPD_BACKTRACE=", 20) == 0);
+                      strncmp(e, "COREDUMPD_BACKTRACE=", 20) == 0 || lines);
                 const char *eq = strchr(e, '=');
                 CHECK(eq);
                 _cleanup_free_ char *field = strndup(e, (size_t) (eq - e));

@@ -60,6 +60,7 @@
 #include "shared/crash-id.h"
 #include "shared/saved-files.h"
 #include "shared/escape.h"
+#include "shared/fields.h"
 #include "shared/fileio.h"
 #include "store/metrics.h"
 #include "shared/ini-file.h"
@@ -97,6 +98,27 @@ TEST(escape_text_hostile_bytes) {
         check_escape("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");            /* surrogate */
         check_escape("\xc2\x85", 2, "\\xc2\\x85");                     /* C1 control (NEL) */
         check_escape("", 0, "");
+}
+
+/* /proc's multi-line texts (COREDUMP_PROC_STATUS=, _MAPS=, _LIMITS=): their lines and columns stay,
+ * everything else a task could put in them (a mapped file's name, its comm) is escaped as ever. */
+TEST(escape_lines_keeps_lines_only) {
+        static const char maps[] = "5555-6666 r-xp 00000000 08:01 12 /tmp/a\rb\x1b[2J \xe2\x80\xae" "x\n"
+                                   "7777-8888 rw-p 00000000 00:00 0 \n";
+        _cleanup_free_ char *got = escape_lines(maps, sizeof maps - 1);
+        CHECK_STR(got, "5555-6666 r-xp 00000000 08:01 12 /tmp/a\\rb\\x1b[2J \\xe2\\x80\\xae" "x\n"
+                       "7777-8888 rw-p 00000000 00:00 0 \n");
+        _cleanup_free_ char *status = escape_lines("Name:\tcat\\\nUid:\t1\t1\n", 20);
+        CHECK_STR(status, "Name:\tcat\\\\\nUid:\t1\t1\n");
+        _cleanup_free_ char *nul = escape_lines("a\0b\n", 4);
+        CHECK_STR(nul, "a\\x00b\n");
+        /* The field table renders them so. */
+        struct fields f = {};
+        CHECK_OK(fields_set_text(&f, FIELD_PROC_MAPS, "1-2 r-xp 0 08:01 3 /x\x7f\n"));
+        CHECK_STR(fields_get(&f, FIELD_PROC_MAPS), "1-2 r-xp 0 08:01 3 /x\\x7f\n");
+        CHECK_STR(field_name(FIELD_PROC_STATUS), "COREDUMP_PROC_STATUS");
+        CHECK_STR(field_name(FIELD_PROC_LIMITS), "COREDUMP_PROC_LIMITS");
+        fields_done(&f);
 }
 
 /* A crasher's name cannot reorder or break the line it is shown on (Trojan Source's trick). */
@@ -4003,6 +4025,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(parser_filter_is_its_own),
         TEST_ENTRY(escape_text_hostile_bytes),
         TEST_ENTRY(escape_text_bidi_and_separators),
+        TEST_ENTRY(escape_lines_keeps_lines_only),
         TEST_ENTRY(escape_cmdline_arguments),
         TEST_ENTRY(escape_filename_part_is_safe),
         TEST_ENTRY(dump_file_name),

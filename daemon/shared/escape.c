@@ -87,11 +87,15 @@ static char *buffer_finish(struct text_buffer *b) {
         return b->data;
 }
 
-static void escape_into(struct text_buffer *b, const uint8_t *p, size_t n, bool escape_space) {
+/* keep_lines: newlines and tabs stay as they are (multi-line text: /proc's status, maps, limits). */
+static void escape_into(struct text_buffer *b, const uint8_t *p, size_t n, bool escape_space, bool keep_lines) {
         for (size_t i = 0; i < n;) {
                 uint8_t c = p[i];
 
-                if (c == '\\') {
+                if (keep_lines && (c == '\n' || c == '\t')) {
+                        buffer_append(b, (const char *) p + i, 1);
+                        i++;
+                } else if (c == '\\') {
                         buffer_append(b, "\\\\", 2);
                         i++;
                 } else if (c == '\n') {
@@ -124,7 +128,13 @@ static void escape_into(struct text_buffer *b, const uint8_t *p, size_t n, bool 
 
 char *escape_text(const void *data, size_t size) {
         struct text_buffer b = {};
-        escape_into(&b, data, size, false);
+        escape_into(&b, data, size, false, false);
+        return buffer_finish(&b);
+}
+
+char *escape_lines(const void *data, size_t size) {
+        struct text_buffer b = {};
+        escape_into(&b, data, size, false, true);
         return buffer_finish(&b);
 }
 
@@ -142,7 +152,7 @@ char *escape_cmdline(const void *data, size_t size) {
 
                 if (start > 0)
                         buffer_append(&b, " ", 1);
-                escape_into(&b, p + start, len, true);
+                escape_into(&b, p + start, len, true, false);
                 start += len + 1;
         }
         return buffer_finish(&b);

@@ -14,6 +14,11 @@
  * \\, \n, \t, \r or \xNN per byte. Returns a new string, NULL on OOM. */
 char *escape_text(const void *data, size_t size);
 
+/* Text of many lines from a crashing process (/proc/pid/status, maps, limits): as escape_text(), but
+ * newlines and tabs stay as they are, so that the lines and their columns read as the kernel wrote
+ * them. */
+char *escape_lines(const void *data, size_t size);
+
 /* /proc/pid/cmdline (NUL-separated arguments) as one line: each argument escaped as above, with
  * spaces inside an argument as \x20, arguments joined by single spaces. */
 char *escape_cmdline(const void *data, size_t size);

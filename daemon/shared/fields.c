@@ -57,6 +57,12 @@ const struct field_def field_table[_FIELD_MAX] = {
         [FIELD_CONTAINER]         = { "COREDUMPD_CONTAINER",        "user.coredumpd.container",  FIELD_ESCAPED },
         [FIELD_CONTAINER_KIND]    = { "COREDUMPD_CONTAINER_KIND",   NULL,                        FIELD_RAW },
         [FIELD_CONTAINER_CMDLINE] = { "COREDUMP_CONTAINER_CMDLINE", NULL,                        FIELD_RAW },
+        /* a kept crash's /proc/PID/status, maps and limits as systemd-coredump names them, read by
+         * the tenant's reader (parser/wire.h's READER_PROC) while the task is held, each cut at a
+         * line's end within its bound (READER_PROC_*_MAX), checked, then escaped line by line */
+        [FIELD_PROC_STATUS]       = { "COREDUMP_PROC_STATUS",       NULL,                        FIELD_ESCAPED_LINES },
+        [FIELD_PROC_MAPS]         = { "COREDUMP_PROC_MAPS",         NULL,                        FIELD_ESCAPED_LINES },
+        [FIELD_PROC_LIMITS]       = { "COREDUMP_PROC_LIMITS",       NULL,                        FIELD_ESCAPED_LINES },
         [FIELD_CGROUP_DELEGATED_TO] = { "COREDUMPD_CGROUP_DELEGATED_TO", NULL,                   FIELD_DECIMAL },
 
         [FIELD_ACTION]            = { "COREDUMPD_ACTION",           "user.coredumpd.action",     FIELD_RAW },
@@ -208,9 +214,10 @@ int fields_set_text(struct fields *f, enum field field, const char *text) {
                 return 0;
         if (d->render == FIELD_BINARY)
                 return -EINVAL; /* fields_add_binary() */
-        if (d->render != FIELD_ESCAPED)
+        if (d->render != FIELD_ESCAPED && d->render != FIELD_ESCAPED_LINES)
                 return fields_add(f, d->name, "%s", text);
-        _cleanup_free_ char *escaped = escape_text(text, strlen(text));
+        _cleanup_free_ char *escaped = d->render == FIELD_ESCAPED_LINES ? escape_lines(text, strlen(text))
+                                                                         : escape_text(text, strlen(text));
         return escaped ? fields_add(f, d->name, "%s", escaped) : -ENOMEM;
 }
 

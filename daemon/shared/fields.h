@@ -66,6 +66,9 @@ enum field {
         FIELD_CONTAINER,
         FIELD_CONTAINER_KIND,
         FIELD_CONTAINER_CMDLINE,
+        FIELD_PROC_STATUS,
+        FIELD_PROC_MAPS,
+        FIELD_PROC_LIMITS,
         FIELD_CGROUP_DELEGATED_TO,
         /* what coredumpd decided and did */
         FIELD_ACTION,
@@ -132,6 +135,8 @@ enum field {
 enum field_render {
         FIELD_RAW,              /* text that is safe as it is (names we chose, escaped cmdlines) */
         FIELD_ESCAPED,          /* text from the crashed process: escaped (escape_text) */
+        FIELD_ESCAPED_LINES,    /* lines from the crashed process: escaped, newlines and tabs kept
+                                 * (escape_lines) */
         FIELD_DECIMAL,          /* a number */
         FIELD_HEX,              /* a mask or an address: 0x... */
         FIELD_BINARY,           /* bytes, NULs too: fields_add_binary() only, never read as text */
