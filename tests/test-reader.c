@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,92 @@ TEST(reader_answer_checked_whole) {
         CHECK_INT(reader_answer_decode(buf, size, READER_FILES, 3, &got, reason, sizeof reason), ==, -EBADMSG);
 }
 
+/* A kept crash's /proc texts: three, each NUL-ended, within its bound, whole lines; anything else
+ * (a text too long, cut within a line, one missing, bytes after, parts a text answer has not) is
+ * refused. */
+TEST(reader_proc_answer_checked_whole) {
+        static char buf[READER_ANSWER_MAX], text[READER_TEXT_MAX];
+        static struct reader_answer got;
+        char reason[160];
+
+        static const char good[] = "Name:\tcat\n\0" "5555-6666 r-xp 0 08:01 12 /usr/bin/cat\n\0" "Max core file size 0 0 bytes\n";
+        struct reader_answer p = { .kind = READER_PROC, .text = (char *) good, .text_size = sizeof good };
+        size_t size = reader_answer_encode(&p, 4, buf);
+        CHECK_OK(reader_answer_decode(buf, size, READER_PROC, 4, &got, reason, sizeof reason));
+        CHECK_STR(got.proc[0], "Name:\tcat\n");
+        CHECK_STR(got.proc[1], "5555-6666 r-xp 0 08:01 12 /usr/bin/cat\n");
+        CHECK_STR(got.proc[2], "Max core file size 0 0 bytes\n");
+        reader_answer_done(&got);
+        /* Empty texts (not read) are fine. */
+        p.text = (char *) "\0\0";
+        p.text_size = 3;
+        size = reader_answer_encode(&p, 4, buf);
+        CHECK_OK(reader_answer_decode(buf, size, READER_PROC, 4, &got, reason, sizeof reason));
+        CHECK_STR(got.proc[1], "");
+        reader_answer_done(&got);
+        /* Another kind asked. */
+        CHECK_INT(reader_answer_decode(buf, size, READER_CMDLINE, 4, &got, reason, sizeof reason), ==, -EBADMSG);
+
+        static const struct {
+                const char *text;
+                size_t size;
+        } lies[] = {
+                { "Name:\tcat\n\0\0", 12 },                          /* two texts */
+                { "Name:\tcat\n\0\0\0\0", 15 },                    /* bytes after the third */
+                { "Name:\tcat\n\0\0x\n", 14 },                      /* the third not ended */
+                { "Name:\tcat\0\0\0", 12 },                          /* cut within a line */
+                { "", 0 },                                            /* nothing */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(lies); i++) {
+                p.text = (char *) lies[i].text;
+                p.text_size = lies[i].size;
+                size = reader_answer_encode(&p, 4, buf);
+                CHECK_INT(reader_answer_decode(buf, size, READER_PROC, 4, &got, reason, sizeof reason), ==, -EBADMSG);
+        }
+        /* Each text over its bound by a line: status, maps, limits. */
+        for (size_t over = 0; over < READER_PROC_PARTS; over++) {
+                size_t at = 0;
+                for (size_t i = 0; i < READER_PROC_PARTS; i++) {
+                        size_t len = i == over ? reader_proc_max(i) + 2 : 2;
+                        memset(text + at, 'x', len - 1);
+                        text[at + len - 1] = '\n';
+                        text[at + len] = 0;
+                        at += len + 1;
+                }
+                p.text = text;
+                p.text_size = at;
+                size = reader_answer_encode(&p, 4, buf);
+                CHECK_INT(reader_answer_decode(buf, size, READER_PROC, 4, &got, reason, sizeof reason), ==, -EBADMSG);
+                CHECK(strstr(reason, "over its") != NULL);
+                /* At its bound exactly: taken. */
+                at = 0;
+                for (size_t i = 0; i < READER_PROC_PARTS; i++) {
+                        size_t len = i == over ? reader_proc_max(i) : 2;
+                        memset(text + at, 'x', len - 1);
+                        text[at + len - 1] = '\n';
+                        text[at + len] = 0;
+                        at += len + 1;
+                }
+                p.text_size = at;
+                size = reader_answer_encode(&p, 4, buf);
+                CHECK_OK(reader_answer_decode(buf, size, READER_PROC, 4, &got, reason, sizeof reason));
+                CHECK_INT(strlen(got.proc[over]), ==, reader_proc_max(over));
+                reader_answer_done(&got);
+        }
+        /* Words or mappings in a text answer. */
+        p.text = (char *) good;
+        p.text_size = sizeof good;
+        size = reader_answer_encode(&p, 4, buf);
+        struct reader_answer_header h;
+        memcpy(&h, buf, sizeof h);
+        h.n_words = 1;
+        static char bad[READER_ANSWER_MAX];
+        memcpy(bad, &h, sizeof h);
+        memset(bad + sizeof h, 0, 8);
+        memcpy(bad + sizeof h + 8, buf + sizeof h, size - sizeof h);
+        CHECK_INT(reader_answer_decode(bad, size + 8, READER_PROC, 4, &got, reason, sizeof reason), ==, -EBADMSG);
+}
+
 static struct reader_job job_for(const struct tenant *t, int proc_fd, uint64_t wait_usec) {
         return (struct reader_job) {
                 .proc_fd = proc_fd,
@@ -222,6 +309,64 @@ TEST(reader_files_of_a_task) {
         reader_pool_end();
 }
 
+/* The real reader on a task of ours: its status, maps and limits, each within its bound and whole
+ * lines; the maps name the executable, the limits the core's. */
+TEST(reader_proc_texts_of_a_task) {
+        static const struct tenant t = { .uid = 4400, .host = true };
+        _cleanup_free_ char *exe = realpath("/proc/self/exe", NULL);
+        char reason[160] = "";
+        char path[64];
+        char *texts[READER_PROC_PARTS] = {};
+
+        pid_t pid = sleeper_exec("reader-proc", "exec sleep 1000");
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc_fd >= 0 && exe);
+        for (int i = 0; i < 200; i++) { /* until it runs sleep (maps opened before the exec are the
+                                          * shell's, whose memory is gone) */
+                struct reader_job job = job_for(&t, proc_fd, 5 * UINT64_C(1000000));
+                CHECK_OK(reader_proc_texts(&job, texts, reason, sizeof reason));
+                if (strstr(texts[0], "Name:\tsleep\n") && strstr(texts[1], "/sleep\n"))
+                        break;
+                for (size_t k = 0; k < READER_PROC_PARTS; k++)
+                        free(texts[k]);
+                CHECK(i < 199);
+                usleep(10000);
+        }
+        CHECK(strncmp(texts[0], "Name:\tsleep\n", 12) == 0 && strstr(texts[0], "\nUid:\t"));
+        CHECK(strstr(texts[1], "/sleep\n") != NULL);
+        CHECK(strstr(texts[2], "Max core file size") != NULL);
+        for (size_t k = 0; k < READER_PROC_PARTS; k++) {
+                size_t len = strlen(texts[k]);
+                CHECK(len > 0 && len <= reader_proc_max(k) && texts[k][len - 1] == '\n');
+                free(texts[k]);
+        }
+        sleeper_stop(pid);
+
+        /* Our own maps, with many more mappings than their bound holds: cut at a line's end. */
+        enum { N = 4000 };
+        static void *held[N];
+        long page = sysconf(_SC_PAGESIZE);
+        for (size_t i = 0; i < N; i++) {
+                /* every other page writable: none merges with its neighbour */
+                held[i] = mmap(NULL, (size_t) page * 2, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                CHECK(held[i] != MAP_FAILED);
+                CHECK(mprotect(held[i], (size_t) page, PROT_READ | PROT_WRITE) == 0);
+        }
+        _cleanup_close_ int self_fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct reader_job job = job_for(&t, self_fd, 5 * UINT64_C(1000000));
+        CHECK_OK(reader_proc_texts(&job, texts, reason, sizeof reason));
+        size_t len = strlen(texts[1]);
+        CHECK_INT(len, <=, READER_PROC_MAPS_MAX);
+        CHECK_INT(len, >, READER_PROC_MAPS_MAX - 200);
+        CHECK(texts[1][len - 1] == '\n');
+        for (size_t k = 0; k < READER_PROC_PARTS; k++)
+                free(texts[k]);
+        for (size_t i = 0; i < N; i++)
+                munmap(held[i], (size_t) page * 2);
+        reader_pool_end();
+}
+
 /* A fake reader program (as $COREDUMPD_PARSER) in dir: script, run by /bin/sh or python3. */
 static char *fake_reader(const char *dir, const char *interpreter, const char *script) {
         char *path = NULL;
@@ -288,6 +433,36 @@ TEST(reader_silent_or_lying_is_killed_at_deadline) {
                 CHECK_INT(reader_pool_count(), ==, 0);
         }
 
+        /* Asked for a task's /proc texts: one text over its bound, and no NUL between the texts. */
+        static const char *const proc_lies[] = {
+                "import socket, struct\n"
+                "s = socket.socket(fileno=0)\n"
+                "s.recv(64)\n"
+                "m, fds, f, a = socket.recv_fds(s, 8192, 4)\n"
+                "seq = struct.unpack_from('=I', m, 12)[0]\n"
+                "t = b'Name:\\tx\\n\\0' + b'x' * (96 * 1024) + b'\\n\\0\\0'\n"
+                "s.send(struct.pack('=IIIIiIQQIIIIII', 0x41524443, 1, 4, seq, 0, 0, 0, 0, 0, 0, len(t), 0, 0, 0) + t)\n"
+                "s.recv(1)\n",
+                "import socket, struct\n"
+                "s = socket.socket(fileno=0)\n"
+                "s.recv(64)\n"
+                "m, fds, f, a = socket.recv_fds(s, 8192, 4)\n"
+                "seq = struct.unpack_from('=I', m, 12)[0]\n"
+                "t = b'Name:\\tx\\nVmRSS: 1\\nMax core file size\\n'\n"
+                "s.send(struct.pack('=IIIIiIQQIIIIII', 0x41524443, 1, 4, seq, 0, 0, 0, 0, 0, 0, len(t), 0, 0, 0) + t)\n"
+                "s.recv(1)\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(proc_lies); i++) {
+                _cleanup_free_ char *liar = fake_reader(dir, "/usr/bin/python3", proc_lies[i]);
+                char *texts[READER_PROC_PARTS] = {};
+                CHECK(setenv("COREDUMPD_PARSER", liar, 1) == 0);
+                job = job_for(&t, proc_fd, 5 * UINT64_C(1000000));
+                CHECK_INT(reader_proc_texts(&job, texts, reason, sizeof reason), ==, -EBADMSG);
+                CHECK(strstr(reason, "malformed") != NULL);
+                CHECK(!texts[0] && !texts[1] && !texts[2]);
+                CHECK_INT(reader_pool_count(), ==, 0);
+        }
+
         /* The real one again: a new reader, and the answer. */
         CHECK(saved ? setenv("COREDUMPD_PARSER", saved, 1) == 0 : unsetenv("COREDUMPD_PARSER") == 0);
         job = job_for(&t, proc_fd, 5 * UINT64_C(1000000));
@@ -311,6 +486,8 @@ TEST(reader_never_as_root) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(reader_answer_checked_whole),
+        TEST_ENTRY(reader_proc_answer_checked_whole),
+        TEST_ENTRY(reader_proc_texts_of_a_task),
         TEST_ENTRY(reader_one_per_tenant_kept_between_errands),
         TEST_ENTRY(reader_files_of_a_task),
         TEST_ENTRY(reader_silent_or_lying_is_killed_at_deadline),

@@ -129,7 +129,7 @@ void keep_cell_stop(struct keep_cell *c);
 /*
  * The reader (parser/wire.h, `coredumpd-parser --reader`): what a crash's steps would otherwise read
  * of the held task on the daemon's own threads — the site key's maps and stack words, the command
- * line — asked of a long-lived reader in the cell, one per tenant and ids (never one that served
+ * line, a kept crash's status, maps and limits — asked of a long-lived reader in the cell, one per tenant and ids (never one that served
  * another tenant), started on demand, kept idle READER_KEEP_USEC, ended by the daemon. The daemon
  * opens the task's files (opening takes no mmap_lock) and sends the fds; it waits on the reader's
  * socket until the deadline, then kills it (stuck in the kernel: counted against the tenant,
@@ -159,6 +159,11 @@ int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, c
  * or -errno with reason. */
 int reader_files(const struct reader_job *job, const char *exe, struct reader_answer *ret, char *reason,
                  size_t reason_size);
+/* READER_PROC: job->proc_fd's status, maps and limits for a kept crash's record, each within its
+ * bound (parser/wire.h): 0 and ret[i] (malloc'ed, "" where one could not be read), or -errno with
+ * reason. */
+int reader_proc_texts(const struct reader_job *job, char *ret[static READER_PROC_PARTS], char *reason,
+                      size_t reason_size);
 /* The idle readers, ended (at the daemon's end; and for tests). */
 /* One mapping of a checked answer as selfdump/proc-maps.h has them (path: the caller's). */
 struct proc_mapping reader_proc_mapping(const struct reader_mapping *m, const char *path);

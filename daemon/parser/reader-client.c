@@ -320,6 +320,31 @@ int reader_cmdline(const struct reader_job *job, int dir_fd, const char *name, c
         return 0;
 }
 
+int reader_proc_texts(const struct reader_job *job, char *ret[static READER_PROC_PARTS], char *reason,
+                      size_t reason_size) {
+        static const char *const names[READER_PROC_PARTS] = { "status", "maps", "limits" };
+
+        _cleanup_free_ struct reader_answer *a = calloc(1, sizeof *a);
+        _cleanup_free_ struct reader_request *req = calloc(1, sizeof *req);
+        if (!a || !req)
+                return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
+        req->kind = READER_PROC;
+        int k = ask_with(job, req, names, READER_PROC_PARTS, a, reason, reason_size);
+        if (k < 0)
+                return k;
+        char *texts[READER_PROC_PARTS] = {};
+        for (size_t i = 0; i < READER_PROC_PARTS; i++)
+                if (!(texts[i] = strdup(a->proc[i]))) {
+                        for (size_t j = 0; j < i; j++)
+                                free(texts[j]);
+                        reader_answer_done(a);
+                        return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
+                }
+        reader_answer_done(a);
+        memcpy(ret, texts, sizeof texts);
+        return 0;
+}
+
 struct proc_mapping reader_proc_mapping(const struct reader_mapping *m, const char *path) {
         return (struct proc_mapping) {
                 .start = m->start,

@@ -22,9 +22,16 @@ size_t reader_kind_fds(uint32_t kind) {
                 return 1;
         case READER_FILES:
                 return 2; /* maps, mountinfo */
+        case READER_PROC:
+                return READER_PROC_PARTS; /* status, maps, limits */
         default:
                 return 0;
         }
+}
+
+size_t reader_proc_max(size_t i) {
+        static const size_t max[READER_PROC_PARTS] = { READER_PROC_STATUS_MAX, READER_PROC_MAPS_MAX, READER_PROC_LIMITS_MAX };
+        return i < READER_PROC_PARTS ? max[i] : 0;
 }
 
 bool reader_request_valid(const struct reader_request *req, size_t n_fds) {
@@ -106,6 +113,7 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
                            (h.why == READER_SITE_OK || (!h.n_maps && !h.n_words));
                 break;
         case READER_CMDLINE:
+        case READER_PROC:
                 parts_ok = !h.n_maps && !h.n_words && !h.why && !h.exe_dev && !h.exe_ino && !h.n_files && !h.n_remote;
                 break;
         case READER_FILES:
@@ -146,6 +154,24 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
                 if (at != h.text_size)
                         return bad(reason, reason_size, "%s", "bytes after the last path");
         }
+        if (kind == READER_PROC && h.error == 0) {
+                /* Three texts, each ended by its NUL, within its bound, empty or whole lines. */
+                size_t at = 0;
+                for (size_t i = 0; i < READER_PROC_PARTS; i++) {
+                        const char *nul = at < h.text_size ? memchr(p + at, 0, h.text_size - at) : NULL;
+                        size_t len = nul ? (size_t) (nul - (p + at)) : 0;
+                        if (!nul)
+                                return bad(reason, reason_size, "text %zu is not ended", i);
+                        if (len > reader_proc_max(i))
+                                return bad(reason, reason_size, "text %zu is %zu bytes, over its %zu", i, len,
+                                           reader_proc_max(i));
+                        if (len > 0 && p[at + len - 1] != '\n')
+                                return bad(reason, reason_size, "text %zu ends within a line", i);
+                        at += len + 1;
+                }
+                if (at != h.text_size)
+                        return bad(reason, reason_size, "%s", "bytes after the last text");
+        }
         if (h.text_size > 0 || kind != READER_SITE) {
                 ret->text = malloc((size_t) h.text_size + 1);
                 if (!ret->text)
@@ -163,6 +189,10 @@ int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t s
         ret->text_size = h.text_size;
         ret->n_files = h.n_files;
         ret->n_remote = h.n_remote;
+        for (size_t i = 0, at = 0; kind == READER_PROC && h.error == 0 && i < READER_PROC_PARTS; i++) {
+                ret->proc[i] = ret->text + at;
+                at += strlen(ret->proc[i]) + 1;
+        }
         for (size_t i = 0, at = 0; kind == READER_FILES && i < h.n_maps; i++) {
                 ret->paths[i] = ret->text + at;
                 at += strlen(ret->paths[i]) + 1;

@@ -208,6 +208,36 @@ static void cmdline(const int *fds, struct reader_answer *a) {
                 a->error = r;
 }
 
+/* READER_PROC: a kept crash's status, maps and limits for its record, each up to its bound, cut at
+ * the end of its last whole line within it (and at a NUL, which none has); one that cannot be read
+ * is empty. */
+static void proc(const int *fds, struct reader_answer *a) {
+        size_t used = 0;
+
+        a->text = malloc(READER_TEXT_MAX);
+        if (!a->text) {
+                a->error = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < READER_PROC_PARTS; i++) {
+                _cleanup_free_ char *text = NULL;
+                size_t size = 0, max = reader_proc_max(i);
+                /* A byte more than the bound: whether the text goes on past it. */
+                if (read_head(fds[i], max + 1, &text, &size) < 0)
+                        size = 0;
+                size = text ? strnlen(text, size) : 0;
+                if (size > max || (size > 0 && text[size - 1] != '\n')) {
+                        const char *nl = memrchr(text, '\n', MIN(size, max));
+                        size = nl ? (size_t) (nl - text) + 1 : 0;
+                }
+                if (size > 0)
+                        memcpy(a->text + used, text, size);
+                a->text[used + size] = 0;
+                used += size + 1;
+        }
+        a->text_size = used;
+}
+
 /* One message and up to READER_FDS_MAX fds; fds past those, or a message cut, close them all. The
  * message's size, 0 at the end of the stream, or -errno. */
 static ssize_t receive(int fd, struct reader_request *req, int *fds, size_t *ret_n_fds) {
@@ -291,6 +321,8 @@ int reader_main(void) {
                         site(&req, fds, a);
                 else if (req.kind == READER_FILES)
                         files(&req, fds, a);
+                else if (req.kind == READER_PROC)
+                        proc(fds, a);
                 else
                         cmdline(fds, a);
                 for (size_t i = 0; i < n_fds; i++)

@@ -326,10 +326,11 @@ int parser_keep_entry_check(const struct parser_keep_entry *e, const struct pars
  * On a SOCK_SEQPACKET socket (the reader's stdin), one message each way per errand:
  *   start    struct reader_hello (once): the ids it runs as; it enters its cell before anything else
  *   request  struct reader_request, its fds as SCM_RIGHTS: READER_SITE maps, pagemap, mem;
- *            READER_CMDLINE cmdline; READER_FILES maps, mountinfo
+ *            READER_CMDLINE cmdline; READER_FILES maps, mountinfo; READER_PROC status, maps, limits
  *   answer   struct reader_answer_header, then n_maps struct reader_mapping (sorted, disjoint), n_words
- *            words, text_size bytes (READER_FILES: the n_maps paths, each NUL-terminated) — checked
- *            whole by reader_answer_decode()
+ *            words, text_size bytes (READER_FILES: the n_maps paths, each NUL-terminated;
+ *            READER_PROC: the three texts in the request's order, each NUL-terminated, each within
+ *            its bound and cut at a line's end) — checked whole by reader_answer_decode()
  */
 #define READER_MAGIC UINT32_C(0x51524443) /* "CDRQ" */
 #define READER_HELLO_MAGIC UINT32_C(0x48524443) /* "CDRH" */
@@ -345,6 +346,15 @@ int parser_keep_entry_check(const struct parser_keep_entry *e, const struct pars
 /* A command line (the kernel's limit for arguments is larger; the record takes this much); the
  * paths of READER_FILES together. */
 #define READER_TEXT_MAX (128 * 1024)
+/* READER_PROC, a kept crash's texts for its record (COREDUMP_PROC_STATUS=, _MAPS=, _LIMITS=): each
+ * cut at the end of its last whole line within this many bytes. Together well within
+ * READER_TEXT_MAX. */
+#define READER_PROC_STATUS_MAX (8 * 1024)
+#define READER_PROC_MAPS_MAX (96 * 1024)
+#define READER_PROC_LIMITS_MAX (4 * 1024)
+#define READER_PROC_PARTS 3
+_Static_assert(READER_PROC_STATUS_MAX + READER_PROC_MAPS_MAX + READER_PROC_LIMITS_MAX + READER_PROC_PARTS <= READER_TEXT_MAX,
+               "the /proc texts fit one answer");
 #define READER_EXE_MAX 4096
 #define READER_FDS_MAX 3
 /* A message either way is at most this (well under a socket's default send buffer). */
@@ -356,6 +366,7 @@ enum reader_kind {
         READER_SITE = 1,
         READER_CMDLINE,
         READER_FILES,
+        READER_PROC,
         _READER_KIND_MAX,
 };
 
@@ -417,7 +428,11 @@ struct reader_answer {
         size_t text_size;
         uint32_t n_files, n_remote;
         const char *paths[READER_FILES_MAX]; /* READER_FILES: maps[i]'s path, in text (decoded only) */
+        const char *proc[READER_PROC_PARTS]; /* READER_PROC: status, maps, limits, in text (decoded only;
+                                              * "": not read) */
 };
+/* The bound of READER_PROC's text i (status, maps, limits). */
+size_t reader_proc_max(size_t i);
 
 bool reader_hello_valid(const struct reader_hello *h);
 /* The request as it arrived with n_fds fds: magic, version, kind, the fds that kind takes, exe
@@ -429,8 +444,9 @@ size_t reader_kind_fds(uint32_t kind);
 size_t reader_answer_encode(const struct reader_answer *a, uint32_t seq, void *buf);
 /* An answer checked whole before it is believed: magic, version, the kind and seq asked, every
  * count within its bound and the size they add up to exactly, mappings sorted and disjoint, words
- * only for a site, text only for a command line or the files' paths (one absolute path per mapping,
- * each NUL-terminated and at most PARSER_KEEP_PATH_MAX), why known. 0 and *ret (its text
+ * only for a site, text only for a command line, the files' paths (one absolute path per mapping,
+ * each NUL-terminated and at most PARSER_KEEP_PATH_MAX) or the three /proc texts (each
+ * NUL-terminated, within its reader_proc_max(), empty or ending in a newline), why known. 0 and *ret (its text
  * malloc'ed: reader_answer_done()), or -EBADMSG with reason. */
 int reader_answer_decode(const void *buf, size_t size, uint32_t kind, uint32_t seq, struct reader_answer *ret,
                          char *reason, size_t reason_size);
