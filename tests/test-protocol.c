@@ -311,6 +311,9 @@ TEST(reject_action_writes_nothing) {
         check_field(&e, 0, "COREDUMPD_RESULT", "rejected");
         check_field(&e, 0, "COREDUMPD_ACTION", "reject");
         check_field(&e, 0, "COREDUMPD_RULE", "no");
+        check_field(&e, 0, "COREDUMP_PROC_STATUS", NULL);
+        check_field(&e, 0, "COREDUMP_PROC_MAPS", NULL);
+        check_field(&e, 0, "COREDUMP_PROC_LIMITS", NULL);
         CHECK_INT(test_env_count_cores(&e, NULL), ==, 0);
         test_env_done(&e);
 }
@@ -1936,6 +1939,48 @@ TEST(hostile_cmdline_escaped) {
         test_env_done(&e);
 }
 
+/* A kept crash's record has its status, maps and limits as systemd-coredump's fields, read by its
+ * reader (the daemon reads none of them for the record), whole lines within their bounds, newlines
+ * and tabs kept and everything else a task controls escaped: a mapped file whose name holds a
+ * terminal's escape sequence shows it as text. */
+TEST(kept_crash_records_proc_status_maps_limits) {
+        struct test_env e;
+        test_env_init(&e, NULL, NULL);
+        _cleanup_free_ char *dir = tmpdir_new();
+        char script[512];
+        snprintf(script, sizeof script, "cp /bin/sleep '%s/sl\033]0;x\007eep' && exec '%s/sl\033]0;x\007eep' 1000", dir,
+                 dir);
+        pid_t pid = sleeper_exec("proc-texts", script);
+        char path[64], target[512] = "";
+        snprintf(path, sizeof path, "/proc/%d/exe", (int) pid);
+        for (int i = 0; i < 500 && !strstr(target, "eep"); i++) { /* until it runs the copy */
+                memset(target, 0, sizeof target);
+                if (readlink(path, target, sizeof target - 1) < 0)
+                        break;
+                usleep(10000);
+        }
+        CHECK(strstr(target, "eep") != NULL);
+        e.peer.pid = pid;
+
+        store_one(&e, 16384);
+        check_field(&e, 0, "COREDUMPD_RESULT", "stored");
+        _cleanup_free_ char *status = record_capture_field(&e.records, 0, "COREDUMP_PROC_STATUS");
+        _cleanup_free_ char *maps = record_capture_field(&e.records, 0, "COREDUMP_PROC_MAPS");
+        _cleanup_free_ char *limits = record_capture_field(&e.records, 0, "COREDUMP_PROC_LIMITS");
+        CHECK(status && maps && limits);
+        CHECK(strncmp(status, "Name:\t", 6) == 0 && strstr(status, "\nUid:\t") && strstr(status, "\nVmRSS:"));
+        CHECK(strstr(limits, "Max core file size") != NULL);
+        CHECK(strstr(maps, "/sl\\x1b]0;x\\x07eep\n") != NULL);
+        CHECK(strlen(status) <= READER_PROC_STATUS_MAX && strlen(maps) <= READER_PROC_MAPS_MAX * 4 &&
+              strlen(limits) <= READER_PROC_LIMITS_MAX);
+        for (const char *p = maps; *p; p++)
+                CHECK(*p == '\n' || *p == '\t' || (unsigned char) *p >= 0x20);
+        for (const char *p = status; *p; p++)
+                CHECK(*p == '\n' || *p == '\t' || (unsigned char) *p >= 0x20);
+        sleeper_stop(pid);
+        test_env_done(&e);
+}
+
 /* A real client, not a crashing task, through the real authenticator: refused, nothing recorded. */
 /* ---- where a crash lives: namespaces, container, crash id, a /proc to trust ---- */
 
@@ -2561,6 +2606,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(acl_withheld_when_dumped_as_root),
         TEST_ENTRY(hostile_comm_escaped_in_record_and_file_name),
         TEST_ENTRY(hostile_cmdline_escaped),
+        TEST_ENTRY(kept_crash_records_proc_status_maps_limits),
         TEST_ENTRY(record_says_where_a_host_crash_lives),
         TEST_ENTRY(policy_reads_only_what_its_rules_need),
         TEST_ENTRY(second_crash_of_a_cgroup_reads_no_cgroup_file),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* CONTEXT_MEMORY: the task's command line and its container manager's, read by the crash's reader
  * (`coredumpd-parser --reader`, parser/client.h) from fds opened here: a read of a process's
- * cmdline takes its mmap_lock, which a process sharing its memory can hold for good. */
+ * cmdline takes its mmap_lock, which a process sharing its memory can hold for good. And a kept
+ * crash's status, maps and limits for its record, the same way. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -56,4 +57,23 @@ void context_read_memory(struct crash_context *c) {
         if (read_cmdline(c, c->proc_fd, "task's", &raw, &size) >= 0)
                 c->cmdline = escape_cmdline(raw, size);
         container_info_gather_manager(c->host->proc_fd, c->pid, manager_cmdline, c, &c->container);
+}
+
+void context_read_proc_texts(struct crash_context *c) {
+        struct reader_job job;
+        char reason[160] = "";
+
+        if (!c->opened || c->proc_text[0])
+                return;
+        if (c->memory_stalled) {
+                log_crash(c->tag, LOG_DEBUG, "Not reading the task's status, maps and limits: its memory did not answer.");
+                return;
+        }
+        context_reader_job(c, &job);
+        int r = reader_proc_texts(&job, c->proc_text, reason, sizeof reason);
+        if (r == -ETIMEDOUT)
+                c->memory_stalled = true;
+        if (r < 0)
+                log_crash_errno(c->tag, r == -ETIMEDOUT ? LOG_NOTICE : LOG_WARNING, r,
+                                "Cannot read the task's status, maps and limits: %s", reason);
 }

@@ -535,6 +535,8 @@ void context_done(struct crash_context *c) {
         free(c->comm);
         free(c->exe);
         free(c->cmdline);
+        for (size_t i = 0; i < READER_PROC_PARTS; i++)
+                free(c->proc_text[i]);
         free(c->cgroup);
         free(c->unit);
         free(c->user_unit);

@@ -69,6 +69,9 @@ struct crash_context {
         char *comm;             /* /proc/pid/comm */
         char *exe;              /* /proc/pid/exe link target, maybe with " (deleted)" */
         char *cmdline;          /* /proc/pid/cmdline, already escaped (escape_cmdline) */
+        /* A kept crash's /proc/pid/status, maps, limits as its reader read them, checked and
+         * bounded, not escaped (the record's fields are: FIELD_ESCAPED_LINES); NULL: not read. */
+        char *proc_text[READER_PROC_PARTS];
         uint64_t cgroup_id;     /* PIDFD_INFO_CGROUPID; 0: not given */
         bool cgroup_cached;     /* the path came from the table of cgroups seen before (no /proc read) */
         char *cgroup;           /* cgroup v2 path */
@@ -168,6 +171,10 @@ bool context_is_journald(const struct crash_context *c);
 /* CONTEXT_MEMORY (crash/context-memory.c): the command lines, by the crash's reader. */
 #define READER_WAIT_USEC (5 * UINT64_C(1000000))
 void context_read_memory(struct crash_context *c);
+/* A kept crash's status, maps and limits for its record (COREDUMP_PROC_*=), by the crash's reader
+ * while the task is held; not once its memory did not answer (the maps would wait on its
+ * mmap_lock). Failing, they stay NULL (logged). */
+void context_read_proc_texts(struct crash_context *c);
 /* The crash's reader's job (parser/client.h): its tenant, the ids parser_ids() gives, the deadline
  * reader_wait_usec from now. */
 struct reader_job;

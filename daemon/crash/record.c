@@ -158,6 +158,10 @@ static int record_add_context(const struct crash_context *ctx, struct fields *f)
         k = k ?: fields_set_text(f, FIELD_COMM, ctx->comm);
         k = k ?: fields_set_text(f, FIELD_EXE, ctx->exe);
         k = k ?: fields_set_text(f, FIELD_CMDLINE, ctx->cmdline);
+        static const enum field proc_fields[READER_PROC_PARTS] = { FIELD_PROC_STATUS, FIELD_PROC_MAPS, FIELD_PROC_LIMITS };
+        for (size_t i = 0; i < READER_PROC_PARTS; i++)
+                if (ctx->proc_text[i] && ctx->proc_text[i][0])
+                        k = k ?: fields_set_text(f, proc_fields[i], ctx->proc_text[i]);
         k = k ?: fields_set_text(f, FIELD_CGROUP, ctx->cgroup);
         k = k ?: fields_set_text(f, FIELD_UNIT, ctx->unit);
         k = k ?: fields_set_text(f, FIELD_USER_UNIT, ctx->user_unit);

@@ -285,6 +285,10 @@ void step_prepare(const struct crash_env *env, struct crash *c) {
          * again for a repeat, whose first crash has them. */
         if (c->decision.action != ACTION_REJECT && !repeat(c)) /* reserve_room() may reject */
                 kept_files_open(&c->context, &c->kept, c->decision.max_size, c->settings.deadline_usec, c->tag);
+        /* Its status, maps and limits for the record, by its reader while the task is held (its
+         * maps are gone once it is released). */
+        if (c->decision.action != ACTION_REJECT)
+                context_read_proc_texts(&c->context);
         /* Its root, for its package after the release (crash/package.h). */
         if (c->decision.action != ACTION_REJECT && env->packages)
                 package_prepare(c);
