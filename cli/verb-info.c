@@ -193,8 +193,15 @@ rest:
         printf("\n        %sFields:%s\n", ansi(ANSI_BOLD), ansi(ANSI_NORMAL));
         for (size_t i = 0; i < d->fields.n; i++) {
                 const char *e = d->fields.v[i].iov_base;
-                if (strncmp(e, "COREDUMP", 8) == 0)
-                        printf("                %s\n", e);
+                if (strncmp(e, "COREDUMP", 8) != 0)
+                        continue;
+                /* A field of many lines (COREDUMP_PROC_MAPS=, ...) keeps to the column: each of
+                 * its lines indented as the first. */
+                for (const char *line = e; *line;) {
+                        size_t len = strcspn(line, "\n");
+                        printf("%s%.*s\n", line == e ? "                " : "                    ", (int) len, line);
+                        line += len + (line[len] == '\n');
+                }
         }
 }
 

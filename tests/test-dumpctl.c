@@ -1762,6 +1762,11 @@ TEST(info_newest_and_relative_time) {
         CHECK_INT(count_of(two, "           PID: "), ==, 2);
         CHECK_INT(run(&all, DCTL " info %d", DCTL_ARGS(&f), f.e_pid), ==, 0); /* a match: every matching one */
         CHECK_INT(count_of(all, "           PID: "), ==, 2);
+        /* The kept crash's /proc texts among its fields, each of their lines in the column. */
+        CHECK(strstr(all, "\n                COREDUMP_PROC_STATUS=Name:\t"));
+        CHECK(strstr(all, "\n                COREDUMP_PROC_LIMITS=Limit "));
+        CHECK(strstr(all, "\n                    Max core file size "));
+        CHECK(strstr(all, "\n                COREDUMP_PROC_MAPS="));
         CHECK_INT(run(NULL, DCTL " info nosuchcomm", DCTL_ARGS(&f)), ==, 1);
         jfixture_done(&f);
 }
