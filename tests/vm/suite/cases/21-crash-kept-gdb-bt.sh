@@ -1,6 +1,6 @@
 # A crash under the default policy is stored in /var/lib/coredumpd and logged
 # with systemd-coredump's MESSAGE_ID; gdb's backtrace of the stored dump names
-# the crashing function.
+# the crashing function; the record has the crash's status, maps and limits.
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 journal_mark
@@ -22,3 +22,13 @@ gdb -nx -batch -ex bt "$BIN/crasher" "$core" > "$WORK/bt" 2>&1
 cat "$WORK/bt"
 grep -q 'crash_here' "$WORK/bt" || die "backtrace does not name crash_here"
 grep -q 'main' "$WORK/bt" || die "backtrace does not reach main"
+# The record's /proc texts for its readers (COREDUMP_PROC_*=, read by the tenant's reader while the
+# task was held): of many lines, so not in the export above; each read with -o cat.
+proc_text() { _jq -o cat --all --output-fields="$1" $SYSTEM_RECORD COREDUMP_PID="$PID" 2>/dev/null; }
+proc_text COREDUMP_PROC_MAPS > "$WORK/maps"
+grep -q ' r-xp .*/crasher$' "$WORK/maps" || die "COREDUMP_PROC_MAPS names no code of crasher: $(head -c 800 "$WORK/maps")"
+proc_text COREDUMP_PROC_LIMITS > "$WORK/limits"
+grep -q '^Max core file size  ' "$WORK/limits" || die "COREDUMP_PROC_LIMITS: $(cat "$WORK/limits")"
+proc_text COREDUMP_PROC_STATUS > "$WORK/status"
+grep -q "^Name:	crasher$" "$WORK/status" && grep -q '^Uid:	0	' "$WORK/status" ||
+	die "COREDUMP_PROC_STATUS: $(head -c 800 "$WORK/status")"
