@@ -1323,6 +1323,8 @@ static void fake_systemd_stop(struct fake_systemd *f) {
         free(f->dir);
 }
 
+static const struct tenant hook_tenant = { .uid = 1000, .host = true };
+
 /* Nothing wanted by the template: no call to systemd at all. Once a hook is enabled (an entry in
  * the template's .wants/), one StartUnit per unit, mode "fail", on the bus; a hook of the other
  * template stays unwanted. */
@@ -1334,7 +1336,7 @@ TEST(hooks_start_units_only_where_wanted) {
         struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = f.address });
         CHECK(h);
 
-        hooks_start(HOOK_CRASH, "coredumpd-crash@a.service", h);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@a.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_unwanted(h), ==, 1);
         CHECK_INT(hooks_n_started(h), ==, 0);
@@ -1345,8 +1347,8 @@ TEST(hooks_start_units_only_where_wanted) {
         CHECK(mkdir(path, 0755) == 0);
         snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants/myhook@.service", units);
         CHECK(symlink("/nonexistent/myhook@.service", path) == 0);
-        hooks_start(HOOK_CRASH, "coredumpd-crash@b.service", h);
-        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@b.service", &hook_tenant, h);
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_started(h), ==, 1);
         CHECK_INT(hooks_n_unwanted(h), ==, 2);
@@ -1360,7 +1362,7 @@ TEST(hooks_start_units_only_where_wanted) {
         snprintf(path, sizeof path, "%s/coredumpd-new-signature@.service.d", units);
         CHECK(mkdir(path, 0755) == 0);
         CHECK_OK(write_text_file(path, "50-hook.conf", "[Unit]\nWants=myalert@%i.service\n"));
-        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_started(h), ==, 2);
         hooks_free(h);
@@ -1385,7 +1387,7 @@ TEST(hooks_without_a_bus_cost_the_caller_nothing) {
         for (int i = 0; i < 3 * HOOKS_QUEUE_MAX; i++) {
                 char unit[64];
                 snprintf(unit, sizeof unit, "coredumpd-crash@%d.service", i);
-                hooks_start(HOOK_CRASH, unit, h);
+                hooks_start(HOOK_CRASH, unit, &hook_tenant, h);
         }
         CHECK_INT(now_monotonic_usec() - t0, <, 500000);
         CHECK(hooks_settle(h, 10000000));
@@ -1394,10 +1396,53 @@ TEST(hooks_without_a_bus_cost_the_caller_nothing) {
         tmpdir_remove(units);
 }
 
+/* The waiting room is shared per tenant: one tenant's crash loop fills its own share
+ * (HOOKS_QUEUE_PER_TENANT) and no more, another tenant's hooks still get theirs. The hook thread is
+ * held on its first job by a bus that takes the connection and never answers. */
+TEST(hooks_queue_is_shared_per_tenant) {
+        _cleanup_free_ char *units = tmpdir_new();
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants", units);
+        CHECK(mkdir(path, 0755) == 0);
+        CHECK_OK(write_text_file(path, "myhook@.service", ""));
+        _cleanup_close_ int mute = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        CHECK(snprintf(sa.sun_path, sizeof sa.sun_path, "%s/mute-bus", units) < (int) sizeof sa.sun_path);
+        snprintf(path, sizeof path, "%s", sa.sun_path);
+        CHECK(mute >= 0 && bind(mute, (struct sockaddr *) &sa, sizeof sa) == 0 && listen(mute, 64) == 0);
+        char address[PATH_MAX + 16];
+        snprintf(address, sizeof address, "unix:path=%s", path);
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = address });
+        CHECK(h);
+        const struct tenant loop = { .uid = 1001, .host = true };
+        const struct tenant container = { .uid = 0, .userns = 4026532999, .host = false };
+        for (int i = 0; i < 3 * HOOKS_QUEUE_MAX; i++) {
+                char unit[64];
+                snprintf(unit, sizeof unit, "coredumpd-crash@loop%d.service", i);
+                hooks_start(HOOK_CRASH, unit, &loop, h);
+        }
+        unsigned dropped = hooks_n_dropped(h);
+        /* The thread took the first (or not yet): the share holds the rest. */
+        CHECK_INT(dropped, >=, 3 * HOOKS_QUEUE_MAX - HOOKS_QUEUE_PER_TENANT - 1);
+        CHECK_INT(dropped, <=, 3 * HOOKS_QUEUE_MAX - HOOKS_QUEUE_PER_TENANT);
+        for (int i = 0; i < HOOKS_QUEUE_PER_TENANT; i++) {
+                char unit[64];
+                snprintf(unit, sizeof unit, "coredumpd-crash@other%d.service", i);
+                hooks_start(HOOK_CRASH, unit, &container, h);
+        }
+        CHECK_INT(hooks_n_dropped(h), ==, dropped);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@other-more.service", &container, h);
+        CHECK_INT(hooks_n_dropped(h), ==, dropped + 1);
+        hooks_free(h);
+        tmpdir_remove(units);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(hooks_start_units_only_where_wanted),
         TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
+        TEST_ENTRY(hooks_queue_is_shared_per_tenant),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
         TEST_ENTRY(rejected_crash_needs_no_slot),

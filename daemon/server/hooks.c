@@ -14,6 +14,7 @@
 #include "server/hooks.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/tenant.h"
 #include "shared/timestamp.h"
 #include "shared/unit-name.h"
 
@@ -28,6 +29,7 @@ static const char *const default_unit_dirs[] = {
 
 struct hook_job {
         enum hook hook;
+        struct tenant tenant;
         char unit[UNIT_NAME_MAX + 1];
 };
 
@@ -258,24 +260,40 @@ void hooks_free(struct hooks *h) {
         hooks_release(h);
 }
 
-void hooks_start(enum hook hook, const char *unit, void *userdata) {
+/* How many of the queued jobs are tenant's (h->lock held). */
+static size_t queued_for(const struct hooks *h, const struct tenant *tenant) {
+        size_t n = 0;
+        for (size_t i = 0; i < h->n; i++)
+                n += tenant_equal(&h->queue[(h->head + i) % HOOKS_QUEUE_MAX].tenant, tenant);
+        return n;
+}
+
+void hooks_start(enum hook hook, const char *unit, const struct tenant *tenant, void *userdata) {
         struct hooks *h = userdata;
 
-        if (!h || !unit || strlen(unit) > UNIT_NAME_MAX)
+        if (!h || !unit || !tenant || strlen(unit) > UNIT_NAME_MAX)
                 return;
         pthread_mutex_lock(&h->lock);
-        if (h->stop || h->n >= HOOKS_QUEUE_MAX) {
+        bool full = h->n >= HOOKS_QUEUE_MAX;
+        if (h->stop || full || queued_for(h, tenant) >= HOOKS_QUEUE_PER_TENANT) {
                 h->n_dropped++;
                 bool say = !h->stop && !h->drop_said;
                 h->drop_said = true;
                 pthread_mutex_unlock(&h->lock);
-                log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
-                               "Not starting hook unit %s: %u waiting already (the next such are logged at debug level).",
-                               unit, HOOKS_QUEUE_MAX);
+                char who[TENANT_TEXT_MAX];
+                if (full)
+                        log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
+                                       "Not starting hook unit %s: %u waiting already (the next such are logged at debug level).",
+                                       unit, HOOKS_QUEUE_MAX);
+                else
+                        log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
+                                       "Not starting hook unit %s: %u of tenant %s's waiting already (the next such are logged at debug level).",
+                                       unit, HOOKS_QUEUE_PER_TENANT, tenant_format(tenant, who));
                 return;
         }
         struct hook_job *job = &h->queue[(h->head + h->n) % HOOKS_QUEUE_MAX];
         job->hook = hook;
+        job->tenant = *tenant;
         snprintf(job->unit, sizeof job->unit, "%s", unit);
         h->n++;
         pthread_cond_broadcast(&h->cond);
@@ -299,6 +317,13 @@ bool hooks_settle(struct hooks *h, uint64_t timeout_usec) {
 unsigned hooks_n_started(struct hooks *h) {
         pthread_mutex_lock(&h->lock);
         unsigned n = h->n_started;
+        pthread_mutex_unlock(&h->lock);
+        return n;
+}
+
+unsigned hooks_n_dropped(struct hooks *h) {
+        pthread_mutex_lock(&h->lock);
+        unsigned n = h->n_dropped;
         pthread_mutex_unlock(&h->lock);
         return n;
 }
