@@ -24,7 +24,7 @@ for f in "$built"/*.service "$src"/*.service "$src"/*.socket "$src"/*.timer; do
 done
 
 # Exposure bounds (systemd 252's scale x10). coredumpd.service: 2.9 (issue 38: no worse than that).
-bounds="coredumpd.service:29 coredumpd-probe.service:18 coredumpd-register.service:23
+bounds="coredumpd.service:29 coredumpd-probe.service:18 coredumpd-register.service:28
 coredumpd-limits.service:11 coredumpd-vacuum.service:13 coredumpd-metrics.service:17
 coredumpd-remove@.service:9 coredumpd-drkonqi@.service:13"
 
