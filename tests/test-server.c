@@ -25,6 +25,7 @@
 #include "shared/unit-name.h"
 #include "server/listen.h"
 #include "server/server.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
 #include <systemd/sd-bus.h>
@@ -1237,7 +1238,40 @@ struct fake_systemd {
         char units[8][UNIT_NAME_MAX + 1];
         char modes[8][16];
         size_t n;
+        char scopes[4][64];
+        uint32_t scope_pids[4];
+        size_t n_scopes;
 };
+
+/* StartTransientUnit(name, mode, properties, aux): notes a scope's name and its PIDs= (one). */
+static int fake_start_transient_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_systemd *f = userdata;
+        const char *unit, *mode;
+        uint32_t pid = 0;
+        int r = sd_bus_message_read(m, "ss", &unit, &mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "(sv)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "sv")) > 0) {
+                const char *name;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && strcmp(name, "PIDs") == 0)
+                        r = sd_bus_message_read(m, "v", "au", 1, &pid);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&f->lock);
+        if (f->n_scopes < 4) {
+                snprintf(f->scopes[f->n_scopes], sizeof f->scopes[0], "%s", unit);
+                f->scope_pids[f->n_scopes++] = pid;
+        }
+        pthread_mutex_unlock(&f->lock);
+        return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/job/2");
+}
 
 static int fake_start_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct fake_systemd *f = userdata;
@@ -1258,6 +1292,7 @@ static int fake_start_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
 static const sd_bus_vtable fake_manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("StartUnit", "ss", "o", fake_start_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", fake_start_transient_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -1438,11 +1473,57 @@ TEST(hooks_queue_is_shared_per_tenant) {
         tmpdir_remove(units);
 }
 
+static void note_stuck(pid_t pid, const struct tenant *owner, void *userdata) {
+        *(pid_t *) userdata = pid;
+}
+
+/* A child SIGKILL cannot end leaves the daemon's unit: child_reap_later() tells the stuck handler,
+ * and the hooks' thread asks systemd for a scope of its own holding just that pid
+ * (StartTransientUnit "coredumpd-stuck-PID.scope", PIDs=PID), whatever hooks are wanted. */
+TEST(stuck_child_moved_to_a_scope_of_its_own) {
+        pid_t told = 0;
+        child_set_stuck_handler(note_stuck, &told);
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                pause();
+                _exit(0);
+        }
+        const struct tenant owner = { .uid = 1000, .host = true };
+        child_reap_later(child, &owner);
+        child_set_stuck_handler(NULL, NULL);
+        CHECK_INT(told, ==, child);
+        kill(child, SIGKILL);
+        for (int i = 0; i < 500 && child_abandoned(&owner) > 0; i++)
+                usleep(10000);
+        CHECK_INT(child_abandoned(&owner), ==, 0);
+
+        struct fake_systemd f;
+        fake_systemd_start(&f);
+        _cleanup_free_ char *units = tmpdir_new();
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = f.address });
+        CHECK(h);
+        hooks_scope_stuck_child(4242, &owner, h);
+        CHECK(hooks_settle(h, 5000000));
+        CHECK_INT(hooks_n_scoped(h), ==, 1);
+        pthread_mutex_lock(&f.lock);
+        CHECK_INT(f.n_scopes, ==, 1);
+        CHECK_STR(f.scopes[0], "coredumpd-stuck-4242.scope");
+        CHECK_INT(f.scope_pids[0], ==, 4242);
+        CHECK_INT(f.n, ==, 0);
+        pthread_mutex_unlock(&f.lock);
+        hooks_free(h);
+        fake_systemd_stop(&f);
+        tmpdir_remove(units);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(hooks_start_units_only_where_wanted),
         TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
         TEST_ENTRY(hooks_queue_is_shared_per_tenant),
+        TEST_ENTRY(stuck_child_moved_to_a_scope_of_its_own),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
         TEST_ENTRY(rejected_crash_needs_no_slot),

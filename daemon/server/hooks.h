@@ -19,6 +19,7 @@
  */
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "crash/notify.h"
 
@@ -45,11 +46,17 @@ void hooks_free(struct hooks *h);
 
 /* hook_start_fn (crash/notify.h): userdata is the struct hooks. Never blocks. */
 void hooks_start(enum hook hook, const char *unit, const struct tenant *tenant, void *userdata);
+/* child_stuck_fn (shared/child.h): userdata is the struct hooks. Moves the stuck child pid into a
+ * transient scope of its own (coredumpd-stuck-PID.scope), off the unit's control group, on the
+ * hooks' thread. Never blocks. */
+void hooks_scope_stuck_child(pid_t pid, const struct tenant *owner, void *userdata);
 
 /* Tests: waits until the queue is empty and the thread idle, at most timeout_usec; true if so. */
 bool hooks_settle(struct hooks *h, uint64_t timeout_usec);
 /* Tests: units started (systemd answered), and those skipped for want of anything wanted. */
 unsigned hooks_n_started(struct hooks *h);
+/* Tests: stuck children moved into a scope of their own (systemd answered). */
+unsigned hooks_n_scoped(struct hooks *h);
 /* Tests: units dropped (the queue or the tenant's share of it full, or the stop). */
 unsigned hooks_n_dropped(struct hooks *h);
 unsigned hooks_n_unwanted(struct hooks *h);
