@@ -262,6 +262,7 @@ static int run(const struct arguments *a, struct config *config) {
         if (hooks) {
                 o.hook_start = hooks_start;
                 o.hook_userdata = hooks;
+                child_set_stuck_handler(hooks_scope_stuck_child, hooks);
         }
         r = server_new(&o, &server);
         if (r >= 0)
@@ -271,6 +272,7 @@ static int run(const struct arguments *a, struct config *config) {
         reader_pool_end(); /* the idle readers (parser/client.h) */
         if (stuck_threads() > 0)
                 return r; /* their steps may still use these: the exit ends them (server_free()) */
+        child_set_stuck_handler(NULL, NULL);
         hooks_free(hooks);
         first_seen_free(first_seen);
         repeats_free(repeats);

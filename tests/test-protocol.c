@@ -1398,7 +1398,7 @@ struct hook_calls {
         size_t n;
 };
 
-static void hook_record(enum hook hook, const char *unit, void *userdata) {
+static void hook_record(enum hook hook, const char *unit, const struct tenant *tenant, void *userdata) {
         struct hook_calls *h = userdata;
         pthread_mutex_lock(&h->lock);
         if (h->n < 16) {

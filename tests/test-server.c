@@ -25,6 +25,7 @@
 #include "shared/unit-name.h"
 #include "server/listen.h"
 #include "server/server.h"
+#include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
 #include <systemd/sd-bus.h>
@@ -1237,7 +1238,40 @@ struct fake_systemd {
         char units[8][UNIT_NAME_MAX + 1];
         char modes[8][16];
         size_t n;
+        char scopes[4][64];
+        uint32_t scope_pids[4];
+        size_t n_scopes;
 };
+
+/* StartTransientUnit(name, mode, properties, aux): notes a scope's name and its PIDs= (one). */
+static int fake_start_transient_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct fake_systemd *f = userdata;
+        const char *unit, *mode;
+        uint32_t pid = 0;
+        int r = sd_bus_message_read(m, "ss", &unit, &mode);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "(sv)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'r', "sv")) > 0) {
+                const char *name;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0 && strcmp(name, "PIDs") == 0)
+                        r = sd_bus_message_read(m, "v", "au", 1, &pid);
+                else if (r >= 0)
+                        r = sd_bus_message_skip(m, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&f->lock);
+        if (f->n_scopes < 4) {
+                snprintf(f->scopes[f->n_scopes], sizeof f->scopes[0], "%s", unit);
+                f->scope_pids[f->n_scopes++] = pid;
+        }
+        pthread_mutex_unlock(&f->lock);
+        return sd_bus_reply_method_return(m, "o", "/org/freedesktop/systemd1/job/2");
+}
 
 static int fake_start_unit(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct fake_systemd *f = userdata;
@@ -1258,6 +1292,7 @@ static int fake_start_unit(sd_bus_message *m, void *userdata, sd_bus_error *erro
 static const sd_bus_vtable fake_manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("StartUnit", "ss", "o", fake_start_unit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", fake_start_transient_unit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -1323,6 +1358,8 @@ static void fake_systemd_stop(struct fake_systemd *f) {
         free(f->dir);
 }
 
+static const struct tenant hook_tenant = { .uid = 1000, .host = true };
+
 /* Nothing wanted by the template: no call to systemd at all. Once a hook is enabled (an entry in
  * the template's .wants/), one StartUnit per unit, mode "fail", on the bus; a hook of the other
  * template stays unwanted. */
@@ -1334,7 +1371,7 @@ TEST(hooks_start_units_only_where_wanted) {
         struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = f.address });
         CHECK(h);
 
-        hooks_start(HOOK_CRASH, "coredumpd-crash@a.service", h);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@a.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_unwanted(h), ==, 1);
         CHECK_INT(hooks_n_started(h), ==, 0);
@@ -1345,8 +1382,8 @@ TEST(hooks_start_units_only_where_wanted) {
         CHECK(mkdir(path, 0755) == 0);
         snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants/myhook@.service", units);
         CHECK(symlink("/nonexistent/myhook@.service", path) == 0);
-        hooks_start(HOOK_CRASH, "coredumpd-crash@b.service", h);
-        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@b.service", &hook_tenant, h);
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_started(h), ==, 1);
         CHECK_INT(hooks_n_unwanted(h), ==, 2);
@@ -1360,7 +1397,7 @@ TEST(hooks_start_units_only_where_wanted) {
         snprintf(path, sizeof path, "%s/coredumpd-new-signature@.service.d", units);
         CHECK(mkdir(path, 0755) == 0);
         CHECK_OK(write_text_file(path, "50-hook.conf", "[Unit]\nWants=myalert@%i.service\n"));
-        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", h);
+        hooks_start(HOOK_NEW_SIGNATURE, "coredumpd-new-signature@0123456789abcdef.service", &hook_tenant, h);
         CHECK(hooks_settle(h, 5000000));
         CHECK_INT(hooks_n_started(h), ==, 2);
         hooks_free(h);
@@ -1385,7 +1422,7 @@ TEST(hooks_without_a_bus_cost_the_caller_nothing) {
         for (int i = 0; i < 3 * HOOKS_QUEUE_MAX; i++) {
                 char unit[64];
                 snprintf(unit, sizeof unit, "coredumpd-crash@%d.service", i);
-                hooks_start(HOOK_CRASH, unit, h);
+                hooks_start(HOOK_CRASH, unit, &hook_tenant, h);
         }
         CHECK_INT(now_monotonic_usec() - t0, <, 500000);
         CHECK(hooks_settle(h, 10000000));
@@ -1394,10 +1431,99 @@ TEST(hooks_without_a_bus_cost_the_caller_nothing) {
         tmpdir_remove(units);
 }
 
+/* The waiting room is shared per tenant: one tenant's crash loop fills its own share
+ * (HOOKS_QUEUE_PER_TENANT) and no more, another tenant's hooks still get theirs. The hook thread is
+ * held on its first job by a bus that takes the connection and never answers. */
+TEST(hooks_queue_is_shared_per_tenant) {
+        _cleanup_free_ char *units = tmpdir_new();
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/coredumpd-crash@.service.wants", units);
+        CHECK(mkdir(path, 0755) == 0);
+        CHECK_OK(write_text_file(path, "myhook@.service", ""));
+        _cleanup_close_ int mute = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        CHECK(snprintf(sa.sun_path, sizeof sa.sun_path, "%s/mute-bus", units) < (int) sizeof sa.sun_path);
+        snprintf(path, sizeof path, "%s", sa.sun_path);
+        CHECK(mute >= 0 && bind(mute, (struct sockaddr *) &sa, sizeof sa) == 0 && listen(mute, 64) == 0);
+        char address[PATH_MAX + 16];
+        snprintf(address, sizeof address, "unix:path=%s", path);
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = address });
+        CHECK(h);
+        const struct tenant loop = { .uid = 1001, .host = true };
+        const struct tenant container = { .uid = 0, .userns = 4026532999, .host = false };
+        for (int i = 0; i < 3 * HOOKS_QUEUE_MAX; i++) {
+                char unit[64];
+                snprintf(unit, sizeof unit, "coredumpd-crash@loop%d.service", i);
+                hooks_start(HOOK_CRASH, unit, &loop, h);
+        }
+        unsigned dropped = hooks_n_dropped(h);
+        /* The thread took the first (or not yet): the share holds the rest. */
+        CHECK_INT(dropped, >=, 3 * HOOKS_QUEUE_MAX - HOOKS_QUEUE_PER_TENANT - 1);
+        CHECK_INT(dropped, <=, 3 * HOOKS_QUEUE_MAX - HOOKS_QUEUE_PER_TENANT);
+        for (int i = 0; i < HOOKS_QUEUE_PER_TENANT; i++) {
+                char unit[64];
+                snprintf(unit, sizeof unit, "coredumpd-crash@other%d.service", i);
+                hooks_start(HOOK_CRASH, unit, &container, h);
+        }
+        CHECK_INT(hooks_n_dropped(h), ==, dropped);
+        hooks_start(HOOK_CRASH, "coredumpd-crash@other-more.service", &container, h);
+        CHECK_INT(hooks_n_dropped(h), ==, dropped + 1);
+        hooks_free(h);
+        tmpdir_remove(units);
+}
+
+static void note_stuck(pid_t pid, const struct tenant *owner, void *userdata) {
+        *(pid_t *) userdata = pid;
+}
+
+/* A child SIGKILL cannot end leaves the daemon's unit: child_reap_later() tells the stuck handler,
+ * and the hooks' thread asks systemd for a scope of its own holding just that pid
+ * (StartTransientUnit "coredumpd-stuck-PID.scope", PIDs=PID), whatever hooks are wanted. */
+TEST(stuck_child_moved_to_a_scope_of_its_own) {
+        pid_t told = 0;
+        child_set_stuck_handler(note_stuck, &told);
+        pid_t child = fork();
+        CHECK(child >= 0);
+        if (child == 0) {
+                pause();
+                _exit(0);
+        }
+        const struct tenant owner = { .uid = 1000, .host = true };
+        child_reap_later(child, &owner);
+        child_set_stuck_handler(NULL, NULL);
+        CHECK_INT(told, ==, child);
+        kill(child, SIGKILL);
+        for (int i = 0; i < 500 && child_abandoned(&owner) > 0; i++)
+                usleep(10000);
+        CHECK_INT(child_abandoned(&owner), ==, 0);
+
+        struct fake_systemd f;
+        fake_systemd_start(&f);
+        _cleanup_free_ char *units = tmpdir_new();
+        const char *dirs[] = { units, NULL };
+        struct hooks *h = hooks_new(&(struct hooks_options) { .unit_dirs = dirs, .bus_address = f.address });
+        CHECK(h);
+        hooks_scope_stuck_child(4242, &owner, h);
+        CHECK(hooks_settle(h, 5000000));
+        CHECK_INT(hooks_n_scoped(h), ==, 1);
+        pthread_mutex_lock(&f.lock);
+        CHECK_INT(f.n_scopes, ==, 1);
+        CHECK_STR(f.scopes[0], "coredumpd-stuck-4242.scope");
+        CHECK_INT(f.scope_pids[0], ==, 4242);
+        CHECK_INT(f.n, ==, 0);
+        pthread_mutex_unlock(&f.lock);
+        hooks_free(h);
+        fake_systemd_stop(&f);
+        tmpdir_remove(units);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(hooks_start_units_only_where_wanted),
         TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
+        TEST_ENTRY(hooks_queue_is_shared_per_tenant),
+        TEST_ENTRY(stuck_child_moved_to_a_scope_of_its_own),
         TEST_ENTRY(deadline_spares_a_moving_core),
         TEST_ENTRY(queued_beyond_max_concurrent_then_stored),
         TEST_ENTRY(rejected_crash_needs_no_slot),

@@ -31,7 +31,7 @@ static void start(const struct crash_env *env, const struct crash *c, enum hook 
                 log_crash(c->tag, LOG_WARNING, "No hook unit for %s: no valid unit name.", instance);
                 return;
         }
-        env->hook_start(hook, unit, env->hook_userdata);
+        env->hook_start(hook, unit, &c->peer.tenant, env->hook_userdata);
 }
 
 void crash_notify(const struct crash_env *env, const struct crash *c) {

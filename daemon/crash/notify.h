@@ -37,8 +37,9 @@ enum hook {
 /* The template's name, "coredumpd-crash@.service". */
 const char *hook_template(enum hook hook);
 
-/* Hands a unit to start to whoever starts them; never blocks. */
-typedef void (*hook_start_fn)(enum hook hook, const char *unit, void *userdata);
+/* Hands a unit to start to whoever starts them, for the crash's tenant (whose share of the waiting
+ * room it takes); never blocks. */
+typedef void (*hook_start_fn)(enum hook hook, const char *unit, const struct tenant *tenant, void *userdata);
 
 /* Before the record: whether the crash's signature is seen for the first time on this host
  * (c->first_seen, the record's COREDUMPD_FIRST_SEEN=1). */

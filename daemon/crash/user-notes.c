@@ -90,9 +90,14 @@ static void *notes_main(void *userdata) {
 }
 
 /* Queues the note (taking its fields) for the thread, started now if it is not: false if it
- * cannot be (queue full, no thread, stopping). notes.lock held. */
+ * cannot be (queue or its tenant's share full, no thread, stopping). notes.lock held. */
 static bool enqueue(struct note *n) {
         if (notes.stopping || notes.n >= USER_NOTES_QUEUE)
+                return false;
+        size_t own = 0;
+        for (size_t i = 0; i < notes.n; i++)
+                own += tenant_equal(&notes.queue[(notes.head + i) % USER_NOTES_QUEUE].owner, &n->owner);
+        if (own >= USER_NOTES_QUEUE_PER_TENANT)
                 return false;
         if (!notes.started) {
                 if (pthread_create(&notes.thread, NULL, notes_main, NULL) != 0)
@@ -138,7 +143,7 @@ void user_note_crash(const struct crash *c, record_sink_fn sink, void *userdata,
         bool queued = enqueue(&n);
         pthread_mutex_unlock(&notes.lock);
         if (!queued) {
-                log_crash(c->tag, LOG_DEBUG, "Not telling uid %u of its rejected crash: too many notes waiting.",
+                log_crash(c->tag, LOG_DEBUG, "Not telling uid %u of its rejected crash: too many notes waiting (in all or of its tenant).",
                           (unsigned) n.uid);
                 fields_done(&n.fields);
         }

@@ -15,8 +15,9 @@
  *
  * Off the crash's path: the note is filed by `coredumpd-parser --record` running as the user, a
  * child the event loop (where rejections are answered) must not wait for. It is handed to one
- * thread of its own, through a queue of at most USER_NOTES_QUEUE notes (a note past it is
- * withheld); the thread starts with the first note.
+ * thread of its own, through a queue of at most USER_NOTES_QUEUE notes, USER_NOTES_QUEUE_PER_TENANT
+ * of them one tenant's (a container's many uids share one share; a note past either is withheld);
+ * the thread starts with the first note.
  */
 
 #include "crash/crash.h"
@@ -27,6 +28,7 @@
 #define USER_NOTES_INTERVAL_USEC (UINT64_C(600) * 1000000)
 #define USER_NOTES_USERS 64
 #define USER_NOTES_QUEUE 16
+#define USER_NOTES_QUEUE_PER_TENANT 4
 
 /* Notes the crash if record_user_note_wanted() and the bounds allow: into sink (tests) when not
  * NULL, else through the notes' thread; counted in m (may be NULL). */

@@ -14,6 +14,7 @@
 #include "server/hooks.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
+#include "shared/tenant.h"
 #include "shared/timestamp.h"
 #include "shared/unit-name.h"
 
@@ -28,6 +29,8 @@ static const char *const default_unit_dirs[] = {
 
 struct hook_job {
         enum hook hook;
+        pid_t stuck_pid;                /* > 0: not a hook, a stuck child to move to a scope */
+        struct tenant tenant;
         char unit[UNIT_NAME_MAX + 1];
 };
 
@@ -41,7 +44,7 @@ struct hooks {
         bool stop;
         bool done;                      /* the thread has ended */
         bool drop_said;                 /* a full queue was said since it last drained */
-        unsigned n_dropped, n_started, n_unwanted;
+        unsigned n_dropped, n_started, n_unwanted, n_scoped;
 
         char **unit_dirs;
         char *bus_address;
@@ -151,6 +154,53 @@ static void start_unit(struct hooks *h, const struct hook_job *job) {
         pthread_mutex_unlock(&h->lock);
 }
 
+/* A child that SIGKILL did not end (shared/child.h) leaves coredumpd.service's control group for a
+ * transient scope of its own, coredumpd-stuck-PID.scope: systemd waits for a unit's processes at its
+ * stop, and this one ends only when the kernel lets it (a file system that does not answer), so
+ * in the daemon's unit it would hold `systemctl stop coredumpd` until systemd gives up on it. It
+ * stays the daemon's child, reaped and counted against its tenant as before. */
+static void move_to_scope(struct hooks *h, const struct hook_job *job) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL, *reply = NULL;
+        char unit[64], who[TENANT_TEXT_MAX], description[160];
+
+        snprintf(unit, sizeof unit, "coredumpd-stuck-%d.scope", (int) job->stuck_pid);
+        snprintf(description, sizeof description, "coredumpd's child %d, stuck in the kernel (a crash of tenant %s)",
+                 (int) job->stuck_pid, tenant_format(&job->tenant, who));
+        int r = bus_open(h);
+        if (r >= 0)
+                r = sd_bus_message_new_method_call(h->bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                                   "org.freedesktop.systemd1.Manager", "StartTransientUnit");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", unit, "fail");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "(sv)");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "(sv)(sv)(sv)", "PIDs", "au", 1, (uint32_t) job->stuck_pid, "Description", "s",
+                                          description, "CollectMode", "s", "inactive-or-failed");
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a(sa(sv))", 0);
+        if (r >= 0)
+                r = sd_bus_call(h->bus, m, 0, &error, &reply);
+        if (r < 0) {
+                /* It may have ended meanwhile; or no bus: it stays in the unit (the stop then waits). */
+                log_full_errno(LOG_NOTICE, r, "Cannot move the stuck child %d to %s: %s", (int) job->stuck_pid, unit,
+                               error.message ? error.message : strerror(-r));
+                if (h->bus && !sd_bus_is_open(h->bus))
+                        h->bus = sd_bus_flush_close_unref(h->bus);
+        } else
+                log_info("The stuck child %d is in %s now: it ends when the kernel lets it.", (int) job->stuck_pid, unit);
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(m);
+        sd_bus_message_unref(reply);
+        pthread_mutex_lock(&h->lock);
+        if (r >= 0)
+                h->n_scoped++;
+        pthread_mutex_unlock(&h->lock);
+}
+
 static void *hooks_thread(void *userdata) {
         struct hooks *h = userdata;
 
@@ -171,7 +221,9 @@ static void *hooks_thread(void *userdata) {
                 h->busy = true;
                 pthread_mutex_unlock(&h->lock);
 
-                if (template_wanted(h, job.hook))
+                if (job.stuck_pid > 0)
+                        move_to_scope(h, &job);
+                else if (template_wanted(h, job.hook))
                         start_unit(h, &job);
                 else {
                         log_debug("Not starting %s: nothing is wanted by %s.", job.unit, hook_template(job.hook));
@@ -258,28 +310,61 @@ void hooks_free(struct hooks *h) {
         hooks_release(h);
 }
 
-void hooks_start(enum hook hook, const char *unit, void *userdata) {
-        struct hooks *h = userdata;
+/* How many of the queued jobs are tenant's (h->lock held). */
+static size_t queued_for(const struct hooks *h, const struct tenant *tenant) {
+        size_t n = 0;
+        for (size_t i = 0; i < h->n; i++)
+                n += tenant_equal(&h->queue[(h->head + i) % HOOKS_QUEUE_MAX].tenant, tenant);
+        return n;
+}
 
-        if (!h || !unit || strlen(unit) > UNIT_NAME_MAX)
-                return;
+/* Queues job, unless the queue is full or (share) its tenant's share of it; never blocks. */
+static void enqueue(struct hooks *h, const struct hook_job *job, const char *unit, bool share) {
+        const struct tenant *tenant = &job->tenant;
+
         pthread_mutex_lock(&h->lock);
-        if (h->stop || h->n >= HOOKS_QUEUE_MAX) {
+        bool full = h->n >= HOOKS_QUEUE_MAX;
+        if (h->stop || full || (share && queued_for(h, tenant) >= HOOKS_QUEUE_PER_TENANT)) {
                 h->n_dropped++;
                 bool say = !h->stop && !h->drop_said;
                 h->drop_said = true;
                 pthread_mutex_unlock(&h->lock);
-                log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
-                               "Not starting hook unit %s: %u waiting already (the next such are logged at debug level).",
-                               unit, HOOKS_QUEUE_MAX);
+                char who[TENANT_TEXT_MAX];
+                if (full)
+                        log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
+                                       "Not starting hook unit %s: %u waiting already (the next such are logged at debug level).",
+                                       unit, HOOKS_QUEUE_MAX);
+                else
+                        log_full_errno(say ? LOG_WARNING : LOG_DEBUG, 0,
+                                       "Not starting hook unit %s: %u of tenant %s's waiting already (the next such are logged at debug level).",
+                                       unit, HOOKS_QUEUE_PER_TENANT, tenant_format(tenant, who));
                 return;
         }
-        struct hook_job *job = &h->queue[(h->head + h->n) % HOOKS_QUEUE_MAX];
-        job->hook = hook;
-        snprintf(job->unit, sizeof job->unit, "%s", unit);
+        h->queue[(h->head + h->n) % HOOKS_QUEUE_MAX] = *job;
         h->n++;
         pthread_cond_broadcast(&h->cond);
         pthread_mutex_unlock(&h->lock);
+}
+
+void hooks_start(enum hook hook, const char *unit, const struct tenant *tenant, void *userdata) {
+        struct hooks *h = userdata;
+
+        if (!h || !unit || !tenant || strlen(unit) > UNIT_NAME_MAX)
+                return;
+        struct hook_job job = { .hook = hook, .tenant = *tenant };
+        snprintf(job.unit, sizeof job.unit, "%s", unit);
+        enqueue(h, &job, unit, true);
+}
+
+void hooks_scope_stuck_child(pid_t pid, const struct tenant *owner, void *userdata) {
+        struct hooks *h = userdata;
+
+        if (!h || pid <= 0 || !owner)
+                return;
+        /* Not within the tenant's share of hooks: stuck children are few (shared/child.h's budget). */
+        struct hook_job job = { .stuck_pid = pid, .tenant = *owner };
+        snprintf(job.unit, sizeof job.unit, "coredumpd-stuck-%d.scope", (int) pid);
+        enqueue(h, &job, job.unit, false);
 }
 
 bool hooks_settle(struct hooks *h, uint64_t timeout_usec) {
@@ -299,6 +384,20 @@ bool hooks_settle(struct hooks *h, uint64_t timeout_usec) {
 unsigned hooks_n_started(struct hooks *h) {
         pthread_mutex_lock(&h->lock);
         unsigned n = h->n_started;
+        pthread_mutex_unlock(&h->lock);
+        return n;
+}
+
+unsigned hooks_n_scoped(struct hooks *h) {
+        pthread_mutex_lock(&h->lock);
+        unsigned n = h->n_scoped;
+        pthread_mutex_unlock(&h->lock);
+        return n;
+}
+
+unsigned hooks_n_dropped(struct hooks *h) {
+        pthread_mutex_lock(&h->lock);
+        unsigned n = h->n_dropped;
         pthread_mutex_unlock(&h->lock);
         return n;
 }

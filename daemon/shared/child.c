@@ -92,12 +92,29 @@ static void *reap_thread(void *arg) {
         return NULL;
 }
 
+static struct {
+        pthread_mutex_t lock;
+        child_stuck_fn fn;
+        void *userdata;
+} stuck_handler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void child_set_stuck_handler(child_stuck_fn fn, void *userdata) {
+        pthread_mutex_lock(&stuck_handler.lock);
+        stuck_handler.fn = fn;
+        stuck_handler.userdata = userdata;
+        pthread_mutex_unlock(&stuck_handler.lock);
+}
+
 void child_reap_later(pid_t pid, const struct tenant *owner) {
         pthread_t t;
         pthread_attr_t attr;
 
         /* Counted even without a thread to reap it: it stays, a zombie at least. */
         abandoned_add(pid, owner);
+        pthread_mutex_lock(&stuck_handler.lock);
+        if (stuck_handler.fn)
+                stuck_handler.fn(pid, owner, stuck_handler.userdata);
+        pthread_mutex_unlock(&stuck_handler.lock);
         if (pthread_attr_init(&attr) != 0)
                 return;
         (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -47,8 +47,15 @@ bool stuck_budget_exhausted(const struct tenant *t);
 void stuck_thread_add(const struct tenant *t);
 void stuck_thread_remove(const struct tenant *t);
 
-/* Reaps pid whenever it ends, on a detached thread; counted as owner's abandoned child until then. */
+/* Reaps pid whenever it ends, on a detached thread; counted as owner's abandoned child until then.
+ * The stuck handler, if one is set, is told (so that the child can leave the daemon's unit: a
+ * process no signal ends would otherwise hold `systemctl stop` until systemd gives up on it). */
 void child_reap_later(pid_t pid, const struct tenant *owner);
+
+/* Told of each child left to child_reap_later(), on the caller's thread; must not block. NULL: none.
+ * Set before the first crash and cleared before what userdata points to goes. */
+typedef void (*child_stuck_fn)(pid_t pid, const struct tenant *owner, void *userdata);
+void child_set_stuck_handler(child_stuck_fn fn, void *userdata);
 
 /* Kills pid (through pidfd when >= 0), waits up to CHILD_KILL_GRACE_USEC for its end and reaps it;
  * if it does not end by then, child_reap_later(). Returns true if it was reaped here, with its wait
