@@ -109,6 +109,13 @@ static char *executable_of(const struct entry *d) {
         const char *exe = fields_get(&d->fields, FIELD_EXE);
         if (!exe || exe[0] != '/')
                 return NULL;
+        if (d->found) {
+                /* dumpctl --all: whoever wrote those files (a container's root, its linked journal)
+                 * chose the path; it is not even looked at, and gdb reads nothing it names. */
+                log_warning("Not looking at %s: it is named by a foreign record (not from this machine's own "
+                            "system journal, in a journal file not named with -D or --file=); debugging the core alone.", exe);
+                return NULL;
+        }
         char *p = d->source == ENTRY_SOURCE_JOURNAL ? entry_path_in_root(exe) : strdup(exe); /* --root=: in it */
         if (p && has_suffix(p, " (deleted)"))
                 p[strlen(p) - strlen(" (deleted)")] = 0;

@@ -49,6 +49,11 @@ struct entry {
          * machine's, or it is foreign and from files the user did not name (dumpctl --all: a
          * container's linked journal; not the caller's own copy). Decided with foreign, once. */
         bool remote;
+        /* Foreign and read from journal files the user did not name (dumpctl --all's other machines'
+         * and containers' directories; users' journals but the caller's own copy): whoever wrote
+         * them chose every path in them, so none is even looked at here, the executable's neither
+         * (remote is true too). Decided with foreign, once. */
+        bool found;
         /* A record of systemd-coredump's own (SYSLOG_IDENTIFIER=systemd-coredump with coredumpctl's
          * MESSAGE_ID and no COREDUMPD_ fields: history, or a boot on a kernel without the coredump
          * socket), listed read-only: foreign always (systemd-coredump sends it as the crashing user),
