@@ -37,9 +37,9 @@ e=$(wait_entry "$PID" 60) || die "no record of root's crash $PID"
 root_pid=$PID
 local_core=$(field COREDUMP_FILENAME "$e")
 [ -f "$local_core" ] || die "root's crash has no core ($local_core)"
-frame=$(grep -m1 '^COREDUMPD_FRAME=0 ' "$e") || die "root's crash has no frame 0"
-build_id=$(printf '%s\n' "$frame" | sed -n 's/^COREDUMPD_FRAME=0 \([0-9a-f]*\)+.*/\1/p')
-[ -n "$build_id" ] || die "no build-id in $frame"
+# The crasher's build-id, as the unwinder read it (a frame in $BIN/crasher).
+build_id=$(sed -n "s|^COREDUMPD_FRAME=[0-9]* \([0-9a-f]\{40\}\)+.* $BIN/crasher\$|\1|p" "$e" | head -n1)
+[ -n "$build_id" ] || die "no frame of root's crash names a build-id of $BIN/crasher: $(grep '^COREDUMPD_FRAME=' "$e")"
 
 # The executable they name: a root-owned copy of the crasher (the build recorded), and beside it
 # the script gdb auto-loads for it (<objfile>-gdb.gdb).
