@@ -109,6 +109,13 @@ static char *executable_of(const struct entry *d) {
         const char *exe = fields_get(&d->fields, FIELD_EXE);
         if (!exe || exe[0] != '/')
                 return NULL;
+        if (d->found) {
+                /* dumpctl --all: whoever wrote those files (a container's root, its linked journal)
+                 * chose the path; it is not even looked at, and gdb reads nothing it names. */
+                log_warning("Not looking at %s: it is named by a foreign record (not from this machine's own "
+                            "system journal, in a journal file not named with -D or --file=); debugging the core alone.", exe);
+                return NULL;
+        }
         char *p = d->source == ENTRY_SOURCE_JOURNAL ? entry_path_in_root(exe) : strdup(exe); /* --root=: in it */
         if (p && has_suffix(p, " (deleted)"))
                 p[strlen(p) - strlen(" (deleted)")] = 0;
@@ -268,6 +275,20 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
         _cleanup_(saved_files_done) struct saved_files files = {};
         const char *core = fields_get(&d->fields, FIELD_FILENAME);
 
+        if (d->found) {
+                /* dumpctl --all's foreign record: its compact core names libraries too (its link map,
+                 * its mapped files); an empty sysroot, so that gdb opens none of them here. */
+                const char *tmpdir = getenv("TMPDIR") ?: "/var/tmp";
+                snprintf(r->path, sizeof r->path, "%s/dumpctl-root.XXXXXX", tmpdir);
+                if (!mkdtemp(r->path)) {
+                        log_error_errno(errno, "Cannot create a temporary directory in %s: %m", tmpdir);
+                        r->path[0] = 0;
+                        return EXIT_ERROR;
+                }
+                log_info("The record is foreign (not from this machine's own system journal): gdb gets the empty "
+                         "sysroot %s, no library its core names.", r->path);
+                return EXIT_OK;
+        }
         if (!fields_get(&d->fields, FIELD_SAVED_FILE) || !core)
                 return EXIT_OK;
         if (d->remote) {
@@ -400,11 +421,11 @@ int verb_debug(void) {
                 (void) unlink(tmp);
                 return status;
         }
-        if (root.path[0])
+        if (root.path[0] && !d->found)
                 /* A container's: never the host's file of that name. */
                 exe = root.exe ? strdup(root.exe) : NULL;
         else
-                exe = executable_of(d);
+                exe = executable_of(d); /* a found record's: none, and why */
         if (strv_extend(&argv, debugger) < 0)
                 goto oom;
         /* gdb reads $DEBUGINFOD_URLS (the environment is passed on as it is) but by default asks

@@ -179,7 +179,15 @@ rest:
                 printf("     Core Size: %s%s\n", v, fields_get(&d->fields, FIELD_TRUNCATED) ? " (truncated)" : "");
         if (d->presence == ENTRY_PRESENT)
                 printf("     Disk Size: %s\n", format_bytes(sbuf, d->disk_size));
-        printf("        Source: %s\n", entry_source_to_string(d->source));
+        /* Whose word the record is (reader/entries.h), and so what is opened for it. */
+        printf("        Source: %s%s\n", entry_source_to_string(d->source),
+               !d->foreign           ? ""
+               : d->found            ? " (foreign: not this machine's own system journal; no path it names is opened)"
+               : d->remote           ? " (foreign: another machine's; the core file it names is not opened here)"
+               : d->systemd_coredump ? " (foreign: systemd-coredump's; only a core file of root's right in "
+                                       SYSTEMD_COREDUMP_DIR " is opened)"
+                                     : " (foreign: not this machine's own system journal; only a core file right in the "
+                                       "store is opened)");
         if ((v = fields_get(&d->fields, FIELD_MESSAGE)))
                 printf("       Message: %s\n", v);
 

@@ -904,7 +904,14 @@ TEST(all_trusts_only_this_machines_system_journal) {
         const char *other = strcmp(machine_id, "0123456789abcdef0123456789abcdef") ? "0123456789abcdef0123456789abcdef"
                                                                                   : "fedcba9876543210fedcba9876543210";
         CHECK_OK(write_text_file(e.dir, "secret", "not for the container\n"));
-        CHECK_OK(write_text_file(e.dir, "planted-exe", "#!/bin/sh\n"));
+        /* The executable the container's records name: a root-owned copy of /usr/bin/true, its
+         * build-id recorded as the crashed one's (what let main's dumpctl hand such a file to gdb). */
+        CHECK_INT(run(NULL, "cp /usr/bin/true %s/planted-exe", e.dir), ==, 0);
+        char planted_id[41];
+        _cleanup_close_ int pfd = open("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+        CHECK(pfd >= 0);
+        CHECK_OK(elf_file_build_id(pfd, planted_id));
+        CHECK(planted_id[0]);
         _cleanup_free_ char *jroot = NULL, *local = NULL, *container = NULL, *export = NULL, *journal = NULL,
                             *secret = NULL, *planted = NULL, *out = NULL, *args = NULL, *gdb = NULL, *body = NULL,
                             *cmd = NULL, *json = NULL, *err = NULL, *trace = NULL, *genuine = NULL;
@@ -933,8 +940,9 @@ TEST(all_trusts_only_this_machines_system_journal) {
                    "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\n\n", now + 1, boot, machine_id, stored);
         fprintf(f, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=3\n_BOOT_ID=%s\n_MACHINE_ID=%s\n"
                    "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=kernel\nCOREDUMP_PID=515153\n"
-                   "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\nCOREDUMP\n",
-                now + 2, boot, machine_id, stored, planted);
+                   "COREDUMP_UID=0\nCOREDUMP_COMM=forged\nCOREDUMP_FILENAME=%s\nCOREDUMP_EXE=%s\n"
+                   "COREDUMPD_FRAME=0 %s+0x1139 main+0x10 %s\nCOREDUMP\n",
+                now + 2, boot, machine_id, stored, planted, planted_id, planted);
         Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_ehsize = sizeof eh };
         memcpy(eh.e_ident, ELFMAG, SELFMAG);
         eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -981,16 +989,42 @@ TEST(all_trusts_only_this_machines_system_journal) {
         CHECK(stat(out, &st) == 0 && st.st_size == (off_t) sizeof eh);
         CHECK(unlink(out) == 0);
 
-        /* debug (a "gdb" that notes its arguments): auto-load off, not the planted executable. */
+        /* info says whose word it is; nothing it names is looked at. */
+        free(cmd);
+        CHECK(asprintf(&cmd, "strace -f -qq -e trace=%%file -o %s/strace.info %s --all --store=%s info 515153 2>&1",
+                       e.dir, dumpctl(), e.store_dir) > 0);
+        _cleanup_free_ char *info = NULL;
+        CHECK_INT(run_all(&info, jroot, cmd), ==, 0);
+        CHECK(strstr(info, "Source: journal (foreign: not this machine's own system journal; no path it names is opened)"));
+        free(trace);
+        free(trace_path);
+        CHECK(asprintf(&trace_path, "%s/strace.info", e.dir) > 0);
+        trace = read_whole(trace_path, &n);
+        CHECK(trace && !strstr(trace, planted));
+
+        /* debug (a "gdb" that notes its arguments): auto-load off, not the planted executable (of
+         * the build recorded, root's, mode 0755: still not looked at), and said why. */
         CHECK(asprintf(&args, "%s/gdb.args", e.dir) > 0 && asprintf(&gdb, "%s/gdb-fake", e.dir) > 0);
         CHECK(asprintf(&body, "#!/bin/sh\necho \"$*\" > %s\n", args) > 0);
         CHECK_OK(write_text_file(e.dir, "gdb-fake", body));
         CHECK(chmod(gdb, 0755) == 0);
         free(cmd);
-        CHECK(asprintf(&cmd, "%s --all --store=%s --debugger=%s debug 515153", dumpctl(), e.store_dir, gdb) > 0);
-        CHECK_INT(run_all(NULL, jroot, cmd), ==, 0);
+        CHECK(asprintf(&cmd, "strace -f -qq -e trace=%%file -o %s/strace.debug %s --all --store=%s --debugger=%s debug 515153 2>&1",
+                       e.dir, dumpctl(), e.store_dir, gdb) > 0);
+        free(err);
+        err = NULL;
+        CHECK_INT(run_all(&err, jroot, cmd), ==, 0);
+        printf("%s", err);
+        CHECK(strstr(err, "named by a foreign record (not from this machine's own system journal"));
         _cleanup_free_ char *got = read_whole(args, &n);
         CHECK(strstr(got, "set auto-load off") && !strstr(got, planted) && strstr(got, " -c "));
+        /* and an empty sysroot: no library the compact core names is opened here either */
+        CHECK(strstr(got, "set sysroot ") && strstr(got, "/dumpctl-root."));
+        free(trace);
+        free(trace_path);
+        CHECK(asprintf(&trace_path, "%s/strace.debug", e.dir) > 0);
+        trace = read_whole(trace_path, &n);
+        CHECK(trace && !strstr(trace, planted));
 
         /* The genuine record: its stored core, gdb as for the caller's own crash. */
         free(cmd);

@@ -197,9 +197,9 @@ static int entry_from_journal(sd_journal *j, enum journal_files files, struct en
          * and a foreign one in files the user did not name (--all) but the caller's own copy; of
          * systemd-coredump's, one in another machine's directory (--all). */
         const char *machine = fields_get_name(&d.fields, "_MACHINE_ID");
-        bool found = files == JOURNAL_FOUND || files == JOURNAL_LOCAL;
-        d.remote = (machine && !is_local_machine(machine)) ||
-                   (d.systemd_coredump ? files == JOURNAL_FOUND : found && d.foreign && !users_own);
+        bool unnamed = files == JOURNAL_FOUND || files == JOURNAL_LOCAL;
+        d.found = d.systemd_coredump ? files == JOURNAL_FOUND : unnamed && d.foreign && !users_own;
+        d.remote = (machine && !is_local_machine(machine)) || d.found;
         (void) sd_journal_get_realtime_usec(j, &realtime);
         entry_parse_fields(&d, realtime);
         if (d.journal_core) {

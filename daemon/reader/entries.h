@@ -45,10 +45,15 @@ struct entry {
          * machine's files (--all), a user's own journal, an entry without _UID. A foreign record's
          * paths are opened only as a core.* file right in the store. */
         bool foreign;
-        /* Nothing it names is opened here, only its compact core read: its _MACHINE_ID is not this
-         * machine's, or it is foreign and from files the user did not name (dumpctl --all: a
-         * container's linked journal; not the caller's own copy). Decided with foreign, once. */
+        /* No core file or saved file it names is opened here, only its compact core read (and of
+         * files the user named, an executable only of the build recorded: dumpctl debug): its
+         * _MACHINE_ID is not this machine's, or it is found (below). Decided with foreign, once. */
         bool remote;
+        /* Foreign and read from journal files the user did not name (dumpctl --all's other machines'
+         * and containers' directories; users' journals but the caller's own copy): whoever wrote
+         * them chose every path in them, so none is even looked at here, the executable's neither
+         * (remote is true too). Decided with foreign, once. */
+        bool found;
         /* A record of systemd-coredump's own (SYSLOG_IDENTIFIER=systemd-coredump with coredumpctl's
          * MESSAGE_ID and no COREDUMPD_ fields: history, or a boot on a kernel without the coredump
          * socket), listed read-only: foreign always (systemd-coredump sends it as the crashing user),
