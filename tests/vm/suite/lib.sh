@@ -80,11 +80,22 @@ daemon_signal() {	# SIGNAL — signal every running coredumpd service
 	done
 }
 
-# Make the daemon re-read its policy: SIGHUP a running daemon; a daemon that
-# is not running reads the policy when the socket next activates it.
+# Make the daemon re-read its policy: SIGHUP a running daemon and wait until it logs the reload
+# ("Policy reloaded: N rules." or "Policy reload failed", daemon/server/server.c; at most 10 s);
+# a daemon that is not running reads the policy when the socket next activates it.
 reload_policy() {
-	daemon_signal HUP
-	sleep 1
+	local u main since end
+	for u in $(daemon_units); do
+		main=$(systemctl show -P MainPID "$u" 2>/dev/null)
+		[ -n "$main" ] && [ "$main" != 0 ] || continue
+		since=$(date +%s.%6N)
+		systemctl kill -s HUP "$u" 2>/dev/null || continue
+		end=$((SECONDS + 10))
+		until journalctl -q --no-pager -b --since=@$since _PID="$main" -o cat 2>/dev/null | grep -q '^Policy reload'; do
+			[ $SECONDS -lt $end ] || { say "coredumpd ($u, pid $main) logged no policy reload within 10 s"; break; }
+			sleep 0.1
+		done
+	done
 }
 
 add_policy() {	# NAME (content on stdin) — installs $POLICY_DIR/NAME.conf, removed at exit

@@ -25,11 +25,11 @@ if [ ! -e "$L" ]; then
 	mkdir -p "${L%/*}" && : > "$L"
 	on_exit "rm -f $L"
 fi
+# (enable and disable reload the service manager themselves: no daemon-reload of our own)
 systemctl enable coredumpd-drkonqi@.service 2>&1 || die "systemctl enable coredumpd-drkonqi@.service failed"
-on_exit "systemctl disable coredumpd-drkonqi@.service >/dev/null 2>&1; systemctl daemon-reload"
+on_exit "systemctl disable coredumpd-drkonqi@.service >/dev/null 2>&1"
 [ -L /etc/systemd/system/coredumpd-crash@.service.wants/coredumpd-drkonqi@.service ] ||
 	die "enabling the template made no link in coredumpd-crash@.service.wants"
-systemctl daemon-reload
 
 as_user cdtdrkonqi systemd-socket-activate --seqpacket --accept --inetd -l "$D/drkonqi-coredump-launcher" \
 	sh -c "cat > $D/received.part && mv $D/received.part $D/received" > "$WORK/activate.log" 2>&1 &

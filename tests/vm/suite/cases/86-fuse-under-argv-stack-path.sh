@@ -36,18 +36,21 @@ grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fus
 as_user test -r "$mnt/stall" || die "$user cannot open the FUSE file"
 
 # Processes of the daemon in D state: the service's cgroup and any parser; a process counts only
-# if it is in D at each of five looks over a second.
+# if it is in D at each of five looks over a second (all of them looked at in each round).
 stuck() {
-	local main cg p i d out=
+	local main cg p i out=
+	local -A d=()
 	main=$(systemctl show -P MainPID coredumpd.service)
 	cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup" 2>/dev/null)
-	for p in $(cat "$cg/cgroup.procs" 2>/dev/null) $(pgrep -x coredumpd-parse); do
-		d=0
-		for i in 1 2 3 4 5; do
-			[ "$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null)" = D ] && d=$((d + 1))
-			sleep 0.2
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null) $(pgrep -x coredumpd-parse); do d[$p]=0; done
+	for i in 1 2 3 4 5; do
+		for p in "${!d[@]}"; do
+			[ "$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null)" = D ] && d[$p]=$((d[$p] + 1))
 		done
-		[ $d = 5 ] && out+=" $p($(cat "/proc/$p/comm" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null))"
+		sleep 0.2
+	done
+	for p in "${!d[@]}"; do
+		[ "${d[$p]}" = 5 ] && out+=" $p($(cat "/proc/$p/comm" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null))"
 	done
 	echo "$out"
 }

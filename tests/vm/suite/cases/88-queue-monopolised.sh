@@ -1,6 +1,6 @@
 # Attack: one unprivileged user monopolises the queue. Their crashes are made slow (each maps a file
 # of a FUSE mount of theirs that trickles, and asks for its file pages in the core), so that they
-# hold every slot a user may hold (MaxConcurrentPerUser=) for a whole Deadline= and more; 60 of them
+# hold every slot a user may hold (MaxConcurrentPerUser=) for a whole Deadline= and more; 48 of them
 # at once keep the queue filled behind. Must hold, under the shipped defaults (MaxConcurrent=16,
 # MaxConcurrentPerUser=8, ReservedConcurrent=2, MaxQueued=256, MaxQueuedPerUser=32): the user's
 # crashes beyond their 8 running and 32 queued are answered REJECT at once, recorded as overload
@@ -12,7 +12,7 @@
 # daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
-n=60 running=8 queued=32
+n=48 running=8 queued=32	# 8 beyond what the user may hold and queue (the case subuid-fan-out has as many)
 attacker=cdtflood other=cdtother
 add_user $attacker
 auid=$NEW_UID

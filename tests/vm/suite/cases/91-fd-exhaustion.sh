@@ -1,9 +1,11 @@
 # Attack: eat the daemon's file descriptors. Two unprivileged users keep 40 slow crashes each in
 # flight (a trickling FUSE file in every core: each held or queued crash keeps its connection and
 # pidfd open), while a root process opens 50 connections of its own to the socket and holds them
-# (non-kernel peers are refused at accept, once accepted). LimitNOFILE= is lowered to 256 for this
-# case by a runtime drop-in: the shipped 16384 is beyond what the shipped bounds (MaxQueued= and the
-# rest) let crashes take, and the point is what the daemon does at its limit. Must hold: the
+# (non-kernel peers are refused at accept, once accepted). The running daemon's RLIMIT_NOFILE is
+# lowered to 256 for this case (prlimit: what LimitNOFILE=256 gives at start, without the two
+# daemon-reloads of a drop-in; the daemon is stopped at the end, its next start has the unit's):
+# the shipped 16384 is beyond what the shipped bounds (MaxQueued= and the rest) let crashes take,
+# and the point is what the daemon does at its limit. Must hold: the
 # listener pauses before the last fds (the journal says so) instead of accepting a crash it then
 # cannot authenticate (no fd for its pidfd: closed without a record), and it does not spin (the
 # daemon's utime+stime over 5 s while paused stays low); a crash of root's made meanwhile waits in
@@ -20,14 +22,10 @@ add_user $u1
 add_user $u2
 trickle_mount 2
 
-d=/run/systemd/system/coredumpd.service.d
-mkdir -p $d
-printf '[Service]\nLimitNOFILE=%s\n' $nofile > $d/50-case-fd-exhaustion.conf
-on_exit "rm -f $d/50-case-fd-exhaustion.conf; systemctl daemon-reload; systemctl stop coredumpd.service"
-systemctl daemon-reload
-systemctl stop coredumpd.service
+on_exit "systemctl stop coredumpd.service"
 attack_begin
 main=$ATTACK_MAIN
+prlimit --pid "$main" --nofile=$nofile:$nofile || die "cannot lower the daemon's RLIMIT_NOFILE"
 grep -q "^Max open files *$nofile " /proc/$main/limits || die "the daemon's LimitNOFILE is not $nofile: $(grep 'open files' /proc/$main/limits)"
 journal_mark
 n0=$(entry_count)
