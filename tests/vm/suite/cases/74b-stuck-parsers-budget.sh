@@ -32,6 +32,7 @@ attack_begin
 journal_mark
 
 # The user's crashers, loaded and sleeping (their executable mapped) before the mount covers it.
+chmod 0755 "$WORK"
 mkdir -p "$WORK/u" && chmod 0777 "$WORK/u"
 as_user cdtstuck "$BIN/spawn" -n $budget -t 120 -p "$WORK/u/pids" -- "$dir/bin/crasher" -s 3 > "$WORK/spawn.out" &
 spawn=$!
