@@ -36,7 +36,7 @@ chmod 0755 "$WORK"
 mkdir -p "$WORK/u" && chmod 0777 "$WORK/u"
 as_user cdtstuck "$BIN/spawn" -n $budget -t 120 -p "$WORK/u/pids" -- "$dir/bin/crasher" -s 3 > "$WORK/spawn.out" &
 spawn=$!
-for _ in $(seq 100); do [ "$(wc -l < "$WORK/u/pids" 2>/dev/null)" = $budget ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ "$(wc -l 2>/dev/null < "$WORK/u/pids")" = $budget ] && break; sleep 0.05; done
 for p in $(cat "$WORK/u/pids"); do
 	for _ in $(seq 100); do grep -q "$dir/bin/crasher" "/proc/$p/maps" 2>/dev/null && break; sleep 0.05; done
 done
