@@ -176,7 +176,11 @@ read_spawn_line() {
 	done
 }
 
-store_files() { find "$STORE" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
+# store_files — the store's cores and whatever else is in it, less the daemon's own books, which
+# any crash may touch, a rejected one too (.metrics' counters, .signatures-seen, .dpkg-index).
+store_files() {
+	find "$STORE" -mindepth 1 -maxdepth 2 ! -name .metrics ! -name .signatures-seen ! -name .dpkg-index 2>/dev/null | sort
+}
 # daemon_warm — makes sure coredumpd runs before a case's own crash (a case that looks at the
 # daemon's process). The crash-context probe is pinned at boot (coredumpd-probe.service) and sees
 # a crash that socket-activates the daemon too (case signature-same-cold-and-warm). Crashes a
