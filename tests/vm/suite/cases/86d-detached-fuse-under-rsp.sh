@@ -70,7 +70,8 @@ attack() {	# KIND: one crash, and what must hold after it
 }
 
 # The kernel's side: a detached mount is in no line of its task's mountinfo while its file stays
-# mapped. Shown once on a task that waits (sleep in the same namespaces) rather than crashes.
+# in use. Shown once by a shell in such namespaces that holds the file open, reads its own mountinfo
+# and ends.
 as_user cdtdetach unshare -Urm sh -c '
 	d=$(mktemp -d) && { '"$BIN"'/fusestall "$d" >/dev/null 2>&1 & } && server=$! &&
 	for i in $(seq 100); do [ -e "$d/stall" ] && break; sleep 0.05; done &&
