@@ -3758,6 +3758,13 @@ TEST(mountinfo_path_remote_by_longest_mount_point) {
         CHECK_INT(mountinfo_path_is_remote(mi, "/srv/with"), ==, 0);
         CHECK_INT(mountinfo_path_is_remote(mi, "/opt/ct/bin/x"), ==, 1); /* mounted over the tmpfs */
         CHECK_INT(mountinfo_path_is_remote(mi, "relative"), ==, -EINVAL);
+        /* The same rule as the mappings': overlay and a type not known to be local are remote. */
+        CHECK_INT(mountinfo_path_is_remote("1 0 8:1 / / rw - ext4 x rw\n"
+                                           "2 1 0:50 / /var/lib/ct rw - overlay overlay rw,lowerdir=/a:/b\n"
+                                           "3 1 0:51 / /mnt/odd rw - weirdfs none rw\n", "/var/lib/ct/usr/bin/x"), ==, 1);
+        CHECK_INT(mountinfo_path_is_remote("1 0 8:1 / / rw - ext4 x rw\n"
+                                           "3 1 0:51 / /mnt/odd rw - weirdfs none rw\n", "/mnt/odd/y"), ==, 1);
+        CHECK_INT(mountinfo_path_is_remote("1 0 0:2 / / rw - rootfs rootfs rw\n", "/usr/bin/x"), ==, 0);
         CHECK_INT(mountinfo_path_is_remote("1 0 8:1 / /home rw - ext4 x rw\n", "/usr"), ==, -ENOENT);
         CHECK_INT(mountinfo_path_is_remote("garbage\n", "/usr"), ==, -EINVAL);
 }

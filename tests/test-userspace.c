@@ -26,6 +26,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -686,6 +687,87 @@ TEST(proc_parsers) {
         CHECK(fstype_is_remote("fuse") && fstype_is_remote("fuse.sshfs") && fstype_is_remote("cifs"));
         CHECK(!fstype_is_remote("ext4") && !fstype_is_remote("tmpfs") && !fstype_is_remote("fusectl"));
         CHECK_INT(proc_maps_mark_remote_from("no separator here\n", &m), ==, -EINVAL);
+}
+
+/* The one rule of proc_maps_mark_remote_from(): a file mapping is local only when its device is in
+ * the task's mountinfo on a file system type known to be local (and on no other), or is the kernel's
+ * own tmpfs; a device in no line (a FUSE mount lazily detached after the file was mapped, another
+ * namespace's mount reached through an fd), overlay and any unknown type are remote. */
+TEST(remote_unless_provably_local) {
+        struct proc_maps m;
+        const char *mountinfo =
+                "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+                "23 22 0:26 / /tmp rw - tmpfs tmpfs rw\n"
+                "24 22 0:55 / /var/lib/ct/merged rw - overlay overlay rw,lowerdir=/l:/m,upperdir=/u,workdir=/w\n"
+                "25 22 0:56 / /mnt/odd rw - weirdfs none rw\n"
+                "26 22 0:57 / /srv/a rw - xfs /dev/sdb1 rw\n"
+                "27 22 0:57 / /srv/b rw - fuse.sshfs u@h: rw\n"
+                "28 22 0:58 / /mnt/squash ro - squashfs /dev/loop0 ro\n";
+
+        CHECK_OK(proc_maps_parse("00400000-00401000 r-xp 00000000 08:01 12 /usr/bin/app\n"
+                                 "7f0000000000-7f0000010000 rw-p 00010000 00:30 2 /tmp/fuse/stall\n"  /* 0:48: no line */
+                                 "7f0000010000-7f0000011000 r--p 00000000 00:1a 5 /tmp/scratch\n"     /* 0:26 tmpfs */
+                                 "7f0000011000-7f0000012000 r--p 00000000 00:37 6 /var/lib/ct/merged/x\n" /* 0:55 overlay */
+                                 "7f0000012000-7f0000013000 r--p 00000000 00:38 7 /mnt/odd/y\n"      /* 0:56 unknown type */
+                                 "7f0000013000-7f0000014000 r--p 00000000 00:39 8 /srv/a/z\n"        /* 0:57 xfs and FUSE */
+                                 "7f0000014000-7f0000015000 r-xp 00000000 00:3a 9 /mnt/squash/lib.so\n" /* 0:58 */
+                                 "7f0000015000-7f0000016000 rw-p 00000000 00:30 0 \n"                /* anonymous */
+                                 "7ffd0000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n", &m));
+        CHECK_OK(proc_maps_mark_remote_from(mountinfo, &m));
+        CHECK(!m.mappings[0].remote);   /* ext4 */
+        CHECK(m.mappings[1].remote);    /* its device is in no line: detached, or another namespace's */
+        CHECK(!m.mappings[2].remote);   /* tmpfs */
+        CHECK(m.mappings[3].remote);    /* overlay: its layers may be a user's */
+        CHECK(m.mappings[4].remote);    /* a type not known to be local */
+        CHECK(m.mappings[5].remote);    /* one device, a local and a remote line: remote */
+        CHECK(!m.mappings[6].remote);   /* squashfs */
+        CHECK(!m.mappings[7].remote && !m.mappings[8].remote); /* not files */
+        /* Marked again from a mountinfo without the ext4 line: the rule sets, never only adds. */
+        CHECK_OK(proc_maps_mark_remote_from("23 22 0:26 / /tmp rw - tmpfs tmpfs rw\n", &m));
+        CHECK(m.mappings[0].remote && !m.mappings[2].remote);
+        /* No mountinfo (or a malformed one): every file is remote. */
+        proc_maps_mark(NULL, &m);
+        CHECK(m.mappings[0].remote && m.mappings[2].remote && m.mappings[6].remote && !m.mappings[8].remote);
+        proc_maps_mark("garbage\n", &m);
+        CHECK(m.mappings[0].remote && m.mappings[2].remote && !m.mappings[7].remote);
+        /* A chrooted task's mountinfo lists only the mounts under its root (often none): our own
+         * lines (the host's) prove a device local too, and a remote line in either makes it remote. */
+        CHECK_OK(proc_maps_mark_from("", "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                         "30 22 0:48 / /home/u/fuse rw - fuse.sshfs u@h: rw\n", &m));
+        CHECK(!m.mappings[0].remote && m.mappings[1].remote && m.mappings[2].remote);
+        CHECK_OK(proc_maps_mark_from("23 22 0:26 / /tmp rw - tmpfs tmpfs rw\n",
+                                     "31 22 0:26 / /x rw - fuse x rw\n", &m));
+        CHECK(m.mappings[2].remote);
+        CHECK_INT(proc_maps_mark_from(mountinfo, "garbage\n", &m), ==, -EINVAL);
+        proc_maps_done(&m);
+
+        /* The kernel's own tmpfs (memfd, SysV shm, shared anonymous memory) is in no mountinfo, yet
+         * local: its device is learned from a memfd of our own. */
+        int fd = memfd_create("test-shm", MFD_CLOEXEC);
+        struct stat st;
+        CHECK(fd >= 0 && fstat(fd, &st) == 0);
+        close(fd);
+        char maps[512];
+        snprintf(maps, sizeof maps,
+                 "7f0000000000-7f0000001000 rw-s 00000000 %02x:%02x 77 /dev/zero (deleted)\n"
+                 "7f0000001000-7f0000002000 rw-s 00000000 %02x:%02x 78 /memfd:x (deleted)\n"
+                 "7f0000002000-7f0000003000 rw-s 00000000 %02x:%02x 79 /dev/zero (deleted)\n",
+                 major(st.st_dev), minor(st.st_dev), major(st.st_dev), minor(st.st_dev), major(st.st_dev),
+                 minor(st.st_dev) + 1);
+        CHECK_OK(proc_maps_parse(maps, &m));
+        CHECK_OK(proc_maps_mark_from(mountinfo, NULL, &m));
+        CHECK(m.mappings[0].remote);    /* not yet learned */
+        proc_maps_prepare();
+        CHECK_OK(proc_maps_mark_from(mountinfo, NULL, &m));
+        CHECK(!m.mappings[0].remote && !m.mappings[1].remote);
+        CHECK(m.mappings[2].remote);    /* a name proves nothing: another device */
+        proc_maps_done(&m);
+
+        CHECK(fstype_is_local("ext4") && fstype_is_local("tmpfs") && fstype_is_local("rootfs") &&
+              fstype_is_local("btrfs") && fstype_is_local("vfat"));
+        CHECK(fstype_is_remote("overlay") && fstype_is_remote("fuse") && fstype_is_remote("fuseblk") &&
+              fstype_is_remote("fuse.sshfs") && fstype_is_remote("virtiofs") && fstype_is_remote("nfs4") &&
+              fstype_is_remote("9p") && fstype_is_remote("ext4x") && fstype_is_remote(""));
 }
 
 /* vma_dump_size() of fs/coredump.c, row by row: the facts of a mapping, the filter, the answer. */
@@ -1648,6 +1730,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(gdb_backtrace_threads_and_registers),
         TEST_ENTRY(compact_core_for_the_record),
         TEST_ENTRY(proc_parsers),
+        TEST_ENTRY(remote_unless_provably_local),
         TEST_ENTRY(dump_extent_mirrors_vma_dump_size),
         TEST_ENTRY(core_honours_dontdump_and_coredump_filter),
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),

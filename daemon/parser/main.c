@@ -209,11 +209,9 @@ int main(int argc, char **argv) {
         struct proc_maps maps = {};
         if (!maps_text || proc_maps_parse(maps_text, &maps) < 0)
                 return answer(NULL, -EBADMSG);
-        /* Without a readable mountinfo every file is taken as remote: none is opened. */
-        if (!mountinfo || proc_maps_mark_remote_from(mountinfo, &maps) < 0)
-                for (size_t i = 0; i < maps.n; i++)
-                        if (proc_mapping_is_file(&maps.mappings[i]))
-                                maps.mappings[i].remote = true;
+        /* Which files are remote (never opened, their memory never read): proc_maps_mark()'s one rule;
+         * without a readable mountinfo every file is. */
+        proc_maps_mark(mountinfo, &maps);
 
         struct unwind_request ureq = {
                 .pid = req.pid,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "parser/sandbox.h"
+#include "selfdump/proc-maps.h"
 #include "shared/cell.h"
 #include "shared/cleanup.h"
 #include "shared/syscall-filter.h"
@@ -128,6 +129,9 @@ fail:
 
 int sandbox_enter(uid_t uid, gid_t gid, const struct cell_limits *limits, enum sandbox_calls calls, char *reason,
                   size_t reason_size) {
+        /* Before the cell and its filter: our own mountinfo opened, the kernel's tmpfs device learned
+         * (proc-maps.h: which of the task's files are local). */
+        proc_maps_prepare();
         int r = cell_enter(uid, gid, limits, reason, reason_size);
         if (r < 0)
                 return r;

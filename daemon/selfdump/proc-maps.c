@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "selfdump/proc-maps.h"
 #include "shared/cleanup.h"
@@ -187,20 +191,86 @@ bool proc_mapping_is_file(const struct proc_mapping *p) {
         return p->path && p->path[0] == '/';
 }
 
-bool fstype_is_remote(const char *t) {
-        static const char *const exact[] = {
-                "fuse", "fuseblk", "virtiofs", "nfs", "nfs4", "cifs", "smb3", "9p", "ceph", "afs",
-                "glusterfs", "lustre", "gfs2", "ocfs2", "orangefs", "coda", "ncpfs", "smbfs",
+/* File systems whose every byte the kernel itself serves from memory or a local device: no process,
+ * network or other mount stands behind a read of their files. Anything else is remote, overlay too:
+ * its files' pages come from its layers, which an unprivileged user may have made (their own FUSE
+ * server under a lower directory, in a namespace of their own). */
+bool fstype_is_local(const char *t) {
+        static const char *const local[] = {
+                /* memory */
+                "tmpfs", "ramfs", "rootfs", "devtmpfs", "hugetlbfs",
+                /* the kernel's own */
+                "proc", "sysfs", "devpts", "mqueue", "cgroup", "cgroup2", "bpf", "debugfs", "tracefs",
+                "securityfs", "configfs", "efivarfs", "pstore", "binfmt_misc", "fusectl", "nsfs",
+                /* a local block or flash device */
+                "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "jfs", "reiserfs", "nilfs2", "bcachefs",
+                "zfs", "vfat", "msdos", "exfat", "ntfs", "ntfs3", "hfs", "hfsplus", "iso9660", "udf",
+                "squashfs", "erofs", "cramfs", "romfs", "minix", "ufs", "jffs2", "ubifs", "zonefs",
         };
-        if (strncmp(t, "fuse.", 5) == 0)
-                return true;
-        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-                if (strcmp(t, exact[i]) == 0)
+        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+                if (strcmp(t, local[i]) == 0)
                         return true;
         return false;
 }
 
-/* mountinfo: "id parent major:minor root mountpoint options [optional fields…] - fstype source super". */
+bool fstype_is_remote(const char *t) {
+        return !fstype_is_local(t);
+}
+
+/* The device of the kernel's own tmpfs mount, in no mountinfo: memfd_create(), SysV shared memory
+ * and MAP_SHARED|MAP_ANONYMOUS (maps: "/dev/zero (deleted)") are its files. Learned from a memfd
+ * of our own; 0: not yet asked, 1: known, -1: could not be learned (such mappings count as remote). */
+static int kernel_shm_known;
+static unsigned kernel_shm_major, kernel_shm_minor;
+/* Our own /proc/self/mountinfo (the daemon's mount namespace), opened before the cell, read afresh at
+ * each mark: -1 if not opened. */
+static int own_mountinfo_fd = -1;
+
+void proc_maps_prepare(void) {
+        struct stat st;
+
+        if (own_mountinfo_fd < 0)
+                own_mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        if (kernel_shm_known != 0)
+                return;
+        int fd = memfd_create("coredumpd-shm-dev", MFD_CLOEXEC);
+        if (fd >= 0 && fstat(fd, &st) == 0) {
+                kernel_shm_major = major(st.st_dev);
+                kernel_shm_minor = minor(st.st_dev);
+                kernel_shm_known = 1;
+        } else {
+                kernel_shm_known = -1;
+        }
+        if (fd >= 0)
+                close(fd);
+}
+
+/* The text of own_mountinfo_fd, generated now (a read from offset 0 starts it anew); NULL if none. */
+static char *own_mountinfo_now(void) {
+        if (own_mountinfo_fd < 0)
+                return NULL;
+        char *buf = malloc(PROC_MAPS_MAX + 1);
+        size_t size = 0;
+        while (buf && size < PROC_MAPS_MAX) {
+                ssize_t n = pread(own_mountinfo_fd, buf + size, PROC_MAPS_MAX - size, (off_t) size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        free(buf);
+                        return NULL;
+                }
+                if (n == 0)
+                        break;
+                size += (size_t) n;
+        }
+        if (buf)
+                buf[size] = 0;
+        return buf;
+}
+
+/* mountinfo: "id parent major:minor root mountpoint options [optional fields…] - fstype source
+ * super". The kernel escapes blanks in every field (mount point, root, type, source): 1 for a
+ * remote type (fstype_is_remote()), 0 for a local one. */
 static int mountinfo_line_remote(const char *line, size_t len, unsigned *major, unsigned *minor) {
         _cleanup_free_ char *copy = strndup(line, len);
         char fstype[64];
@@ -236,8 +306,15 @@ static int mountinfo_line_dax(const char *line, size_t len) {
         return dax;
 }
 
+/* Per mapping while the lines are read: bit 0 a local line has its device, bit 1 a remote one. */
+struct mark_state {
+        struct proc_maps *maps;
+        uint8_t *seen;
+};
+
 static int mark_remote_line(const char *line, size_t len, void *userdata) {
-        struct proc_maps *m = userdata;
+        struct mark_state *st = userdata;
+        struct proc_maps *m = st->maps;
         unsigned major, minor;
 
         int r = mountinfo_line_remote(line, len, &major, &minor);
@@ -247,16 +324,43 @@ static int mark_remote_line(const char *line, size_t len, void *userdata) {
         for (size_t i = 0; i < m->n; i++)
                 if (proc_mapping_is_file(&m->mappings[i]) && m->mappings[i].dev_major == major &&
                     m->mappings[i].dev_minor == minor) {
-                        if (r > 0)
-                                m->mappings[i].remote = true;
+                        st->seen[i] |= r > 0 ? 2 : 1;
                         if (dax > 0)
                                 m->mappings[i].dax = (uint8_t) dax;
                 }
         return 0;
 }
 
+/* The one rule: a file mapping is local only when its device is the kernel's own tmpfs, or is found
+ * on a local file system type (fstype_is_local()) in the task's mountinfo or in ours, and on no other
+ * type in either. A device number names one super block for as long as the held task maps the file,
+ * so any mount namespace's line of it tells its type; the task's mountinfo lists only the mounts
+ * under its root (a chroot sees none of the host's), ours only the host's. A device in neither — a
+ * mount lazily detached (umount -l) after the file was mapped, a mount of a namespace of the user's
+ * own reached through an fd or outside the task's root — is remote, as is every type not known to be
+ * local. */
+int proc_maps_mark_from(const char *task_mountinfo, const char *own_mountinfo, struct proc_maps *m) {
+        _cleanup_free_ uint8_t *seen = calloc(m->n ? m->n : 1, 1);
+        struct mark_state st = { .maps = m, .seen = seen };
+
+        if (!seen)
+                return -ENOMEM;
+        int r = for_each_line(task_mountinfo, mark_remote_line, &st);
+        if (r >= 0 && own_mountinfo)
+                r = for_each_line(own_mountinfo, mark_remote_line, &st);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->n; i++) {
+                struct proc_mapping *p = &m->mappings[i];
+                bool shm = kernel_shm_known > 0 && p->dev_major == kernel_shm_major && p->dev_minor == kernel_shm_minor;
+                p->remote = proc_mapping_is_file(p) && !shm && seen[i] != 1;
+        }
+        return 0;
+}
+
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m) {
-        return for_each_line(mountinfo, mark_remote_line, m);
+        _cleanup_free_ char *own = own_mountinfo_now();
+        return proc_maps_mark_from(mountinfo, own, m);
 }
 
 /* The mount point of a mountinfo line (its fifth field), with the kernel's octal escapes (\040 for a

@@ -52,16 +52,30 @@ const struct proc_mapping *proc_maps_find(const struct proc_maps *m, uint64_t ad
 bool proc_mapping_is_file(const struct proc_mapping *p);
 
 /*
- * File systems whose data a process or a network serves: FUSE (fuse, fuse.*, fuseblk, virtiofs),
- * NFS, CIFS/SMB, 9p, Ceph, AFS… Touching a page of such a file that is not in memory waits for that
- * server — possibly forever, and in the kernel, where after the request was taken no signal ends
- * the wait (a FUSE server that never answers). Whoever reads a crashed task must not fault such
- * pages in, nor open such files.
+ * Whether a file system type is remote: anything but the file systems whose data the kernel itself
+ * serves from memory or a local device (fstype_is_local(): tmpfs, proc, ext4, xfs, btrfs, vfat,
+ * squashfs…). FUSE (fuse, fuse.*, fuseblk, virtiofs), NFS, CIFS/SMB, 9p, Ceph, AFS, overlay (its
+ * layers may be a user's FUSE) and every type not known are remote. Touching a page of such a file
+ * that is not in memory may wait for a server — possibly forever, and in the kernel, where after the
+ * request was taken no signal ends the wait (a FUSE server that never answers). Whoever reads a
+ * crashed task must not fault such pages in, nor open such files.
  */
+bool fstype_is_local(const char *fstype);
 bool fstype_is_remote(const char *fstype);
-/* Sets `remote` on the mappings of files on such file systems, and `dax` on those of files on
- * mounts with the dax option, from the text of /proc/<pid>/mountinfo (the crashed task's own view:
- * its device numbers are those of its maps). */
+/* Opens our own /proc/self/mountinfo (read afresh at each mark) and learns the device of the
+ * kernel's own tmpfs mount (memfd, SysV shared memory, shared anonymous memory), which no mountinfo
+ * lists, from a memfd of its own: call it before a cell or system call filter. Without it only the
+ * task's mountinfo is asked, and those mappings count as remote. */
+void proc_maps_prepare(void);
+/* The one rule, used by every reader of a crashed task (the parser's unwinder and reader, the
+ * self-dump): a file mapping is local only when its device is the kernel's own tmpfs (above), or is
+ * found in task_mountinfo (the text of /proc/<pid>/mountinfo: the mounts under the task's root) or
+ * in own_mountinfo (ours, or NULL) on a local file system type, and on no remote one. A device in
+ * no line — a FUSE mount lazily detached (umount -l) after the file was mapped, a mount of another
+ * namespace reached through an fd — is remote. Sets `remote` on every mapping, and `dax` on those
+ * of files on mounts with the dax option. -EINVAL on a malformed line. */
+int proc_maps_mark_from(const char *task_mountinfo, const char *own_mountinfo, struct proc_maps *m);
+/* proc_maps_mark_from() with our own mountinfo as it is now (proc_maps_prepare()). */
 int proc_maps_mark_remote_from(const char *mountinfo, struct proc_maps *m);
 /* The marks from the text of mountinfo (NULL: it could not be read); if there is none or it cannot
  * be parsed, every file mapping is taken as remote, and as maybe DAX. */
@@ -73,8 +87,8 @@ void proc_maps_mark(const char *mountinfo, struct proc_maps *m);
 int proc_maps_read_marked(int proc_fd, struct proc_maps *ret);
 
 /* Whether the file system holding path (the mount with the longest mount point that holds it, in
- * the text of a mountinfo) is such a remote one: 1 or 0 (the path itself is never looked up);
- * -ENOENT when no mount holds it, -EINVAL on a malformed line. */
+ * the text of a mountinfo) is a remote one (fstype_is_remote(): overlay and unknown types too): 1
+ * or 0 (the path itself is never looked up); -ENOENT when no mount holds it, -EINVAL on a malformed line. */
 int mountinfo_path_is_remote(const char *mountinfo, const char *path);
 
 /* Whether the page at addr is in memory (present or swapped out) by <pagemap_fd> (an open

@@ -263,6 +263,7 @@ int selfdump_write(const struct selfdump_request *req, struct core_writer *w, st
         _cleanup_(selfdump_task_done) struct selfdump_task task;
 
         int r = selfdump_task_open(req, &task, error, error_size);
+        proc_maps_prepare();    /* before the cell: which of the task's files are local */
         if (r >= 0 && req->run_uid != 0) {
                 struct cell_limits limits = writer_limits;
                 uint64_t now = cell_address_space_now();

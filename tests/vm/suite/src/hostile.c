@@ -14,6 +14,12 @@
  *   hostile frame FILE          map FILE (from page 16) executable and die (ud2) in code without
  *                               call frame information, %rbp pointing at a frame whose return
  *                               address is inside that mapping
+ *   hostile detached FUSESTALL  in a user and mount namespace of its own (unshare -Urm), start
+ *                               FUSESTALL there on a new directory (its file never answers a READ;
+ *                               the server outlives this program: prints "server PID", the caller
+ *                               ends it), map its "stall" as "stack" does, detach the FUSE mount
+ *                               (umount -l: its device is then in no line of this task's
+ *                               mountinfo) and die with %rsp and %rbp inside that mapping
  *   hostile jump FILE           map FILE executable and call its first byte (a file that is no
  *                               code: SIGILL or SIGSEGV with the pc inside it)
  *   hostile mmaplock FILE GO    hold the mmap_lock of its memory from processes that share it and
@@ -39,6 +45,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +193,71 @@ static int stack_in(const char *path)
 	return 2;
 }
 
+static void put(const char *path, const char *text)
+{
+	int fd = open_or_die(path, O_WRONLY);
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		fprintf(stderr, "hostile: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	close(fd);
+}
+
+static int detached(const char *fusestall)
+{
+	char map[64], dir[] = "/tmp/hostile-detached.XXXXXX", stall[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	struct stat st;
+
+	if (!mkdtemp(dir) || unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+		fprintf(stderr, "hostile: unshare: %s\n", strerror(errno));
+		return 2;
+	}
+	put("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+	put("/proc/self/uid_map", map);
+	snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+	put("/proc/self/gid_map", map);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "hostile: private mounts: %s\n", strerror(errno));
+		return 2;
+	}
+	pid_t server = fork();
+	if (server == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 1);	/* "ready" not into the caller's output; stderr stays */
+		execl(fusestall, fusestall, dir, (char *)NULL);
+		_exit(127);
+	}
+	if (server < 0)
+		return 2;
+	printf("server %d\n", (int)server);
+	snprintf(stall, sizeof stall, "%s/stall", dir);
+	for (int i = 0; stat(stall, &st) < 0; i++) {
+		if (i == 200) {
+			fprintf(stderr, "hostile: no FUSE mount at %s\n", dir);
+			return 2;
+		}
+		usleep(25 * 1000);
+	}
+	int fd = open_or_die(stall, O_RDONLY);
+	char *m = map_or_die(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 16 * PAGE);
+	close(fd);
+	if (umount2(dir, MNT_DETACH) < 0) {
+		fprintf(stderr, "hostile: umount -l %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	uint64_t sp = (uint64_t)(uintptr_t)(m + 8 * PAGE);
+	printf("stack at %#llx in %s, detached\n", (unsigned long long)sp, stall);
+	armed();
+#if defined(__x86_64__)
+	hostile_sp_crash(sp, sp);
+#endif
+	return 2;
+}
+
 static int frame_in(const char *path)
 {
 	int fd = open_or_die(path, O_RDONLY);
@@ -290,11 +362,13 @@ int main(int argc, char **argv)
 		return stack_in(argv[2]);
 	if (strcmp(mode, "frame") == 0 && argc == 3)
 		return frame_in(argv[2]);
+	if (strcmp(mode, "detached") == 0 && argc == 3)
+		return detached(argv[2]);
 	if (strcmp(mode, "jump") == 0 && argc == 3)
 		return jump_into(argv[2]);
 	if (strcmp(mode, "mmaplock") == 0 && argc == 4)
 		return mmap_lock_held(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s dlcrash LIB [GO] | truncwatch FILE | argv FILE PAD | stack FILE | frame FILE | jump FILE | mmaplock FILE GO\n",
+	fprintf(stderr, "usage: %s dlcrash LIB [GO] | truncwatch FILE | argv FILE PAD | stack FILE | frame FILE | detached FUSESTALL | jump FILE | mmaplock FILE GO\n",
 		argv[0]);
 	return 64;
 }
