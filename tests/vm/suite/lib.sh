@@ -176,6 +176,26 @@ read_spawn_line() {
 	done
 }
 
+# daemon_stuck — the daemon's threads and its processes (readers, parsers, writers: those of its
+# unit's cgroup, and the stuck children it moved into coredumpd-stuck-PID.scope units) in D state at
+# each of five looks over a second, as " PID(comm, wchan)" each; nothing when none. Reads no
+# process's cmdline (no ps, pgrep): that would wait behind a crasher's locked mm as the daemon would.
+daemon_stuck() {
+	local main cg t i out=
+	local -A d=()
+	main=$(systemctl show -P MainPID coredumpd.service)
+	cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup" 2>/dev/null)
+	for i in 1 2 3 4 5; do
+		for t in /proc/$main/task/* $(cat "$cg/cgroup.procs" /sys/fs/cgroup/system.slice/coredumpd-stuck-*.scope/cgroup.procs 2>/dev/null | sed 's|^|/proc/|'); do
+			[ "$(sed 's/.*) //' "$t/stat" 2>/dev/null | cut -c1)" = D ] && d[$t]=$((${d[$t]:-0} + 1))
+		done
+		sleep 0.2
+	done
+	for t in "${!d[@]}"; do
+		[ "${d[$t]}" = 5 ] && out+=" ${t#/proc/}($(cat "$t/comm" 2>/dev/null), wchan $(cat "$t/wchan" 2>/dev/null))"
+	done
+	echo "$out"
+}
 # store_files — the store's cores and whatever else is in it, less the daemon's own books, which
 # any crash may touch, a rejected one too (.metrics' counters, .signatures-seen, .dpkg-index).
 store_files() {

@@ -56,7 +56,8 @@ cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup")
 # crashes, waiting in poll() for the next request: that one is not left behind, a stuck one is.
 left=
 while [ $((SECONDS - start)) -le $((deadline + margin)) ]; do
-	left=$(for p in $(grep -vx "$main" "$cg/cgroup.procs"); do
+	# (a stuck child is moved into a coredumpd-stuck-PID.scope of its own: still the daemon's)
+	left=$(for p in $(cat "$cg/cgroup.procs" /sys/fs/cgroup/system.slice/coredumpd-stuck-*.scope/cgroup.procs 2>/dev/null | grep -vx "$main"); do
 		# (its wait in poll(): do_sys_poll on 6.1, poll_schedule_timeout on 7.2)
 		[ "$(cat /proc/$p/comm 2>/dev/null)" = coredumpd-read ] && case $(cat /proc/$p/wchan 2>/dev/null) in *poll*) true ;; *) false ;; esac && continue
 		echo "$p"

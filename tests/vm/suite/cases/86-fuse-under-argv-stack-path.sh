@@ -35,25 +35,6 @@ for _ in $(seq 50); do grep -q ready "$WORK/fuse.out" && break; sleep 0.1; done
 grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fuse.err")"
 as_user test -r "$mnt/stall" || die "$user cannot open the FUSE file"
 
-# Processes of the daemon in D state: the service's cgroup and any parser; a process counts only
-# if it is in D at each of five looks over a second (all of them looked at in each round).
-stuck() {
-	local main cg p i out=
-	local -A d=()
-	main=$(systemctl show -P MainPID coredumpd.service)
-	cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup" 2>/dev/null)
-	for p in $(cat "$cg/cgroup.procs" 2>/dev/null) $(pgrep -x coredumpd-parse); do d[$p]=0; done
-	for i in 1 2 3 4 5; do
-		for p in "${!d[@]}"; do
-			[ "$(awk '/^State:/ {print $2}' "/proc/$p/status" 2>/dev/null)" = D ] && d[$p]=$((d[$p] + 1))
-		done
-		sleep 0.2
-	done
-	for p in "${!d[@]}"; do
-		[ "${d[$p]}" = 5 ] && out+=" $p($(cat "/proc/$p/comm" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null))"
-	done
-	echo "$out"
-}
 
 attack_begin
 pad=$(head -c 12288 /dev/zero | tr '\0' p)
@@ -78,7 +59,7 @@ for kind in argv stack frame; do
 	say "  record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") UNWIND_USEC=$(field COREDUMPD_UNWIND_USEC "$e") CMDLINE=$(field COREDUMP_CMDLINE "$e" | cut -c1-120)"
 	sed -n 's/^COREDUMPD_FRAME=/  frame /p' "$e" | cut -c1-200
 	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "hostile $kind was not stored"
-	s=$(stuck)
+	s=$(daemon_stuck)
 	[ -z "$s" ] || die "after hostile $kind, processes of the daemon wait in D state:$s"
 	! grep -q "read stalled" "$WORK/fuse.err" || die "after hostile $kind, something read the FUSE file (it waits forever)"
 	report+=" $kind: ${ms} ms;"

@@ -25,25 +25,6 @@ for _ in $(seq 50); do grep -q ready "$WORK/fuse.out" && break; sleep 0.1; done
 grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fuse.err")"
 chmod 0755 "$WORK"
 
-# Threads of the daemon and processes of its cgroup (its readers and parsers) in D state at each of
-# five looks over a second. (Nothing here may read the crasher's cmdline: no ps, pgrep or pkill,
-# which would wait behind its siblings as the daemon did.)
-stuck() {
-	local main cg t i out=
-	local -A d=()
-	main=$(systemctl show -P MainPID coredumpd.service)
-	cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup" 2>/dev/null)
-	for i in 1 2 3 4 5; do
-		for t in /proc/$main/task/* $(sed 's|^|/proc/|' "$cg/cgroup.procs" 2>/dev/null); do
-			[ "$(sed 's/.*) //' "$t/stat" 2>/dev/null | cut -c1)" = D ] && d[$t]=$((${d[$t]:-0} + 1))
-		done
-		sleep 0.2
-	done
-	for t in "${!d[@]}"; do
-		[ "${d[$t]}" = 5 ] && out+=" ${t#/proc/}($(cat "$t/comm" 2>/dev/null), wchan $(cat "$t/wchan" 2>/dev/null))"
-	done
-	echo "$out"
-}
 
 # The crash's site key (a crash loop's repeats are told by it) is what reads its maps and stack first:
 # the suite's RateLimitBurst=0 would leave it out.
@@ -76,7 +57,7 @@ while ms=$((($(date +%s%N) - t0) / 1000000)); [ "$ms" -lt 12000 ]; do
 done
 journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service 2>/dev/null |
 	grep -iE "reader|site key|unwind" | sed 's/^/  daemon: /' | cut -c1-200
-s=$(stuck)
+s=$(daemon_stuck)
 [ -z "$s" ] || die "$ms ms after the crash, threads or processes of the daemon wait in D state:$s"
 journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service 2>/dev/null |
 	grep -q "memory did not answer its reader" || die "the daemon did not let go of the task's memory within 12 s"

@@ -23,24 +23,6 @@ add_user cdtdetach
 as_user cdtdetach unshare -Urm true 2>/dev/null || die "unprivileged user namespaces are off"
 chmod 0755 "$WORK"
 
-# Threads of the daemon and processes of its cgroup (readers, parsers, writers) in D state at each
-# of five looks over a second.
-stuck() {
-	local main cg t i out=
-	local -A d=()
-	main=$(systemctl show -P MainPID coredumpd.service)
-	cg=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' "/proc/$main/cgroup" 2>/dev/null)
-	for i in 1 2 3 4 5; do
-		for t in /proc/$main/task/* $(sed 's|^|/proc/|' "$cg/cgroup.procs" 2>/dev/null); do
-			[ "$(sed 's/.*) //' "$t/stat" 2>/dev/null | cut -c1)" = D ] && d[$t]=$((${d[$t]:-0} + 1))
-		done
-		sleep 0.2
-	done
-	for t in "${!d[@]}"; do
-		[ "${d[$t]}" = 5 ] && out+=" ${t#/proc/}($(cat "$t/comm" 2>/dev/null), wchan $(cat "$t/wchan" 2>/dev/null))"
-	done
-	echo "$out"
-}
 
 report=
 attack() {	# KIND: one crash, and what must hold after it
@@ -63,7 +45,7 @@ attack() {	# KIND: one crash, and what must hold after it
 	[ "$n" = 1 ] || die "$kind: $n records"
 	say "  record: ACTION=$(field COREDUMPD_ACTION "$e") RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") UNWIND_USEC=$(field COREDUMPD_UNWIND_USEC "$e")"
 	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "$kind: the crash was not stored"
-	s=$(stuck)
+	s=$(daemon_stuck)
 	[ -z "$s" ] || die "$kind: threads or processes of the daemon wait in D state:$s"
 	! grep -q "read stalled" "$err" || die "$kind: something of the daemon's read the detached FUSE file (it waits forever)"
 	report+=" $kind: ${ms} ms;"
