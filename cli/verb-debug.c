@@ -270,6 +270,19 @@ static int search_add(struct sysroot *r, const char *dir) {
         return 0;
 }
 
+/* The sysroot's directory, new and empty, in $TMPDIR (or /var/tmp): 0, or -errno (logged). */
+static int sysroot_dir_new(struct sysroot *r) {
+        const char *tmpdir = getenv("TMPDIR") ?: "/var/tmp";
+        snprintf(r->path, sizeof r->path, "%s/dumpctl-root.XXXXXX", tmpdir);
+        if (!mkdtemp(r->path)) {
+                int r_errno = errno;
+                log_error_errno(r_errno, "Cannot create a temporary directory in %s: %m", tmpdir);
+                r->path[0] = 0;
+                return -r_errno;
+        }
+        return 0;
+}
+
 /* 0 with *r filled (or left empty: the record lists no files), or an exit status. */
 static int sysroot_make(const struct entry *d, const char *exe_path, struct sysroot *r) {
         _cleanup_(saved_files_done) struct saved_files files = {};
@@ -278,13 +291,8 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
         if (d->found) {
                 /* dumpctl --all's foreign record: its compact core names libraries too (its link map,
                  * its mapped files); an empty sysroot, so that gdb opens none of them here. */
-                const char *tmpdir = getenv("TMPDIR") ?: "/var/tmp";
-                snprintf(r->path, sizeof r->path, "%s/dumpctl-root.XXXXXX", tmpdir);
-                if (!mkdtemp(r->path)) {
-                        log_error_errno(errno, "Cannot create a temporary directory in %s: %m", tmpdir);
-                        r->path[0] = 0;
+                if (sysroot_dir_new(r) < 0)
                         return EXIT_ERROR;
-                }
                 log_info("The record is foreign (not from this machine's own system journal): gdb gets the empty "
                          "sysroot %s, no library its core names.", r->path);
                 return EXIT_OK;
@@ -311,13 +319,8 @@ static int sysroot_make(const struct entry *d, const char *exe_path, struct sysr
         if (!store_dir)
                 return EXIT_ERROR;
 
-        const char *tmpdir = getenv("TMPDIR") ?: "/var/tmp";
-        snprintf(r->path, sizeof r->path, "%s/dumpctl-root.XXXXXX", tmpdir);
-        if (!mkdtemp(r->path)) {
-                log_error_errno(errno, "Cannot create a temporary directory in %s: %m", tmpdir);
-                r->path[0] = 0;
+        if (sysroot_dir_new(r) < 0)
                 return EXIT_ERROR;
-        }
         _cleanup_close_ int root_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (root_fd < 0)
                 return EXIT_ERROR;
