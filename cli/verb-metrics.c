@@ -157,7 +157,7 @@ static int config_problems(void) {
 }
 
 static int print_all(FILE *f) {
-        uint64_t v[_METRICS_COUNTER_MAX];
+        uint64_t v[_METRICS_COUNTER_MAX] = {}; /* all 0 where the store is not there (yet) */
         char pattern[256];
 
         const struct config *config = dumpctl_config();

@@ -379,6 +379,20 @@ TEST(metrics_count_known_outcomes) {
         CHECK(stat(prom_path, &st) == 0 && (st.st_mode & 07777) == 0644);
         CHECK_INT(run(&gone, "ls %s | grep -c tmp", e.dir), ==, 1); /* no temporary left */
 
+        /* No store (none made yet, or a Storage= not there): every counter 0, no crash's sample. */
+        _cleanup_free_ char *nostore = NULL, *noconf = NULL;
+        CHECK(asprintf(&noconf, "[Coredump]\nStorage=%s/no-store\n", e.dir) > 0);
+        CHECK_OK(write_text_file(e.dir, "no-store.conf", noconf));
+        CHECK_INT(run(&nostore, "COREDUMPD_CORE_PATTERN_FILE=%s/pattern %s --config=%s/no-store.conf --policy-dir=%s "
+                      "metrics", e.dir, dumpctl(), e.dir, e.policy_dir), ==, 0);
+        prom_check(nostore);
+        CHECK(!strstr(nostore, "\ncoredumpd_crashes_total{"));
+        CHECK_INT(prom_value(nostore, "coredumpd_cores_stored_total"), ==, 0);
+        CHECK_INT(prom_value(nostore, "coredumpd_core_bytes_stored_total"), ==, 0);
+        CHECK_INT(prom_value(nostore, "coredumpd_ack_latency_seconds_count"), ==, 0);
+        CHECK_INT(prom_value(nostore, "coredumpd_user_notes_total"), ==, 0);
+        CHECK(!strstr(nostore, "coredumpd_store_cores"));
+
         e.env.first_seen = first_seen_free(e.env.first_seen);
         e.env.repeats = repeats_free(e.env.repeats);
         test_env_done(&e);

@@ -4,8 +4,11 @@
 # equals what `dumpctl list` shows of them; the text parses as Prometheus' format would have it.
 # The user's own `dumpctl list` shows each rejected crash with its reason (a short note in their
 # journal; the bound on notes is the host tests'); the system journal's records are PRIORITY=2
-# for the kept crash only, 5 for the rejected ones. The shipped unit writes the counters for
-# node-exporter in its sandbox.
+# for the kept crash only, 5 for the rejected ones. The shipped coredumpd-metrics.service is inert
+# without node-exporter's textfile directory, and with it writes the counters in its sandbox;
+# bookworm's prometheus-node-exporter (its shipped unit, on 127.0.0.1 only) then serves them: no
+# textfile error, every family of dumpctl metrics with its type, the samples of the file, the
+# counters dumpctl metrics printed and the crashes as dumpctl list shows them.
 # daemon-only
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
@@ -120,18 +123,90 @@ for p in $rej:rule $nocore:rlimit-zero $loop2:repeat; do
 done
 
 td=$(date +%s%N)
-# The shipped unit writes them, in its sandbox, into node-exporter's textfile directory (made here:
-# prometheus-node-exporter is not in the image), a whole file readable by node-exporter's user.
-if systemctl cat coredumpd-metrics.service >/dev/null 2>&1 && [ ! -e /var/lib/prometheus ]; then
-	mkdir -p /var/lib/prometheus/node-exporter
-	on_exit "rm -rf /var/lib/prometheus"
-	systemctl start coredumpd-metrics.service || { journalctl -b -u coredumpd-metrics.service | tail; die "coredumpd-metrics.service failed"; }
-	prom=/var/lib/prometheus/node-exporter/coredumpd.prom
-	[ "$(stat -c %a "$prom")" = 644 ] || die "$prom is mode $(stat -c %a "$prom")"
-	[ "$(val "$prom" coredumpd_cores_stored_total)" -ge "$(val "$WORK/after" coredumpd_cores_stored_total)" ] ||
-		die "$prom holds other counts than dumpctl metrics"
-	[ "$(val "$prom" coredumpd_registered)" = 1 ] || die "$prom says coredumpd is not registered"
-	ls /var/lib/prometheus/node-exporter | grep -v '^coredumpd.prom$' && die "a temporary file was left"
-fi
+# node-exporter. The shipped unit is inert without node-exporter's textfile directory (the image
+# has Debian's prometheus-node-exporter with the directory taken away, mkosi.postinst): it succeeds,
+# skipped by its condition, and writes nothing.
+command -v prometheus-node-exporter >/dev/null || die "the image has no prometheus-node-exporter (mkosi.conf)"
+systemctl is-active -q prometheus-node-exporter.service && die "node-exporter runs since boot (mkosi.postinst disables it)"
+tdir=/var/lib/prometheus/node-exporter prom=/var/lib/prometheus/node-exporter/coredumpd.prom
+[ ! -e $tdir ] || die "$tdir is in the image (mkosi.postinst takes it away)"
+systemctl start coredumpd-metrics.service || die "coredumpd-metrics.service failed without $tdir"
+[ "$(systemctl show -P ConditionResult coredumpd-metrics.service)" = no ] ||
+	die "coredumpd-metrics.service ran without $tdir"
+[ ! -e $tdir ] || die "coredumpd-metrics.service made $tdir"
+# With the directory as the package ships it, the unit (as its timer would start it) writes the
+# counters in its sandbox, a whole file readable by node-exporter's user.
+install -d -o root -g root -m 0755 $tdir
+on_exit "rm -rf $tdir"
+systemctl start coredumpd-metrics.service || { journalctl -b -u coredumpd-metrics.service | tail; die "coredumpd-metrics.service failed"; }
+[ "$(stat -c %a $prom)" = 644 ] || die "$prom is mode $(stat -c %a $prom)"
+ls $tdir | grep -v '^coredumpd.prom$' && die "a temporary file was left"
+# node-exporter, by its shipped unit (as its user prometheus) with the arguments an operator puts in
+# /etc/default/prometheus-node-exporter: the textfile collector alone, on the loopback only. Its
+# directory is Debian's default, the one the unit writes into.
+cp -a /etc/default/prometheus-node-exporter "$WORK/node-exporter.default"
+on_exit "cp -a '$WORK/node-exporter.default' /etc/default/prometheus-node-exporter"
+echo 'ARGS="--web.listen-address=127.0.0.1:9100 --collector.disable-defaults --collector.textfile"' \
+	> /etc/default/prometheus-node-exporter
+on_exit "systemctl stop prometheus-node-exporter.service"
+systemctl start prometheus-node-exporter.service || die "prometheus-node-exporter.service did not start"
+# One scrape as Prometheus makes it (HTTP on 127.0.0.1:9100), bounded; the first waits for the listener.
+timeout 30 bash -c '
+	until exec 3<>/dev/tcp/127.0.0.1/9100; do sleep 0.1; done 2>/dev/null
+	printf "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1:9100\r\n\r\n" >&3
+	tr -d "\r" <&3' > "$WORK/scrape" ||
+	{ journalctl -b -u prometheus-node-exporter.service | tail; die "no answer from node-exporter on 127.0.0.1:9100"; }
+head -n1 "$WORK/scrape" | grep -q '^HTTP/1\.[01] 200 ' || { head -n5 "$WORK/scrape"; die "node-exporter did not answer 200"; }
+sed '1,/^$/d' "$WORK/scrape" > "$WORK/served"
+# Listening on the loopback only (/proc/net/tcp{,6}: state 0A, port 9100 = 238C).
+awk '$4 == "0A" && $2 ~ /:238C$/ && $2 != "0100007F:238C" { bad = 1; print } END { exit bad }' \
+	/proc/net/tcp $(ls /proc/net/tcp6 2>/dev/null) || {
+	cat /etc/default/prometheus-node-exporter; systemctl status --no-pager prometheus-node-exporter.service
+	tr '\0' ' ' < "/proc/$(systemctl show -P MainPID prometheus-node-exporter.service)/cmdline"; echo
+	die "node-exporter listens beyond 127.0.0.1"; }
+grep -qx 'node_textfile_scrape_error 0' "$WORK/served" ||
+	{ grep '^node_textfile' "$WORK/served"; journalctl -b -u prometheus-node-exporter.service | tail; die "node-exporter could not read the textfile directory"; }
+grep -q '^node_textfile_mtime_seconds{file="[^"]*coredumpd\.prom"}' "$WORK/served" || die "node-exporter did not read $prom"
+# The families dumpctl metrics prints, each served with its type.
+fams() { awk '/^# TYPE coredumpd_/ { print $3, $4 }' "$1" | sort; }
+fams "$WORK/after" > "$WORK/fams"
+[ "$(wc -l < "$WORK/fams")" -ge 10 ] || die "dumpctl metrics printed $(wc -l < "$WORK/fams") families"
+fams "$WORK/served" | diff "$WORK/fams" - || die "node-exporter does not serve coredumpd's families as dumpctl metrics has them"
+# The samples as node-exporter writes them (labels sorted, numbers as Go formats floats) made
+# comparable: "name{labels in order} value", the value and le as numbers.
+norm() {
+	awk '/^coredumpd_/ {
+		v = $NF; s = $0; sub(/ [^ ]*$/, "", s); name = s; sub(/\{.*/, "", name); lab = ""
+		if (s ~ /\{/) { lab = s; sub(/^[^{]*\{/, "", lab); sub(/\}$/, "", lab) }
+		n = split(lab, l, ",")
+		for (i = 2; i <= n; i++) { x = l[i]; for (j = i - 1; j >= 1 && l[j] > x; j--) l[j + 1] = l[j]; l[j + 1] = x }
+		out = ""
+		for (i = 1; i <= n; i++) {
+			if (l[i] ~ /^le="[0-9]/) { q = l[i]; gsub(/^le="|"$/, "", q); l[i] = sprintf("le=\"%.12g\"", q + 0) }
+			out = out (i > 1 ? "," : "") l[i]
+		}
+		printf "%s%s %.17g\n", name, (n ? "{" out "}" : ""), v + 0 }' "$1" | sort
+}
+for f in before after served; do norm "$WORK/$f" > "$WORK/$f.n"; done
+norm $prom > "$WORK/prom.n"
+diff "$WORK/prom.n" "$WORK/served.n" > "$WORK/diff" || { cat "$WORK/diff"; die "node-exporter serves other samples than $prom holds"; }
+# The counters served are dumpctl metrics' (no crash since; the gauges of the store may move).
+counters() { grep -E '^coredumpd_registered |_total[{ ]|_(bucket|sum|count)[{ ]' "$1"; }
+counters "$WORK/after.n" > "$WORK/after.c"
+[ "$(wc -l < "$WORK/after.c")" -ge 20 ] || die "only $(wc -l < "$WORK/after.c") counter samples"
+counters "$WORK/served.n" | diff "$WORK/after.c" - || die "node-exporter serves other counts than dumpctl metrics"
+# And the crashes served, against dumpctl list.
+nval() { awk -v s="$2" '$1 == s { v = $2 } END { print v + 0 }' "$1"; }
+C='coredumpd_crashes_total{action="kernel",reason="none",result="stored"}'
+R='coredumpd_crashes_total{action="reject",reason='
+for check in "$C|stored|" "${R}\"rule\",result=\"rejected\"}|rejected|rule" \
+	     "${R}\"rlimit-zero\",result=\"rejected\"}|rejected|rlimit-zero" \
+	     "${R}\"repeat\",result=\"rejected\"}|rejected|repeat"; do
+	IFS='|' read -r sample result reason <<<"$check"
+	d=$(( $(nval "$WORK/served.n" "$sample") - $(nval "$WORK/before.n" "$sample") )) l=$(n_list "$result" "$reason")
+	grep -q "^$sample " "$WORK/served.n" || die "node-exporter does not serve $sample"
+	[ "$d" = "$l" ] || die "node-exporter serves $sample +$d, dumpctl list shows $l"
+done
+[ "$(nval "$WORK/served.n" coredumpd_registered)" = 1 ] || die "node-exporter serves coredumpd_registered $(nval "$WORK/served.n" coredumpd_registered)"
 t2=$(date +%s%N)
-say "# report: metrics: 4 crashes of uid 59141 counted as dumpctl list shows them; the user sees 3 rejected with their reason (ms: crashes $(( (t1 - t0) / 1000000 )), format $(( (ta - t1) / 1000000 )), list $(( (tb - ta) / 1000000 )), priorities $(( (tc - tb) / 1000000 )), user list $(( (td - tc) / 1000000 )), unit $(( (t2 - td) / 1000000 )))"
+say "# report: metrics: 4 crashes of uid 59141 counted as dumpctl list shows them, served so by node-exporter ($(wc -l < "$WORK/fams") families, $(wc -l < "$WORK/served.n") samples); the user sees 3 rejected with their reason (ms: crashes $(( (t1 - t0) / 1000000 )), format $(( (ta - t1) / 1000000 )), list $(( (tb - ta) / 1000000 )), priorities $(( (tc - tb) / 1000000 )), user list $(( (td - tc) / 1000000 )), unit and node-exporter $(( (t2 - td) / 1000000 )))"
