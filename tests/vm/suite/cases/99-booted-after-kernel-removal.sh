@@ -2,7 +2,8 @@
 # The boot after case patched-kernel-removed (tests/run-all boots the same disk copy again): the
 # machine came up on Debian's cloud kernel, which has no coredump socket, and coredumpd, still
 # installed, knows it is not the kernel's handler: core_pattern is not its own, coredumpd-register
-# check says the kernel lacks the socket, dumpctl check warns that crashes are not collected.
+# check says the kernel lacks the socket, dumpctl check warns that crashes are not collected, and
+# a crashing service leaves no core file on this disk (/, /var/tmp; below).
 # The rest of a kernel without the socket (the unit's reason in the journal, a crash that ends
 # normally) is case register-follows-kernel-support's, run in the same boot. Only meaningful after
 # the removal: wherever the patched kernel's package is installed (the whole suite) it skips.
