@@ -149,7 +149,9 @@ for p in $(awk -F'|' '$2 != "stored" { print $1 }' "$WORK/ours"); do
 done
 say "records (result, uid): $(cut -d'|' -f2,3 "$WORK/ours" | sort | uniq -c | tr -s ' \n' ' ')"
 [ ! -s "$WORK/reasons" ] || say "not stored, reasons: $(cut -d' ' -f2 "$WORK/reasons" | sort | uniq -c | tr -s ' \n' ' ')"
-[ -z "$(find "$WORK" -maxdepth 1 -name 'core*')" ] || die "a core file where the kernel's own pattern put it: $(ls "$WORK")"
+# (-mindepth 1: $WORK itself, /run/coredumpd-case.*, matches core*)
+cores=$(find "$WORK" -mindepth 1 -maxdepth 1 -name 'core*')
+[ -z "$cores" ] || die "a core file where the kernel's own pattern put it: $(ls -l $cores)"
 
 # The package and the daemon.
 ver=$(dpkg-query -W -f '${db:Status-Status} ${Version}' coredumpd)
