@@ -2,7 +2,8 @@
 # The boot after case patched-kernel-removed (tests/run-all boots the same disk copy again): the
 # machine came up on Debian's cloud kernel, which has no coredump socket, and coredumpd, still
 # installed, knows it is not the kernel's handler: core_pattern is not its own, coredumpd-register
-# check says the kernel lacks the socket, dumpctl check warns that crashes are not collected.
+# check says the kernel lacks the socket, dumpctl check warns that crashes are not collected, and
+# a crashing service leaves no core file on this disk (/, /var/tmp; below).
 # The rest of a kernel without the socket (the unit's reason in the journal, a crash that ends
 # normally) is case register-follows-kernel-support's, run in the same boot. Only meaningful after
 # the removal: wherever the patched kernel's package is installed (the whole suite) it skips.
@@ -33,3 +34,38 @@ grep -q "coredumpd is not the kernel's handler" "$WORK/check" ||
 	die "dumpctl check does not say coredumpd is not the kernel's handler: $(cat "$WORK/check")"
 say "dumpctl check: $(grep "not the kernel's handler" "$WORK/check")"
 say "# report: after the removal: booted $kver ($pkg), core_pattern '$pat', coredumpd not the handler"
+
+# No core file in a crashing service's working directory (issue 40 G1): Debian's pattern is a
+# file name relative to it ('core'), and the service manager's soft RLIMIT_CORE is Debian's 0 again
+# on this kernel (the package's DefaultLimitCORE= drop-in masked at boot). A root service without
+# WorkingDirectory= (its directory /, so /core) and one working in a directory on the disk
+# (/var/tmp) crash. The check can fail: the same service with LimitCORE=infinity leaves its core.
+# service_crash UNIT DIR [PROPERTY...] — a transient service crashing the crasher; DIR its directory
+# (none: no WorkingDirectory=); sets RESULT.
+service_crash() {
+	local unit=$1 dir=$2
+	shift 2
+	on_exit "systemctl reset-failed $unit.service 2>/dev/null"
+	systemd-run --quiet --wait --unit="$unit" -p Type=exec ${dir:+-p WorkingDirectory="$dir"} "$@" "$BIN/crasher" || true
+	RESULT=$(systemctl show -P Result "$unit.service")
+	case $RESULT in core-dump | signal) ;; *) die "$unit: the crasher did not crash (Result=$RESULT)" ;; esac
+}
+case $pat in
+/* | \|* | @*) die "core_pattern '$pat' is no file name relative to the working directory: the check below tells nothing" ;;
+esac
+cores() { find "$1" -maxdepth 1 -name 'core*' -type f 2>/dev/null; }
+[ -z "$(cores /)" ] || die "a core file in / before any service crashed: $(cores /)"
+dir=/var/tmp/cdt-no-core
+rm -rf "$dir" "$dir.control"
+mkdir -p "$dir" "$dir.control"
+on_exit "rm -rf '$dir' '$dir.control'"
+service_crash cdt-core-control "$dir.control" -p LimitCORE=infinity
+[ -n "$(cores "$dir.control")" ] || die "the control (LimitCORE=infinity) left no core in $dir.control: the check tells nothing"
+say "control, LimitCORE=infinity: $RESULT, $(cores "$dir.control" | xargs ls -l)"
+service_crash cdt-no-core-root ""
+say "root service in /: $RESULT, LimitCORESoft=$(systemctl show -P LimitCORESoft cdt-no-core-root.service)"
+[ -z "$(cores /)" ] || die "a crashing root service left $(cores /)"
+service_crash cdt-no-core-dir "$dir"
+say "service in $dir: $RESULT"
+[ -z "$(ls -A "$dir")" ] || die "a crashing service left a file in its working directory: $(ls -l "$dir")"
+say "# report: on $kver a crashing service leaves no core file (/, $dir); with LimitCORE=infinity it does"
