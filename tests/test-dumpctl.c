@@ -476,7 +476,7 @@ TEST(crash_id_is_a_match) {
                                  "        'signal_name', 'comm', 'exe', 'cmdline', 'unit', 'user_unit', 'slice', 'cgroup',\n"
                                  "        'container', 'hostname', 'boot_id', 'tenant', 'action', 'rule', 'result', 'error',\n"
                                  "        'filename', 'message', 'repeat', 'first_seen', 'core_size', 'disk_size', 'truncated',\n"
-                                 "        'present', 'source', 'journal_core', 'backtrace'}\n"
+                                 "        'present', 'source', 'journal_core', 'backtrace', 'proc_status', 'proc_maps', 'proc_limits'}\n"
                                  "assert len(d) == 1 and keys <= set(d[0]), keys - set(d[0])\n"
                                  "x = d[0]\n"
                                  "assert x['crash_id'] == sys.argv[1] and x['action'] == 'kernel' and x['present'] == 'present', x\n"
