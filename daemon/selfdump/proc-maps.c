@@ -247,24 +247,15 @@ void proc_maps_prepare(void) {
 
 /* The text of own_mountinfo_fd, generated now (a read from offset 0 starts it anew); NULL if none. */
 static char *own_mountinfo_now(void) {
-        if (own_mountinfo_fd < 0)
+        if (own_mountinfo_fd < 0 || lseek(own_mountinfo_fd, 0, SEEK_SET) < 0)
                 return NULL;
         char *buf = malloc(PROC_MAPS_MAX + 1);
-        size_t size = 0;
-        while (buf && size < PROC_MAPS_MAX) {
-                ssize_t n = pread(own_mountinfo_fd, buf + size, PROC_MAPS_MAX - size, (off_t) size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        free(buf);
-                        return NULL;
-                }
-                if (n == 0)
-                        break;
-                size += (size_t) n;
+        long n = buf ? read_full(own_mountinfo_fd, buf, PROC_MAPS_MAX) : -ENOMEM;
+        if (n < 0) {
+                free(buf);
+                return NULL;
         }
-        if (buf)
-                buf[size] = 0;
+        buf[n] = 0;
         return buf;
 }
 

@@ -381,30 +381,26 @@ bool hooks_settle(struct hooks *h, uint64_t timeout_usec) {
         return settled;
 }
 
-unsigned hooks_n_started(struct hooks *h) {
+/* A counter of h's, read under its lock. */
+static unsigned counter(struct hooks *h, const unsigned *c) {
         pthread_mutex_lock(&h->lock);
-        unsigned n = h->n_started;
+        unsigned n = *c;
         pthread_mutex_unlock(&h->lock);
         return n;
+}
+
+unsigned hooks_n_started(struct hooks *h) {
+        return counter(h, &h->n_started);
 }
 
 unsigned hooks_n_scoped(struct hooks *h) {
-        pthread_mutex_lock(&h->lock);
-        unsigned n = h->n_scoped;
-        pthread_mutex_unlock(&h->lock);
-        return n;
+        return counter(h, &h->n_scoped);
 }
 
 unsigned hooks_n_dropped(struct hooks *h) {
-        pthread_mutex_lock(&h->lock);
-        unsigned n = h->n_dropped;
-        pthread_mutex_unlock(&h->lock);
-        return n;
+        return counter(h, &h->n_dropped);
 }
 
 unsigned hooks_n_unwanted(struct hooks *h) {
-        pthread_mutex_lock(&h->lock);
-        unsigned n = h->n_unwanted;
-        pthread_mutex_unlock(&h->lock);
-        return n;
+        return counter(h, &h->n_unwanted);
 }
