@@ -24,6 +24,7 @@
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
+#include "shared/cell-ids.h"
 #include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/kernel-handler.h"
@@ -211,6 +212,11 @@ static int run(const struct arguments *a, struct config *config) {
                 store_free(store);
                 return log_error_errno(ENOMEM, "%m");
         }
+
+        /* The cells' own ids: without them, every cell not the crashing user's shares nobody's uid. */
+        char why[512];
+        if (cell_ids_init("", why, sizeof why) < 0)
+                log_warning("Cells that do not run as the crashing user run as nobody: %s.", why);
 
         /* Without the probe everything works, only crash context (registers, fault address) is missing. */
         if (a->probe)
