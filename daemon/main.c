@@ -194,6 +194,12 @@ static int run(const struct arguments *a, struct config *config) {
         if (r < 0)
                 return log_error_errno(r, "Cannot install the fatal signal handlers: %m");
 
+        /* The crash socket systemd passes is the host's: its parser is the installed one, whatever
+         * the environment says ($COREDUMPD_PARSER is for tests, which listen on a socket of their own). */
+        if (!a->listen_path && getenv("COREDUMPD_PARSER")) {
+                log_warning("Ignoring $COREDUMPD_PARSER: the host's crashes are parsed by %s.", COREDUMPD_PARSER_PATH);
+                (void) unsetenv("COREDUMPD_PARSER");
+        }
         fd = a->listen_path ? listen_fd_bind(a->listen_path) : listen_fd_from_systemd();
         if (fd == -ENOENT)
                 return log_error_errno(ENOENT, "No socket: start coredumpd through coredumpd.socket or use --listen=PATH.");

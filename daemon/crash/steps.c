@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "crash/backtrace.h"
+#include "crash/context-memory.h"
 #include "crash/outcome.h"
 #include "crash/package.h"
 #include "crash/protocol.h"
