@@ -52,12 +52,13 @@ done
 echo "$status" | grep -E '^(Name|Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|Seccomp_filters):' | sed 's/^/parser: /'
 # Root's crash: not the crashing user's ids, nor nobody's (which any nobody service shares), but an id
 # of its own from the cells' range (meson's cell_ids_first/_count: 0x7FFD0000 and the 65535 above).
-uid=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
-gid=$(echo "$status" | awk '/^Gid:/ {print $2, $3, $4, $5}')
-set -- $uid
+uids=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
+gids=$(echo "$status" | awk '/^Gid:/ {print $2, $3, $4, $5}')
+set -- $uids
+uid=$1
 [ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] && [ "$1" -ge 2147287040 ] && [ "$1" -le 2147352575 ] ||
-	die "the parser of root's crash runs as uids '$uid', not an id of the cells' range"
-[ "$gid" = "$uid" ] || die "the parser's gids '$gid' are not its uid '$uid'"
+	die "the parser of root's crash runs as uids '$uids', not an id of the cells' range"
+[ "$gids" = "$uids" ] || die "the parser's gids '$gids' are not its uids '$uids'"
 # What the shared nobody allowed: any process of nobody's could signal (or prlimit) the parser.
 if setpriv --reuid=65534 --regid=65534 --clear-groups kill -0 "$p" 2>/dev/null; then
 	die "a process of nobody's may signal the parser of root's crash"
@@ -109,4 +110,4 @@ for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25;
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the next crash: $(field COREDUMPD_RESULT "$e")"
-say "# report: parser-stalled-lookup: parser as nobody, no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
+say "# report: parser-stalled-lookup: parser as uid $uid (an id of its own, not nobody: nobody cannot signal it), no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
