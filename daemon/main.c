@@ -24,6 +24,7 @@
 #include "server/listen.h"
 #include "server/privileges.h"
 #include "server/server.h"
+#include "shared/cell-ids.h"
 #include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/kernel-handler.h"
@@ -193,6 +194,12 @@ static int run(const struct arguments *a, struct config *config) {
         if (r < 0)
                 return log_error_errno(r, "Cannot install the fatal signal handlers: %m");
 
+        /* The crash socket systemd passes is the host's: its parser is the installed one, whatever
+         * the environment says ($COREDUMPD_PARSER is for tests, which listen on a socket of their own). */
+        if (!a->listen_path && getenv("COREDUMPD_PARSER")) {
+                log_warning("Ignoring $COREDUMPD_PARSER: the host's crashes are parsed by %s.", COREDUMPD_PARSER_PATH);
+                (void) unsetenv("COREDUMPD_PARSER");
+        }
         fd = a->listen_path ? listen_fd_bind(a->listen_path) : listen_fd_from_systemd();
         if (fd == -ENOENT)
                 return log_error_errno(ENOENT, "No socket: start coredumpd through coredumpd.socket or use --listen=PATH.");
@@ -211,6 +218,11 @@ static int run(const struct arguments *a, struct config *config) {
                 store_free(store);
                 return log_error_errno(ENOMEM, "%m");
         }
+
+        /* The cells' own ids: without them, every cell not the crashing user's shares nobody's uid. */
+        char why[512];
+        if (cell_ids_init("", why, sizeof why) < 0)
+                log_warning("Cells that do not run as the crashing user run as nobody: %s.", why);
 
         /* Without the probe everything works, only crash context (registers, fault address) is missing. */
         if (a->probe)

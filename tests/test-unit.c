@@ -69,6 +69,7 @@
 #include "shared/parse.h"
 #include "shared/strv.h"
 #include "shared/timestamp.h"
+#include "shared/cell-ids.h"
 #include "shared/unit-name.h"
 #include "store/core-extent.h"
 #include "store/reserve.h"
@@ -80,6 +81,101 @@
 static void check_escape(const char *in, size_t n, const char *want) {
         _cleanup_free_ char *got = escape_text(in, n);
         CHECK_STR(got, want);
+}
+
+static void write_etc(const char *root, const char *name, const char *text) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/etc", root);
+        (void) mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/etc/%s", root, name);
+        FILE *f = fopen(path, "we");
+        CHECK(f);
+        CHECK(fputs(text, f) >= 0);
+        CHECK(fclose(f) == 0);
+}
+
+/* The cells' own ids: a range nobody else has (not systemd's, not in the user database, not a
+ * subordinate range), one id per child, never two children's the same, free again once reaped. */
+TEST(cell_ids_one_per_child) {
+        char root[] = "/tmp/test-cell-ids-XXXXXX", why[512];
+        CHECK(mkdtemp(root) != NULL);
+        write_etc(root, "passwd", "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/:/usr/sbin/nologin\n"
+                                  "odd::2147287100:100::/:/bin/sh\n");
+        write_etc(root, "group", "root:x:0:\n");
+        write_etc(root, "subuid", "alice:100000:65536\n");
+        write_etc(root, "subgid", "alice:100000:65536\n");
+
+        /* Somebody else's. */
+        CHECK_INT(cell_ids_init_range(root, 60000, 16, why, sizeof why), ==, -ERANGE);          /* dynamic users, nobody */
+        CHECK(strstr(why, "overlaps"));
+        CHECK_INT(cell_ids_init_range(root, 0x100000, 16, why, sizeof why), ==, -ERANGE);       /* containers */
+        CHECK_INT(cell_ids_init_range(root, 0x7FFDFFF0, 0x20, why, sizeof why), ==, -ERANGE);   /* into the foreign range */
+        CHECK_INT(cell_ids_init_range(root, 0xFFFFFFF0, 0x20, why, sizeof why), ==, -ERANGE);   /* past the last id */
+        CHECK_INT(cell_ids_init_range(root, 2147287040, 256, why, sizeof why), ==, -EEXIST);    /* "odd", in passwd */
+        CHECK(strstr(why, "\"odd\""));
+        CHECK_INT(cell_ids_init_range(root, 100000 - 8, 16, why, sizeof why), ==, -EEXIST);     /* alice's subuids */
+        CHECK(strstr(why, "subuid"));
+
+        /* Refused: nothing leased, every cell nobody's. */
+        uint32_t uid = CELL_IDS_ANY, gid = CELL_IDS_ANY, lease = 1, first, count;
+        cell_ids_range(&first, &count);
+        CHECK_INT(count, ==, 0);
+        CHECK_OK(cell_ids_lease(&uid, &gid, &lease));
+        CHECK_INT(lease, ==, 0);
+        CHECK_INT(uid, ==, 65534);
+
+        /* A range of 3 above "odd". */
+        CHECK_OK(cell_ids_init_range(root, 2147287200, 3, why, sizeof why));
+        uint32_t ids[3];
+        for (int i = 0; i < 3; i++) {
+                uid = gid = CELL_IDS_ANY;
+                CHECK_OK(cell_ids_lease(&uid, &gid, &lease));
+                CHECK(uid >= 2147287200 && uid < 2147287203);
+                CHECK_INT(gid, ==, uid);
+                CHECK_INT(lease, ==, uid);
+                for (int k = 0; k < i; k++)
+                        CHECK(ids[k] != uid);
+                ids[i] = uid;
+                cell_ids_bind(lease, 1000 + i);
+        }
+        CHECK_INT(cell_ids_held(), ==, 3);
+        uid = gid = CELL_IDS_ANY;
+        CHECK_INT(cell_ids_lease(&uid, &gid, &lease), ==, -EBUSY);                  /* all held */
+        CHECK_INT(uid, ==, CELL_IDS_ANY);
+        /* The crashing user's own ids, or ids that must stay: nothing leased. */
+        uid = gid = 1000;
+        CHECK_OK(cell_ids_lease(&uid, &gid, &lease));
+        CHECK_INT(lease, ==, 0);
+        CHECK_INT(uid, ==, 1000);
+        CHECK_OK(cell_ids_lease(NULL, NULL, &lease));
+        CHECK_INT(lease, ==, 0);
+
+        /* Reaped: its id is free, and the next child gets it (the only free one). */
+        cell_ids_reaped(1001);
+        cell_ids_reaped(4242);  /* not ours: nothing */
+        CHECK_INT(cell_ids_held(), ==, 2);
+        uid = gid = CELL_IDS_ANY;
+        CHECK_OK(cell_ids_lease(&uid, &gid, &lease));
+        CHECK_INT(uid, ==, ids[1]);
+        cell_ids_return(lease);                                                       /* it did not start */
+        CHECK_INT(cell_ids_held(), ==, 2);
+        cell_ids_reaped(1000);
+        cell_ids_reaped(1002);
+        CHECK_INT(cell_ids_held(), ==, 0);
+
+        /* Ids are handed round: a just freed id is not the next one handed out. */
+        CHECK_OK(cell_ids_init_range(root, 2147287200, 3, why, sizeof why));
+        uint32_t a = CELL_IDS_ANY, b = CELL_IDS_ANY, l;
+        CHECK_OK(cell_ids_lease(&a, &b, &l));
+        cell_ids_return(l);
+        uint32_t c = CELL_IDS_ANY, d = CELL_IDS_ANY;
+        CHECK_OK(cell_ids_lease(&c, &d, &l));
+        CHECK(c != a);
+        cell_ids_return(l);
+        CHECK_OK(cell_ids_init_range(root, 0, 0, why, sizeof why));                   /* off again */
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+        CHECK(system(cmd) == 0);
 }
 
 TEST(escape_text_hostile_bytes) {
@@ -4030,6 +4126,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(privileges_lock_down_denies_what_the_unit_denies),
         TEST_ENTRY(syscall_filters_kill_other_abis),
         TEST_ENTRY(parser_filter_is_its_own),
+        TEST_ENTRY(cell_ids_one_per_child),
         TEST_ENTRY(escape_text_hostile_bytes),
         TEST_ENTRY(escape_text_bidi_and_separators),
         TEST_ENTRY(escape_lines_keeps_lines_only),

@@ -44,6 +44,7 @@
 #include "selfdump/proc-threads.h"
 #include "selfdump/selfdump.h"
 #include "shared/child.h"
+#include "shared/cell-ids.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
 #include "shared/timestamp.h"
@@ -1384,7 +1385,8 @@ ssize_t read(int fd, void *buf, size_t size) {
 }
 
 /* The daemon's way (crash/userspace.c): the writer, a process of its own, is the crashing user (here
- * nobody: the task is root's) without any capability, not dumpable, with no_new_privs, and holds
+ * an id of its own from the cells' range, shared/cell-ids.h: the task is root's; nobody's before,
+ * which every nobody service shares), given back when it is reaped, without any capability, not dumpable, with no_new_privs, and holds
  * none of this process's files before it reads the first byte of the task's maps; the core is whole. */
 TEST(writer_drops_everything_before_reading_the_task) {
         struct child c;
@@ -1416,9 +1418,12 @@ TEST(writer_drops_everything_before_reading_the_task) {
                 .mode = USERSPACE_MODE_STACKS,
                 .signal = { .signo = SIGSEGV },
                 .crash_tid = c.pid,
-                .run_uid = 65534,
-                .run_gid = 65534,
+                .run_uid = CELL_IDS_ANY,
+                .run_gid = CELL_IDS_ANY,
         };
+        char why[512];
+        if (cell_ids_init_range("", 2147287040, 16, why, sizeof why) < 0)
+                test_fail(__FILE__, __LINE__, "cell_ids_init_range: %s", why);
         _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         CHECK(fd >= 0);
         struct core_writer w;
@@ -1440,9 +1445,11 @@ TEST(writer_drops_everything_before_reading_the_task) {
                f->marker_open[0] ? "open" : "closed", f->marker_open[1] ? "open" : "closed");
         CHECK(f->seen);
         CHECK(f->pid != getpid());
-        CHECK_INT(f->ruid, ==, 65534);
-        CHECK_INT(f->euid, ==, 65534);
-        CHECK_INT(f->egid, ==, 65534);
+        CHECK(f->ruid >= 2147287040 && f->ruid < 2147287040 + 16);
+        CHECK_INT(f->euid, ==, f->ruid);
+        CHECK_INT(f->egid, ==, f->ruid);
+        CHECK_INT(cell_ids_held(), ==, 0);
+        CHECK_OK(cell_ids_init_range("", 0, 0, why, sizeof why));
         CHECK_INT(f->cap_effective, ==, 0);
         CHECK_INT(f->cap_permitted, ==, 0);
         CHECK_INT(f->dumpable, ==, 0);
@@ -1629,6 +1636,10 @@ TEST(parser_hang_garbage_and_death_refused) {
         _cleanup_close_ int proc_fd = sleeper_with_thread("fake-parsed", &pid, &t);
         const char *saved = getenv("COREDUMPD_PARSER");
         _cleanup_free_ char *real = saved ? strdup(saved) : NULL;
+        /* Each parser gets an id of its own, given back however it ended (killed, died, exited). */
+        char why[512];
+        if (cell_ids_init_range("", 2147287040, 16, why, sizeof why) < 0)
+                test_fail(__FILE__, __LINE__, "cell_ids_init_range: %s", why);
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char *fake = fake_parser(cases[i].body);
@@ -1647,8 +1658,10 @@ TEST(parser_hang_garbage_and_death_refused) {
                 CHECK_INT(res.n_threads, ==, 0);
                 /* The budget, the start grace, at most the kill grace. */
                 CHECK_INT(took, <, 200000 + PARSER_START_GRACE_USEC + CHILD_KILL_GRACE_USEC);
+                CHECK_INT(cell_ids_held(), ==, 0);
                 fake_parser_remove(fake);
         }
+        CHECK_OK(cell_ids_init_range("", 0, 0, why, sizeof why));
         parser_env_restore(real);
         sleeper_stop(pid);
 }

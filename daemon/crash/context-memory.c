@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "crash/context.h"
+#include "crash/context-memory.h"
 #include "parser/client.h"
 #include "shared/cleanup.h"
 #include "shared/escape.h"

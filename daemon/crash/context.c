@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crash/cgroup-names.h"
+#include "crash/context-memory.h"
 #include "crash/context.h"
 #include "selfdump/task-files.h"
 #include "selfdump/proc-threads.h"
@@ -546,10 +547,6 @@ void context_done(struct crash_context *c) {
         safe_close(c->proc_fd);
         safe_close(c->root_fd);
         *c = (struct crash_context) { .proc_fd = -1, .root_fd = -1, .at_secure = -1, .container = { .ns_uid = -1, .ns_gid = -1, .delegated_to = -1 } };
-}
-
-bool context_user_may_read(const struct crash_context *c) {
-        return c->dumpable && c->uid == c->euid && c->gid == c->egid && c->at_secure == 0;
 }
 
 int context_open_root(struct crash_context *c, const char *tag) {

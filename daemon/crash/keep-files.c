@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crash/context-memory.h"
 #include "crash/keep-files.h"
 #include "selfdump/proc-maps.h"
 #include "shared/cleanup.h"

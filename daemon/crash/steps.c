@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "crash/backtrace.h"
+#include "crash/context-memory.h"
 #include "crash/outcome.h"
 #include "crash/package.h"
 #include "crash/protocol.h"
@@ -431,7 +432,7 @@ static bool journal_core_wanted(const struct crash_env *env, struct crash *c) {
         }
 }
 
-/* The compact core, made by coredumpd-parser --compact-core (as nobody, in its cell) from the stored
+/* The compact core, made by coredumpd-parser --compact-core (with an id of its own, in its cell) from the stored
  * file: the daemon opens it and passes on what comes back (checked for size and ELF header only),
  * never reads the core itself. Read before compression, from the plain file where there is one. A
  * failure costs the record its compact core and says why (COREDUMPD_JOURNAL_CORE_ERROR=). */

@@ -74,7 +74,7 @@ void act_userspace(struct store *store, struct probe *probe, const atomic_bool *
                 .expired = expired,
         };
         g.req.thread_regs_userdata = &g;
-        /* The writer reads the task's files as the parser would: as the crashing user, or nobody. */
+        /* The writer reads the task's files as the parser would: as the crashing user, or with an id of its own. */
         parser_ids(ctx->uid, ctx->gid, context_user_may_read(ctx), &g.req.run_uid, &g.req.run_gid);
         g.req.owner = ctx->owner;
         if (g.req.have_crash_regs)

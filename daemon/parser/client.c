@@ -17,6 +17,7 @@
 #include "parser/client.h"
 #include "parser/launch.h"
 #include "shared/child.h"
+#include "shared/cell-ids.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/timestamp.h"
@@ -69,18 +70,26 @@ static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reaso
         return 0;
 }
 
-int parser_spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, pid_t *ret_pid) {
+int parser_spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *mode, uint32_t *uid, uint32_t *gid,
+                 pid_t *ret_pid) {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none, all;
+        uint32_t lease;
         int r;
 
+        r = cell_ids_lease(uid, gid, &lease);
+        if (r < 0)
+                return r;
         r = posix_spawn_file_actions_init(&fa);
-        if (r != 0)
+        if (r != 0) {
+                cell_ids_return(lease);
                 return -r;
+        }
         r = posix_spawnattr_init(&attr);
         if (r != 0) {
                 posix_spawn_file_actions_destroy(&fa);
+                cell_ids_return(lease);
                 return -r;
         }
         sigemptyset(&none);
@@ -113,6 +122,10 @@ int parser_spawn(const int *fds, size_t n, int req_fd, int res_fd, const char *m
         }
         posix_spawnattr_destroy(&attr);
         posix_spawn_file_actions_destroy(&fa);
+        if (r == 0)
+                cell_ids_bind(lease, *ret_pid);
+        else
+                cell_ids_return(lease);
         return -r;
 }
 
@@ -154,9 +167,9 @@ static int read_answer(int fd, uint64_t deadline_usec, void *buf, size_t cap, si
 }
 
 /* One errand of the parser (launch.h). */
-int parser_errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, const void *req, size_t req_size,
-                  uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size, int *ret_status, char *reason,
-                  size_t reason_size) {
+int parser_errand(const int *fds, size_t n, const char *mode, const struct tenant *owner, void *req, size_t req_size,
+                  uint32_t *uid, uint32_t *gid, uint64_t budget_usec, void *buf, size_t cap, size_t *ret_size,
+                  int *ret_status, char *reason, size_t reason_size) {
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         pid_t pid;
         int r;
@@ -169,7 +182,7 @@ int parser_errand(const int *fds, size_t n, const char *mode, const struct tenan
                 r = fail_reason(-errno, reason, reason_size, "%s", "cannot make the parser's pipes");
                 goto finish;
         }
-        r = parser_spawn(fds, n, req_pipe[0], res_pipe[1], mode, &pid);
+        r = parser_spawn(fds, n, req_pipe[0], res_pipe[1], mode, uid, gid, &pid);
         req_pipe[0] = safe_close(req_pipe[0]);
         res_pipe[1] = safe_close(res_pipe[1]);
         if (r < 0) {
@@ -242,7 +255,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
         size_t size = 0;
         int status = 0;
         r = parser_errand(t.fd + PARSER_FD_MEM, _PARSER_FD_MAX - PARSER_FD_MEM, NULL, &job->owner, req, sizeof *req,
-                   job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
+                   &req->uid, &req->gid, job->budget_usec + PARSER_START_GRACE_USEC, buf, PARSER_RESULT_MAX + 1, &size, &status, reason,
                    reason_size);
         if (r < 0)
                 return r;
@@ -299,7 +312,8 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                 return fail_reason(-EBUSY, reason, reason_size, "%s", "not started: too many parsers are stuck in the kernel");
         if (pipe2(pipe_fds, O_CLOEXEC) < 0)
                 return fail_reason(-errno, reason, reason_size, "%s", "cannot make a pipe");
-        r = parser_spawn(NULL, 0, pipe_fds[0], -1, "--record", &pid);
+        /* As the user: journald files the copy in their journal by the sender's uid. */
+        r = parser_spawn(NULL, 0, pipe_fds[0], -1, "--record", NULL, NULL, &pid);
         safe_close(pipe_fds[0]);
         if (r < 0) {
                 safe_close(pipe_fds[1]);
@@ -350,7 +364,7 @@ int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char 
         };
         size_t size = 0;
         int status = 0;
-        int r = parser_errand(fds, n, "--build-ids", owner, &req, sizeof req, BUILD_IDS_DEADLINE_USEC, buf,
+        int r = parser_errand(fds, n, "--build-ids", owner, &req, sizeof req, &req.uid, &req.gid, BUILD_IDS_DEADLINE_USEC, buf,
                        PARSER_BUILD_ID_ANSWER_MAX + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -387,7 +401,7 @@ int parser_compact_core(int core_fd, uint64_t max_size, const struct tenant *own
                 return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         size_t size = 0;
         int status = 0;
-        int r = parser_errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, PARSER_COMPACT_DEADLINE_USEC, buf,
+        int r = parser_errand(&core_fd, 1, "--compact-core", owner, &req, sizeof req, &req.uid, &req.gid, PARSER_COMPACT_DEADLINE_USEC, buf,
                        max_size + 1, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
@@ -438,7 +452,7 @@ int parser_package(int root_fd, bool container, int index_in, int index_out, con
         size_t size = 0;
         int status = 0;
         int r = parser_errand(fds, req->flags & PARSER_PACKAGE_INDEX ? 3 : 1, "--package", owner, req, sizeof *req,
-                              PARSER_PACKAGE_DEADLINE_USEC, buf, sizeof buf, &size, &status, reason, reason_size);
+                              &req->uid, &req->gid, PARSER_PACKAGE_DEADLINE_USEC, buf, sizeof buf, &size, &status, reason, reason_size);
         if (r < 0)
                 return r;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

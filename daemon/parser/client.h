@@ -4,7 +4,8 @@
 /*
  * The daemon's side of the parser: one coredumpd-parser per crash, started with the task's
  * /proc/<pid>/{mem,maps,mountinfo} and root opened here (an fd keeps the access it was opened
- * with), as the crashing user when the dump is theirs, else as PARSER_NOBODY; killed at
+ * with), as the crashing user when the dump is theirs, else as an id of its own (CELL_IDS_ANY,
+ * shared/cell-ids.h: no other process has it, not even another cell); killed at
  * budget + PARSER_START_GRACE_USEC; its answer decoded and checked (parser_result_decode()).
  * Nothing of the task's files or memory is read in the daemon.
  */
@@ -18,10 +19,12 @@
 #include "parser/package-wire.h"
 #include "parser/wire.h"
 #include "selfdump/proc-maps.h"
+#include "shared/cell-ids.h"
 #include "shared/tenant.h"
 
-/* The parser's ids for a dump that is not the crashing user's own (root's, a setuid program's). */
-#define PARSER_NOBODY 65534
+/* The parser's ids for a dump that is not the crashing user's own (root's, a setuid program's):
+ * replaced, as each child starts, by an id of its own (shared/cell-ids.h). */
+#define PARSER_NOBODY CELL_IDS_ANY
 /* Starting the parser and loading libdw, on top of UnwindTimeout=. */
 #define PARSER_START_GRACE_USEC UINT64_C(1000000)
 /* The parser's address space. */
@@ -59,14 +62,14 @@ int parser_submit_record(const struct iovec *v, size_t n, uid_t uid, gid_t gid, 
                          size_t reason_size);
 
 /* The GNU build-ids of the n files (fds the caller opened and keeps), read by
- * `coredumpd-parser --build-ids` as PARSER_NOBODY in its cell: ret[i] is the hex id, or "" for
+ * `coredumpd-parser --build-ids` with an id of its own (PARSER_NOBODY) in its cell: ret[i] is the hex id, or "" for
  * none. 0, or -errno with reason (every ret[i] then ""): the parser could not be started, was
  * killed at its deadline, died, or answered nonsense. */
 int parser_build_ids(const int *fds, size_t n, const struct tenant *owner, char (*ret)[41], char *reason,
                      size_t reason_size);
 
 /* The compact core of a stored one (core_fd: the plain file or the zstd one, opened by the caller),
- * made by `coredumpd-parser --compact-core` as PARSER_NOBODY in its cell within
+ * made by `coredumpd-parser --compact-core` with an id of its own (PARSER_NOBODY) in its cell within
  * PARSER_COMPACT_DEADLINE_USEC: 0 and *ret (malloc'ed, *ret_size bytes, at most max_size, checked
  * by parser_compact_core_valid()), or -errno with reason: -E2BIG (it would not fit: the parser's
  * PARSER_COMPACT_EXIT_TOO_LARGE), -ETIMEDOUT, -ECHILD (it failed or died: not a core it could read),
@@ -88,7 +91,7 @@ int parser_package(int root_fd, bool container, int index_in, int index_out, con
 
 /*
  * A container's files kept with its core, by `coredumpd-parser --keep-files` (parser/wire.h) as
- * the crashing user or PARSER_NOBODY: started with the task's root (root_fd, O_PATH, opened
+ * the crashing user or with an id of its own (PARSER_NOBODY): started with the task's root (root_fd, O_PATH, opened
  * through the pidfd-verified /proc/<pid>) and the candidate files while the task is held; what it
  * answers is read from pipes within deadlines and checked; the cell is killed and left to the
  * reaper (shared/child.h) whenever it is late, never waited for.

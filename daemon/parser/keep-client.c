@@ -116,7 +116,7 @@ int keep_cell_start(int root_fd, const struct keep_cell_file *files, size_t n, u
                 r = fail(-errno, reason, reason_size, "cannot make the cell's pipes");
                 goto fail;
         }
-        r = parser_spawn(&root_fd, 1, req_pipe[0], res_pipe[1], "--keep-files", &ret->pid);
+        r = parser_spawn(&root_fd, 1, req_pipe[0], res_pipe[1], "--keep-files", &req->uid, &req->gid, &ret->pid);
         req_pipe[0] = safe_close(req_pipe[0]);
         res_pipe[1] = safe_close(res_pipe[1]);
         if (r < 0) {

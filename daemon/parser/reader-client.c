@@ -142,7 +142,14 @@ static int reader_start(const struct reader_job *job, struct reader **ret, char 
                 return fail_reason(-ENOMEM, reason, reason_size, "%s", "out of memory");
         }
         *r = (struct reader) { .sock = sv[0], .pidfd = -1, .owner = *job->owner, .uid = job->uid, .gid = job->gid };
-        int k = parser_spawn(NULL, 0, sv[1], sv[1], "--reader", &r->pid);
+        struct reader_hello hello = {
+                .magic = READER_HELLO_MAGIC,
+                .version = READER_VERSION,
+                .uid = job->uid,
+                .gid = job->gid,
+        };
+        /* Kept under the job's ids (its key); it runs as the hello's (an id of its own for CELL_IDS_ANY). */
+        int k = parser_spawn(NULL, 0, sv[1], sv[1], "--reader", &hello.uid, &hello.gid, &r->pid);
         safe_close(sv[1]);
         if (k < 0) {
                 safe_close(r->sock);
@@ -151,12 +158,6 @@ static int reader_start(const struct reader_job *job, struct reader **ret, char 
         }
         atomic_fetch_add(&running, 1);
         r->pidfd = (int) syscall(SYS_pidfd_open, r->pid, 0);
-        struct reader_hello hello = {
-                .magic = READER_HELLO_MAGIC,
-                .version = READER_VERSION,
-                .uid = job->uid,
-                .gid = job->gid,
-        };
         /* An empty socket takes it at once. */
         if (send(r->sock, &hello, sizeof hello, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t) sizeof hello) {
                 k = -errno;

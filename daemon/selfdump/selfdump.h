@@ -26,8 +26,8 @@
  * smaps, coredump_filter, auxv, cmdline, comm) and reads what needs its rights: the thread table
  * (task/<tid>/syscall needs ptrace access), the process's stat and the probe's registers (its BPF
  * maps). The writer, a process of its own, closes every other fd right after the fork and enters
- * the cell (shared/cell.c) as the crashing user, or nobody, before it reads a byte of those files;
- * it opens nothing of the task.
+ * the cell (shared/cell.c) as the crashing user, or with an id of its own, before it reads a byte
+ * of those files; it opens nothing of the task.
  */
 
 #include <stdatomic.h>

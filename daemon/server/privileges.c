@@ -17,8 +17,8 @@
 /*
  * Kept for serving crashes: CAP_SYS_PTRACE for ptrace access to /proc/<pid>/{exe,auxv,mem} of any
  * user's process, CAP_DAC_READ_SEARCH to open those files, which are the process owner's 0400/0600;
- * CAP_SETUID and CAP_SETGID only for coredumpd-parser to become the crashing user (or nobody)
- * before it reads a byte of the task's (parser/sandbox.c): the daemon itself never changes ids;
+ * CAP_SETUID and CAP_SETGID only for coredumpd-parser to become the crashing user (or an id of its
+ * own, shared/cell-ids.h) before it reads a byte of the task's (parser/sandbox.c): the daemon itself never changes ids;
  * CAP_KILL only to end such a child at its deadline (once it is another user, nothing else may).
  */
 static const unsigned kept_capabilities[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SETUID, CAP_SETGID, CAP_KILL };

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shared/cell-ids.h"
 #include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
@@ -88,6 +89,7 @@ static void *reap_thread(void *arg) {
         pid_t pid = (pid_t) (intptr_t) arg;
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
+        cell_ids_reaped(pid);
         abandoned_remove(pid, NULL);
         return NULL;
 }
@@ -140,6 +142,7 @@ bool child_wait_until(pid_t pid, int pidfd, uint64_t deadline_usec, int *ret_sta
                 } else {
                         pid_t w = waitpid(pid, &status, WNOHANG);
                         if (w == pid) {
+                                cell_ids_reaped(pid);
                                 if (ret_status)
                                         *ret_status = status;
                                 return true;
@@ -152,6 +155,7 @@ bool child_wait_until(pid_t pid, int pidfd, uint64_t deadline_usec, int *ret_sta
         }
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
+        cell_ids_reaped(pid);
         if (ret_status)
                 *ret_status = status;
         return true;

@@ -30,8 +30,8 @@
  *     all — a user or container cannot cost the host's own services their dumps, and the number of
  *     stuck tasks (coredumpd.service's TasksMax=) stays bounded.
  *
- * A child's tenant, as a thread's, is its crash's (not the uid it runs as: nobody's for root's and
- * setuid dumps, one of many for a container's).
+ * A child's tenant, as a thread's, is its crash's (not the uid it runs as: an id of its own for
+ * root's and setuid dumps, one of many for a container's).
  */
 #define STUCK_MAX_PER_TENANT 2U
 #define STUCK_MAX 16U

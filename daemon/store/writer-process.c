@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shared/cell.h"
+#include "shared/cell-ids.h"
 #include "shared/child.h"
 #include "shared/cleanup.h"
 #include "shared/log.h"
@@ -167,9 +168,14 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
                 return r;
         }
 
-        pid_t pid = fork();
+        /* CELL_IDS_ANY: an id of its own (shared/cell-ids.h), held until it is reaped. */
+        struct writer_start ids = start ? *start : (struct writer_start) {};
+        uint32_t lease = 0;
+        r = start ? cell_ids_lease(&ids.uid, &ids.gid, &lease) : 0;
+        pid_t pid = r < 0 ? -1 : fork();
         if (pid < 0) {
-                r = negative_errno();
+                r = r < 0 ? r : negative_errno();
+                cell_ids_return(lease);
                 munmap(share, share_size);
                 snprintf(reason, reason_size, "cannot start the core's writer: %s", strerror(-r));
                 return r;
@@ -178,7 +184,7 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
                 /* The child: only this thread exists here; locks other threads held stay held. */
                 log_after_fork();
                 bool truncated = false;
-                r = writer_setup(keep, n_keep, start, share->reason, sizeof share->reason);
+                r = writer_setup(keep, n_keep, start ? &ids : NULL, share->reason, sizeof share->reason);
                 if (r >= 0)
                         r = generate(w, userdata, &truncated, share->reason, sizeof share->reason);
                 if (r >= 0)
@@ -192,6 +198,7 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
                 _exit(0);
         }
 
+        cell_ids_bind(lease, pid);
         int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
         bool killed = false, abandoned = false;
         uint64_t killed_usec = 0;
@@ -202,6 +209,7 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
                                 break;
                 } else {
                         if (waitpid(pid, NULL, WNOHANG) == pid) {
+                                cell_ids_reaped(pid);
                                 pid = -1; /* reaped already */
                                 break;
                         }
@@ -221,9 +229,11 @@ int store_generate_killable(struct core_writer *w, const struct writer_start *st
         int status = 0;
         if (abandoned)
                 child_reap_later(pid, &owner);
-        else if (pid > 0)
+        else if (pid > 0) {
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                         ;
+                cell_ids_reaped(pid);
+        }
         safe_close(pidfd);
 
         if (abandoned) {

@@ -4,7 +4,8 @@
 # (not on FUSE, so not marked remote), but whoever opens that path now waits for the server.
 # Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
 # crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
-# it waits this case reads its /proc/PID/status: not root, no capability, no_new_privs, a seccomp
+# it waits this case reads its /proc/PID/status: not root, nor nobody (an id no other process has:
+# nobody cannot signal it), no capability, no_new_privs, a seccomp
 # filter of its own (Seccomp_filters one more than the daemon's: the unit's filters, which every
 # child inherits, and the daemon's own do not count), a user namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
 # and goes on: the crash is stored without those frames' symbols, the daemon is the same process, and the next (root's) crash is stored. A FUSE
@@ -49,8 +50,19 @@ for _ in $(seq 400); do
 done
 [ -n "$status" ] || die "no coredumpd-parser caught waiting in the path walk (fuse: $(cat "$WORK/fuse.err"))"
 echo "$status" | grep -E '^(Name|Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp|Seccomp_filters):' | sed 's/^/parser: /'
-uid=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
-[ "$uid" = "65534 65534 65534 65534" ] || die "the parser of root's crash runs as uids '$uid', not nobody's"
+# Root's crash: not the crashing user's ids, nor nobody's (which any nobody service shares), but an id
+# of its own from the cells' range (meson's cell_ids_first/_count: 0x7FFD0000 and the 65535 above).
+uids=$(echo "$status" | awk '/^Uid:/ {print $2, $3, $4, $5}')
+gids=$(echo "$status" | awk '/^Gid:/ {print $2, $3, $4, $5}')
+set -- $uids
+uid=$1
+[ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] && [ "$1" -ge 2147287040 ] && [ "$1" -le 2147352575 ] ||
+	die "the parser of root's crash runs as uids '$uids', not an id of the cells' range"
+[ "$gids" = "$uids" ] || die "the parser's gids '$gids' are not its uids '$uids'"
+# What the shared nobody allowed: any process of nobody's could signal (or prlimit) the parser.
+if setpriv --reuid=65534 --regid=65534 --clear-groups kill -0 "$p" 2>/dev/null; then
+	die "a process of nobody's may signal the parser of root's crash"
+fi
 for set in CapPrm CapEff CapAmb; do
 	v=$(echo "$status" | awk -v s="$set:" '$1 == s {print $2}')
 	[ "$v" = 0000000000000000 ] || die "the parser holds capabilities: $set $v"
@@ -98,4 +110,4 @@ for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25;
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the next crash: $(field COREDUMPD_RESULT "$e")"
-say "# report: parser-stalled-lookup: parser as nobody, no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
+say "# report: parser-stalled-lookup: parser as uid $uid (an id of its own, not nobody: nobody cannot signal it), no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
