@@ -27,7 +27,6 @@
 #include "shared/parse.h"
 #include "shared/strv.h"
 #include "shared/timestamp.h"
-#include "symbols.h"
 
 /* Words the matches point into that are not argv's. */
 static char **owned_words;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * dumpctl's side of the cell that names frames (symbols.h). The cell is started at the first frame
+ * dumpctl's side of the cell that names frames (dumpctl.h). The cell is started at the first frame
  * that needs it, once per run: a fork that keeps no fd but its socket (stdin and stdout) and
  * /dev/null (stderr), enters shared/cell.c's cell — resource limits, the unprivileged ids, no
  * capability, not dumpable, no new privileges, killed with dumpctl — and execs dumpctl again
@@ -41,12 +41,14 @@
 #include "shared/cleanup.h"
 #include "shared/log.h"
 #include "shared/timestamp.h"
-#include "symbols.h"
 
 /* What the cell may use: libcurl and TLS, libdw with a debug file mapped, the cache's files. */
 #define CELL_ADDRESS_SPACE (UINT64_C(4) << 30)
 #define CELL_OPEN_FILES 256
 #define CELL_FILE_SIZE (UINT64_C(2) << 30)
+/* Capabilities dropped from the bounding set: every number this kernel may know (EINVAL past its
+ * last). */
+#define CAP_LAST_CAP_PROBE 63
 /* The most an answer may hold: every frame named at the longest, and each notice. */
 #define ANSWER_MAX (SYMBOLS_MAX_QUERIES * (SYMBOL_MAX + 32) + 512)
 
@@ -155,8 +157,15 @@ cell_child(int sock, int null_fd, int cache_fd, uid_t uid, gid_t gid, const stru
         sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
         (void) signal(SIGPIPE, SIG_DFL);
-        /* A change of ids drops every capability (cell_enter() checks); without one, here. */
-        int r = uid == getuid() && uid == geteuid() ? cell_drop_capabilities() : 0;
+        /* A change of ids drops every capability (cell_enter() checks), and root empties the
+         * bounding set first; without a change, here. */
+        int r = 0;
+        if (uid == getuid() && uid == geteuid())
+                r = cell_drop_capabilities();
+        else
+                for (int c = 0; c <= CAP_LAST_CAP_PROBE && r == 0; c++)
+                        if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+                                r = -errno;
         if (r >= 0)
                 r = cell_enter(uid, gid, limits, reason, sizeof reason);
         if (r < 0) {
@@ -250,8 +259,8 @@ static void cell_end(bool kill_it, const char *why) {
         }
         if (why && cell.pid > 0) {
                 if (reaped && WIFSIGNALED(status) && !kill_it)
-                        say(1, "The symbol lookup ended by signal %d (%s): %s.", WTERMSIG(status),
-                            strsignal(WTERMSIG(status)), why);
+                        say(1, "The symbol lookup ended by signal %d (%s): the frames left are not named.",
+                            WTERMSIG(status), strsignal(WTERMSIG(status)));
                 else
                         say(1, "The symbol lookup %s.", why);
         }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The cell's side of the frames' names (symbols.h): `dumpctl --symbols-cell`, exec'd by
+ * The cell's side of the frames' names (dumpctl.h): `dumpctl --symbols-cell`, exec'd by
  * symbols-cell.c already in its ids, limits and cache directory. For each build-id asked, the
  * debug file under /usr/lib/debug/.build-id, else from the debuginfod servers of $DEBUGINFOD_URLS
  * through elfutils' client (libdebuginfod.so.1, which links libcurl, loaded only when
@@ -24,7 +24,6 @@
 #include "shared/cell.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
-#include "symbols.h"
 
 /* The distinct modules looked up in one run. */
 #define MAX_MODULES 64

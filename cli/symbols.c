@@ -10,7 +10,7 @@
  * debuginfod (parser/unwind.c). Everything read from a record is hostile: a build-id is requested
  * only as lowercase hex of a build-id's length, offsets are parsed strictly, and what is opened is
  * the file elfutils' client put in its cache or the local debug directory's, never a path from the
- * record. The lookup itself, the client and libdwfl, runs in a cell (symbols.h): unprivileged,
+ * record. The lookup itself, the client and libdwfl, runs in a cell (dumpctl.h): unprivileged,
  * killed at the run's deadline, its answer checked; this file only matches the record's lines and
  * writes the names it got back into them.
  */
@@ -23,7 +23,6 @@
 
 #include "dumpctl.h"
 #include "shared/cleanup.h"
-#include "symbols.h"
 
 /* The frames a record holds (UNWIND_MAX_FRAMES). */
 #define MAX_FRAMES SYMBOLS_MAX_QUERIES
