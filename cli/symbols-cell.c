@@ -141,7 +141,8 @@ static void environment_build(char **env, size_t size, bool own_cache) {
 /* In the fork, before the exec: only async-signal-safe calls (dumpctl has no threads, but keeps
  * to it). Never returns. */
 static void __attribute__((noreturn))
-cell_child(int sock, int null_fd, int cache_fd, uid_t uid, gid_t gid, const struct cell_limits *limits, char **env) {
+cell_child(pid_t parent, int sock, int null_fd, int cache_fd, uid_t uid, gid_t gid, const struct cell_limits *limits,
+           char **env) {
         static char *const argv[] = { (char *) "dumpctl", (char *) SYMBOLS_CELL_ARGUMENT, NULL };
         char reason[256], message[32];
         sigset_t none;
@@ -175,7 +176,7 @@ cell_child(int sock, int null_fd, int cache_fd, uid_t uid, gid_t gid, const stru
         }
         /* After the change of ids, which clears it: the cell ends with dumpctl. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() == 1)
+        if (getppid() != parent)
                 _exit(125);
         execve("/proc/self/exe", argv, env);
         _exit(127);
@@ -223,9 +224,9 @@ static int cell_start(void) {
                 .file_size = CELL_FILE_SIZE,
         };
         environment_build(env, ELEMENTSOF(env), root);
-        pid_t pid = fork();
+        pid_t parent = getpid(), pid = fork();
         if (pid == 0)
-                cell_child(pair[1], null_fd, cache_fd, uid, gid, &limits, env);
+                cell_child(parent, pair[1], null_fd, cache_fd, uid, gid, &limits, env);
         int r = -errno;
         for (size_t i = 0; env[i]; i++)
                 free(env[i]);

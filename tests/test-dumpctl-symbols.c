@@ -207,9 +207,9 @@ static const char *const fake_ids[] = {
         "3333333333333333333333333333333333333333", "4444444444444444444444444444444444444444",
 };
 
-/* A record of another machine, pid 31338: a stripped program's crash, frame 0 in it (its debug
- * file split off into f->debug), frames 1 to 4 in modules of fake_ids. */
-static void fixture_init(struct fixture *f) {
+/* A record of another machine, pid 31338, of uid's crash: a stripped program's, frame 0 in it (its
+ * debug file split off into f->debug), frames 1 to 4 in modules of fake_ids. */
+static void fixture_init(struct fixture *f, uid_t uid) {
         *f = (struct fixture) {};
         test_env_init(&f->e, NULL, NULL);
         f->srv = tmpdir_new();
@@ -248,9 +248,9 @@ static void fixture_init(struct fixture *f) {
         fprintf(x, "__REALTIME_TIMESTAMP=%lld\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=00112233445566778899aabbccddeeff\n"
                    "_MACHINE_ID=11111111111111111111111111111111\n_HOSTNAME=far\n_UID=0\n"
                    "MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMPD_ACTION=reject\nCOREDUMPD_RESULT=rejected\n"
-                   "COREDUMP_PID=31338\nCOREDUMP_UID=0\nCOREDUMP_COMM=crashy\nCOREDUMP_EXE=/usr/bin/crashy\n"
+                   "COREDUMP_PID=31338\nCOREDUMP_UID=%u\nCOREDUMP_COMM=crashy\nCOREDUMP_EXE=/usr/bin/crashy\n"
                    "COREDUMP_HOSTNAME=far\nCOREDUMPD_SIGNATURE=eeeeeeeeeeeeeeee\n%s",
-                (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, frames);
+                (long long) rt.tv_sec * 1000000 + rt.tv_nsec / 1000, (unsigned) uid, frames);
         uint64_t n = strlen(f->bt); /* the export format's binary field: little-endian size (x86-64) */
         fprintf(x, "COREDUMPD_BACKTRACE\n");
         fwrite(&n, sizeof n, 1, x);
@@ -329,13 +329,15 @@ static void garbage(uint8_t *data, size_t size) {
 
 #define WITH_SERVER "DEBUGINFOD_URLS=http://127.0.0.1:8011 DEBUGINFOD_CACHE_PATH=%s "
 
-/* Each line of the server's log asked as the cell's uid; at least min of them. */
-static void check_asked_unprivileged(const char *log, size_t min) {
+/* Each line of the server's log asked as uid; at least min of them. */
+static void check_asked_as(const char *log, uid_t uid, size_t min) {
         _cleanup_free_ char *requests = read_text(log);
         printf("# the server's log:\n%s", requests);
+        char want[64];
+        int w = snprintf(want, sizeof want, "uid=%u GET /buildid/", (unsigned) uid);
         size_t n = 0;
         for (const char *line = requests; *line; line = strchr(line, '\n') + 1, n++) {
-                if (strncmp(line, "uid=65534 GET /buildid/", 23) != 0)
+                if (strncmp(line, want, (size_t) w) != 0)
                         test_fail(__FILE__, __LINE__, "asked by another uid, or another path: %.80s", line);
                 if (!strchr(line, '\n'))
                         break;
@@ -352,7 +354,7 @@ TEST(malformed_debug_files_are_parsed_unprivileged) {
         if (!setup())
                 exit(77);
         struct fixture f;
-        fixture_init(&f);
+        fixture_init(&f, 0);
         serve_file(&f, f.id, 0, break_symbol_table);
         serve_file(&f, fake_ids[0], 0, header_only);
         serve_file(&f, fake_ids[1], 0, garbage);
@@ -367,7 +369,7 @@ TEST(malformed_debug_files_are_parsed_unprivileged) {
         CHECK(strstr(out, f.bt));
         CHECK(strstr(out, "COREDUMP_COMM=crashy") && strstr(out, "COREDUMPD_SIGNATURE=eeeeeeeeeeeeeeee"));
         CHECK(!strstr(out, "[debuginfod]"));
-        check_asked_unprivileged(f.log, 5);
+        check_asked_as(f.log, CELL_UID, 5);
         _cleanup_free_ char *requests = read_text(f.log);
         CHECK(strstr(requests, f.id));
         for (size_t i = 0; i < ELEMENTSOF(fake_ids); i++)
@@ -387,7 +389,7 @@ TEST(malformed_debug_files_are_parsed_unprivileged) {
         CHECK(asprintf(&expect, "#0  0x%016llx crash_here + 0x1 [debuginfod] (crashy + 0x%llx)\n",
                        (unsigned long long) (0x555555554000ULL + f.crash_here + 1), (unsigned long long) f.crash_here + 1) > 0);
         CHECK(strstr(out, expect));
-        check_asked_unprivileged(f.log, 10);
+        check_asked_as(f.log, CELL_UID, 10);
 
         /* A cache directory root does not own is not used, and no file is written into it. */
         _cleanup_free_ char *foreign = NULL;
@@ -468,7 +470,7 @@ TEST(cell_is_unprivileged_and_killed_at_its_deadline) {
         if (!setup())
                 exit(77);
         struct fixture f;
-        fixture_init(&f);
+        fixture_init(&f, 0);
         _cleanup_free_ char *mute = NULL, *cache = NULL, *out = NULL, *path = NULL, *text = NULL;
         CHECK(asprintf(&mute, "%s.mute", f.id) > 0);
         CHECK_OK(write_text_file(f.srv, mute, ""));
@@ -479,7 +481,7 @@ TEST(cell_is_unprivileged_and_killed_at_its_deadline) {
                                 cache, dumpctl(), f.jdir, f.e.store_dir);
         pid_t cell = cell_of(d);
         wait_requests(f.log, 1);
-        check_asked_unprivileged(f.log, 1);
+        check_asked_as(f.log, CELL_UID, 1);
         CHECK(asprintf(&path, "/proc/%d/status", (int) cell) > 0);
         text = read_text(path);
         printf("# the cell's status:\n%s", text);
@@ -556,9 +558,36 @@ TEST(cell_is_unprivileged_and_killed_at_its_deadline) {
         fixture_done(&f);
 }
 
+/* A user's dumpctl: the same lookup in a cell of the user's own ids (no capability, no new
+ * privileges), with the client's cache where the user says; asked as the user. */
+TEST(user_dumpctl_looks_up_as_the_user) {
+        if (!setup())
+                exit(77);
+        struct fixture f;
+        fixture_init(&f, 1000);
+        serve_file(&f, f.id, 0, NULL);
+        pid_t server = server_start(f.srv, f.log);
+        _cleanup_free_ char *cache = NULL, *out = NULL, *expect = NULL, *journal = NULL, *cached = NULL;
+        CHECK(chmod(f.e.dir, 0755) == 0 && chmod(f.e.store_dir, 0755) == 0);
+        CHECK(asprintf(&journal, "%s/remote-far.journal", f.jdir) > 0 && chmod(journal, 0644) == 0);
+        CHECK(asprintf(&cache, "%s/user-cache", f.e.dir) > 0 && mkdir(cache, 0700) == 0 && chown(cache, 1000, 1000) == 0);
+        CHECK_INT(run(&out, "setpriv --reuid=1000 --regid=1000 --clear-groups env " WITH_SERVER "%s -D %s --store=%s info "
+                            "31338 2>&1", cache, dumpctl(), f.jdir, f.e.store_dir), ==, 0);
+        CHECK(asprintf(&expect, "#0  0x%016llx crash_here + 0x1 [debuginfod] (crashy + 0x%llx)\n",
+                       (unsigned long long) (0x555555554000ULL + f.crash_here + 1), (unsigned long long) f.crash_here + 1) > 0);
+        CHECK(strstr(out, expect));
+        check_asked_as(f.log, 1000, 5);
+        struct stat st;
+        CHECK(asprintf(&cached, "%s/%s/debuginfo", cache, f.id) > 0);
+        CHECK(stat(cached, &st) == 0 && st.st_uid == 1000);
+        server_stop(server);
+        fixture_done(&f);
+}
+
 static const struct test_case tests[] = {
         TEST_ENTRY(malformed_debug_files_are_parsed_unprivileged),
         TEST_ENTRY(cell_is_unprivileged_and_killed_at_its_deadline),
+        TEST_ENTRY(user_dumpctl_looks_up_as_the_user),
 };
 
 int main(int argc, char *argv[]) {
