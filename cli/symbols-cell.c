@@ -14,9 +14,9 @@
  * without following a link and checked by its fd; the cell starts in it (its current directory).
  * Run by a user, the cell is that user, with their own cache, as the client has it.
  *
- * The whole run's lookups end by $DEBUGINFOD_TIMEOUT + SYMBOLS_CELL_GRACE_USEC from the cell's
- * start: then the cell is killed, and so is one that answers what the wire does not allow or more
- * than it allows. Either way the frames left keep their recorded lines.
+ * dumpctl waits for the whole run's answers $DEBUGINFOD_TIMEOUT + SYMBOLS_CELL_GRACE_USEC at most:
+ * then the cell is killed, and so is one that answers what the wire does not allow or more than it
+ * allows. Either way the frames left keep their recorded lines.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,7 +63,7 @@ static const char *const user_variables[] = { "DEBUGINFOD_CACHE_PATH", "XDG_CACH
 static struct {
         pid_t pid;              /* 0: not started */
         int fd;                 /* our end of its socket */
-        uint64_t deadline;      /* CLOCK_MONOTONIC */
+        uint64_t left_usec;     /* of its time: what dumpctl may still wait for its answers */
         bool gone;              /* ended, killed, or never started: said once; nothing more asked */
         bool said[6];           /* each notice once */
 } cell = { .fd = -1 };
@@ -120,15 +120,16 @@ static int cache_open(uid_t uid, gid_t gid, char *reason, size_t size) {
         return fd;
 }
 
-/* "NAME=value" for each variable passed that is set, then "DEBUGINFOD_CACHE_PATH=." for a cell
- * in its own cache directory; NULL-terminated, in env (room for every variable and one). */
-static void environment_build(char **env, size_t size, bool own_cache) {
+/* "NAME=value" for each variable passed that is set (a user's cell: its cache's too), then
+ * "DEBUGINFOD_CACHE_PATH=." for a cell started in its own cache directory; NULL-terminated, in env
+ * (room for every variable and one). */
+static void environment_build(char **env, size_t size, bool privileged_cell, bool own_cache) {
         size_t n = 0;
         for (size_t i = 0; i < ELEMENTSOF(passed_variables) + ELEMENTSOF(user_variables); i++) {
                 bool user = i >= ELEMENTSOF(passed_variables);
                 const char *name = user ? user_variables[i - ELEMENTSOF(passed_variables)] : passed_variables[i];
                 const char *value = getenv(name);
-                if (!value || (user && own_cache) || n + 2 >= size)
+                if (!value || (user && privileged_cell) || n + 2 >= size)
                         continue;
                 if (asprintf(&env[n], "%s=%s", name, value) >= 0)
                         n++;
@@ -223,7 +224,7 @@ static int cell_start(void) {
                 .open_files = CELL_OPEN_FILES,
                 .file_size = CELL_FILE_SIZE,
         };
-        environment_build(env, ELEMENTSOF(env), root);
+        environment_build(env, ELEMENTSOF(env), root, cache_fd >= 0);
         pid_t parent = getpid(), pid = fork();
         if (pid == 0)
                 cell_child(parent, pair[1], null_fd, cache_fd, uid, gid, &limits, env);
@@ -238,7 +239,7 @@ static int cell_start(void) {
         }
         cell.pid = pid;
         cell.fd = pair[0];
-        cell.deadline = now_monotonic_usec() + symbols_budget_usec() + SYMBOLS_CELL_GRACE_USEC;
+        cell.left_usec = symbols_budget_usec() + SYMBOLS_CELL_GRACE_USEC;
         cell.gone = false;
         log_debug("The symbol lookup runs as pid %d, uid %u.", (int) pid, (unsigned) uid);
         return 0;
@@ -390,10 +391,12 @@ int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct sym
                         return -ECHILD;
                 }
         }
-        /* Its answer, until it is whole, within the run's deadline and ANSWER_MAX. */
+        /* Its answer, until it is whole, within the time left of the run's and ANSWER_MAX. Only
+         * the waits count (not a pager's, between two records). */
+        uint64_t start = now_monotonic_usec(), deadline = start + cell.left_usec;
         for (;;) {
                 uint64_t now = now_monotonic_usec();
-                if (now >= cell.deadline) {
+                if (now >= deadline) {
                         char why[160];
                         snprintf(why, sizeof why, "did not end within %" PRIu64 " s (DEBUGINFOD_TIMEOUT= and %" PRIu64
                                  " s): killed, the frames left are not named",
@@ -402,7 +405,7 @@ int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct sym
                         return -ETIMEDOUT;
                 }
                 struct pollfd p = { .fd = cell.fd, .events = POLLIN };
-                int ms = (int) MIN((cell.deadline - now + 999) / 1000, 1000);
+                int ms = (int) MIN((deadline - now + 999) / 1000, 1000);
                 int k = poll(&p, 1, ms);
                 if (k < 0 && errno != EINTR) {
                         cell_end(true, "could not be waited for: killed");
@@ -430,6 +433,8 @@ int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct sym
                         return -EBADMSG;
                 }
         }
+        uint64_t took = now_monotonic_usec() - start;
+        cell.left_usec -= MIN(took, cell.left_usec);
         if (strncmp(buf, "! " SYMBOLS_NOTICE_CELL " ", strlen("! " SYMBOLS_NOTICE_CELL " ")) == 0) {
                 /* It could not drop its privileges, and exits without reading anything. */
                 buf[strcspn(buf, "\n")] = 0;
