@@ -211,13 +211,25 @@ struct symbol_answer {
         char name[SYMBOL_MAX + 1];      /* printable ASCII */
 };
 
-/* The notices of the cell: said once each, by dumpctl, from the code alone. */
-#define SYMBOLS_NOTICE_LIBRARY "library"        /* libdebuginfod cannot be loaded */
-#define SYMBOLS_NOTICE_FUNCTIONS "functions"    /* it lacks the client's functions */
-#define SYMBOLS_NOTICE_CLIENT "client"          /* ERRNO: the client does not start */
-#define SYMBOLS_NOTICE_ERROR "error"            /* ERRNO: a query failed, not "not found" */
-#define SYMBOLS_NOTICE_TIME "time"              /* $DEBUGINFOD_TIMEOUT spent */
-#define SYMBOLS_NOTICE_CELL "cell"              /* ERRNO: the cell could not be entered */
+/* symbols-wire.c: the notices of the cell, said once each by dumpctl in its own words. */
+enum symbols_notice {
+        SYMBOLS_NOTICE_LIBRARY,         /* libdebuginfod cannot be loaded */
+        SYMBOLS_NOTICE_FUNCTIONS,       /* it lacks the client's functions */
+        SYMBOLS_NOTICE_CLIENT,          /* ERRNO: the client does not start */
+        SYMBOLS_NOTICE_ERROR,           /* ERRNO: a query failed, not "not found" */
+        SYMBOLS_NOTICE_TIME,            /* $DEBUGINFOD_TIMEOUT spent */
+        SYMBOLS_NOTICE_CELL,            /* ERRNO: the cell could not be entered */
+        _SYMBOLS_NOTICE_MAX,
+};
+/* Their words on the wire. */
+extern const char *const symbols_notice_words[_SYMBOLS_NOTICE_MAX];
+bool symbols_notice_has_errno(enum symbols_notice notice);
+typedef void (*symbols_notice_fn)(enum symbols_notice notice, int error, void *userdata);
+/* The cell's answer to n queries, buf[0..size) (changed), checked whole: true and answers[0..n)
+ * filled, each notice handed to fn (may be NULL) as it comes; false for anything the wire does
+ * not allow (answers[] then partly filled: not to be used). */
+bool symbols_answer_decode(char *buf, size_t size, size_t n, struct symbol_answer *answers, symbols_notice_fn fn,
+                           void *userdata);
 
 /* The seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the default: in usec. */
 uint64_t symbols_budget_usec(void);

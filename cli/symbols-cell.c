@@ -171,7 +171,7 @@ cell_child(pid_t parent, int sock, int null_fd, int cache_fd, uid_t uid, gid_t g
         if (r >= 0)
                 r = cell_enter(uid, gid, limits, reason, sizeof reason);
         if (r < 0) {
-                int n = snprintf(message, sizeof message, "! " SYMBOLS_NOTICE_CELL " %d\n.\n", -r);
+                int n = snprintf(message, sizeof message, "! %s %d\n.\n", symbols_notice_words[SYMBOLS_NOTICE_CELL], -r);
                 (void) !write(STDOUT_FILENO, message, (size_t) n);
                 _exit(125);
         }
@@ -271,97 +271,28 @@ static void cell_end(bool kill_it, const char *why) {
         cell.gone = true;
 }
 
-/* A notice line of the cell ("! WORD [ERRNO]"), said as dumpctl words it. false: not one. */
-static bool notice_line(const char *line) {
-        static const struct {
-                const char *word;
-                bool with_errno;
-        } known[] = {
-                { SYMBOLS_NOTICE_LIBRARY, false }, { SYMBOLS_NOTICE_FUNCTIONS, false }, { SYMBOLS_NOTICE_CLIENT, true },
-                { SYMBOLS_NOTICE_ERROR, true },    { SYMBOLS_NOTICE_TIME, false },      { SYMBOLS_NOTICE_CELL, true },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(known); i++) {
-                size_t n = strlen(known[i].word);
-                if (strncmp(line, known[i].word, n) != 0)
-                        continue;
-                const char *rest = line + n;
-                int error = 0;
-                if (known[i].with_errno) {
-                        size_t digits = *rest == ' ' ? strspn(rest + 1, "0123456789") : 0;
-                        if (digits == 0 || digits > 4 || rest[1 + digits] != 0)
-                                return false;
-                        error = atoi(rest + 1);
-                        if (error <= 0 || error >= 4096)
-                                return false;
-                } else if (*rest != 0)
-                        return false;
-                switch (i) {
-                case 0:
-                case 1:
-                        say(2, "DEBUGINFOD_URLS is set, but libdebuginfod.so.1 cannot be used: frames stay unnamed.");
-                        break;
-                case 2:
-                        say(3, "Cannot start the debuginfod client: %s", strerror(error));
-                        break;
-                case 3:
-                        say(4, "Cannot ask DEBUGINFOD_URLS for debug files: %s", strerror(error));
-                        break;
-                case 4:
-                        say(5, "No answer from DEBUGINFOD_URLS within %" PRIu64 " s (DEBUGINFOD_TIMEOUT=): the frames "
-                               "left are not named.", symbols_budget_usec() / UINT64_C(1000000));
-                        break;
-                default:
-                        say(0, "Cannot start the symbol lookup unprivileged: %s", strerror(error));
-                        break;
-                }
-                return true;
+/* A notice of the cell, said as dumpctl words it, once. */
+static void on_notice(enum symbols_notice notice, int error, void *userdata) {
+        (void) userdata;
+        switch (notice) {
+        case SYMBOLS_NOTICE_LIBRARY:
+        case SYMBOLS_NOTICE_FUNCTIONS:
+                say(2, "DEBUGINFOD_URLS is set, but libdebuginfod.so.1 cannot be used: frames stay unnamed.");
+                break;
+        case SYMBOLS_NOTICE_CLIENT:
+                say(3, "Cannot start the debuginfod client: %s", strerror(error));
+                break;
+        case SYMBOLS_NOTICE_ERROR:
+                say(4, "Cannot ask DEBUGINFOD_URLS for debug files: %s", strerror(error));
+                break;
+        case SYMBOLS_NOTICE_TIME:
+                say(5, "No answer from DEBUGINFOD_URLS within %" PRIu64 " s (DEBUGINFOD_TIMEOUT=): the frames left are "
+                       "not named.", symbols_budget_usec() / UINT64_C(1000000));
+                break;
+        default:
+                say(0, "Cannot start the symbol lookup unprivileged: %s", strerror(error));
+                break;
         }
-        return false;
-}
-
-/* "= L|D 0xOFFSET NAME": a name of printable ASCII, at most SYMBOL_MAX. */
-static bool answer_line(const char *line, struct symbol_answer *ret) {
-        if ((line[0] != 'L' && line[0] != 'D') || strncmp(line + 1, " 0x", 3) != 0)
-                return false;
-        const char *hex = line + 4;
-        size_t digits = strspn(hex, "0123456789abcdef");
-        if (digits == 0 || digits > 16 || hex[digits] != ' ')
-                return false;
-        const char *name = hex + digits + 1;
-        size_t len = strlen(name);
-        if (len == 0 || len > SYMBOL_MAX)
-                return false;
-        for (size_t i = 0; i < len; i++)
-                if ((unsigned char) name[i] < 0x20 || (unsigned char) name[i] >= 0x7f)
-                        return false;
-        ret->origin = line[0] == 'L' ? SYMBOL_LOCAL : SYMBOL_DEBUGINFOD;
-        ret->offset = strtoull(hex, NULL, 16);
-        memcpy(ret->name, name, len + 1);
-        return true;
-}
-
-/* The answer in buf (whole: it ends in ".\n") checked line by line into answers[0..n). */
-static bool answer_decode(char *buf, size_t n, struct symbol_answer *answers) {
-        size_t k = 0;
-        for (char *line = buf, *end; *line; line = end + 1) {
-                end = strchr(line, '\n');
-                if (!end)
-                        return false;
-                *end = 0;
-                if (line[0] == '!' && line[1] == ' ' && k == 0) {
-                        if (!notice_line(line + 2))
-                                return false;
-                } else if (strcmp(line, "-") == 0 && k < n)
-                        answers[k++] = (struct symbol_answer) {};
-                else if (line[0] == '=' && line[1] == ' ' && k < n) {
-                        if (!answer_line(line + 2, &answers[k++]))
-                                return false;
-                } else if (strcmp(line, ".") == 0)
-                        return k == n && end[1] == 0;
-                else
-                        return false;
-        }
-        return false;
 }
 
 int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct symbol_answer *answers) {
@@ -435,15 +366,14 @@ int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct sym
         }
         uint64_t took = now_monotonic_usec() - start;
         cell.left_usec -= MIN(took, cell.left_usec);
-        if (strncmp(buf, "! " SYMBOLS_NOTICE_CELL " ", strlen("! " SYMBOLS_NOTICE_CELL " ")) == 0) {
+        if (strncmp(buf, "! cell ", 7) == 0) {
                 /* It could not drop its privileges, and exits without reading anything. */
-                buf[strcspn(buf, "\n")] = 0;
-                if (!notice_line(buf + 2))
+                if (!symbols_answer_decode(buf, got, 0, NULL, on_notice, NULL))
                         say(0, "Cannot start the symbol lookup unprivileged.");
                 cell_end(true, NULL);
                 return -EPERM;
         }
-        if (!answer_decode(buf, n, answers)) {
+        if (!symbols_answer_decode(buf, got, n, answers, on_notice, NULL)) {
                 for (size_t i = 0; i < n; i++)
                         answers[i] = (struct symbol_answer) {};
                 cell_end(true, "answered what it may not: killed, the frames left are not named");

@@ -62,11 +62,11 @@ static struct {
         FILE *out;
 } state;
 
-static void notice(const char *what, int error) {
-        if (error > 0)
-                fprintf(state.out, "! %s %d\n", what, error);
+static void notice(enum symbols_notice what, int error) {
+        if (symbols_notice_has_errno(what))
+                fprintf(state.out, "! %s %d\n", symbols_notice_words[what], error > 0 && error < 4096 ? error : EIO);
         else
-                fprintf(state.out, "! %s\n", what);
+                fprintf(state.out, "! %s\n", symbols_notice_words[what]);
 }
 
 static int progress(debuginfod_client *client, long a, long b) {
@@ -99,7 +99,7 @@ static bool client_open(void) {
         }
         state.client = a->begin();
         if (!state.client) {
-                notice(SYMBOLS_NOTICE_CLIENT, errno > 0 ? errno : EIO);
+                notice(SYMBOLS_NOTICE_CLIENT, errno);
                 return false;
         }
         a->set_progressfn(state.client, progress);
@@ -132,7 +132,7 @@ static int debuginfod_find(const char *build_id) {
         if (fd != -ENOENT && !state.said_error) {
                 /* Not found is an answer; anything else is the servers' or the network's trouble. */
                 state.said_error = true;
-                notice(SYMBOLS_NOTICE_ERROR, fd < 0 && fd > -4096 ? -fd : EIO);
+                notice(SYMBOLS_NOTICE_ERROR, -fd);
         }
         return -1;
 }

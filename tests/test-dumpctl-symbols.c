@@ -7,7 +7,8 @@
  * which records the uid of the socket that asks (the kernel's owner of that TCP socket in
  * /proc/net/tcp: SO_PEERCRED is for AF_UNIX only) — and from the cell's own /proc files; a
  * malformed debug file, a cell that crashes or one that hangs costs the names, never the record.
- * Root only (the cell's change of ids), in a network namespace of the test's own.
+ * Root only (the cell's change of ids), in a network namespace of the test's own; the check of
+ * the cell's answer (cli/symbols-wire.c) also without.
  */
 
 #include <elf.h>
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dumpctl.h"
 #include "fixtures.h"
 #include "harness.h"
 #include "shared/cleanup.h"
@@ -584,7 +586,68 @@ TEST(user_dumpctl_looks_up_as_the_user) {
         fixture_done(&f);
 }
 
+/* ---- the cell's answer, as a taken-over cell may send it ------------------------------------- */
+
+static void count_notice(enum symbols_notice notice, int error, void *userdata) {
+        int *seen = userdata;
+        seen[notice] = error ?: -1;
+}
+
+static bool decode(const char *text, size_t size, size_t n, struct symbol_answer *answers, int *seen) {
+        _cleanup_free_ char *buf = malloc(size + 1);
+        CHECK(buf);
+        memcpy(buf, text, size);
+        return symbols_answer_decode(buf, size, n, answers, count_notice, seen);
+}
+#define DECODE(text, n) decode(text, sizeof text - 1, n, answers, seen)
+
+/* dumpctl believes only what the wire allows: a name per frame asked, of printable ASCII (no
+ * terminal sequence), at most SYMBOL_MAX bytes; known notices before the names, each errno within
+ * 1 to 4095; nothing after the end, no NUL, no line unended. Without root. */
+TEST(answer_is_checked_before_it_is_believed) {
+        static struct symbol_answer answers[SYMBOLS_MAX_QUERIES];
+        int seen[_SYMBOLS_NOTICE_MAX] = {};
+
+        CHECK(DECODE("! error 111\n! time\n= D 0x1 crash_here\n-\n= L 0xabc main with spaces\n.\n", 3));
+        CHECK(answers[0].origin == SYMBOL_DEBUGINFOD && answers[0].offset == 1 && strcmp(answers[0].name, "crash_here") == 0);
+        CHECK(answers[1].origin == SYMBOL_NONE);
+        CHECK(answers[2].origin == SYMBOL_LOCAL && answers[2].offset == 0xabc && strcmp(answers[2].name, "main with spaces") == 0);
+        CHECK_INT(seen[SYMBOLS_NOTICE_ERROR], ==, 111);
+        CHECK_INT(seen[SYMBOLS_NOTICE_TIME], ==, -1);
+        CHECK(DECODE("! cell 1\n.\n", 0));
+        CHECK_INT(seen[SYMBOLS_NOTICE_CELL], ==, 1);
+
+        CHECK(!DECODE("= D 0x1 \x1b]0;owned\x07\n.\n", 1));      /* a terminal sequence */
+        CHECK(!DECODE("= D 0x1 caf\xc3\xa9\n.\n", 1));            /* not ASCII */
+        CHECK(!DECODE("= D 0x1 \n.\n", 1));                        /* no name */
+        CHECK(!DECODE("= D 0x1 a\n-\n.\n", 1));                    /* more than asked */
+        CHECK(!DECODE("= D 0x1 a\n.\n", 2));                       /* fewer */
+        CHECK(!DECODE("-\n.\n-\n", 1));                           /* after the end */
+        CHECK(!DECODE("-\n.\n.\n", 1));
+        CHECK(!DECODE("-\n.", 1));                                 /* unended */
+        CHECK(!decode("-\n\0\n.\n", 5, 1, answers, seen));        /* a NUL */
+        CHECK(!DECODE("-\n! time\n.\n", 1));                      /* a notice among the names */
+        CHECK(!DECODE("! rm -rf /\n-\n.\n", 1));                  /* no notice of the wire's */
+        CHECK(!DECODE("! error 0\n-\n.\n", 1));
+        CHECK(!DECODE("! error 4096\n-\n.\n", 1));
+        CHECK(!DECODE("! error\n-\n.\n", 1));
+        CHECK(!DECODE("! time 5\n-\n.\n", 1));
+        CHECK(!DECODE("= X 0x1 a\n.\n", 1));                       /* no such origin */
+        CHECK(!DECODE("= D 0X1 a\n.\n", 1));
+        CHECK(!DECODE("= D 0xABC a\n.\n", 1));
+        CHECK(!DECODE("= D 0x11112222333344445 a\n.\n", 1));       /* 17 digits */
+        CHECK(!DECODE("= D 0x a\n.\n", 1));
+
+        /* A name of SYMBOL_MAX bytes passes, one more does not. */
+        char text[SYMBOL_MAX + 64];
+        int len = snprintf(text, sizeof text, "= D 0x1 %0*d\n.\n", SYMBOL_MAX, 0);
+        CHECK(decode(text, (size_t) len, 1, answers, seen) && strlen(answers[0].name) == SYMBOL_MAX);
+        len = snprintf(text, sizeof text, "= D 0x1 %0*d\n.\n", SYMBOL_MAX + 1, 0);
+        CHECK(!decode(text, (size_t) len, 1, answers, seen));
+}
+
 static const struct test_case tests[] = {
+        TEST_ENTRY(answer_is_checked_before_it_is_believed),
         TEST_ENTRY(malformed_debug_files_are_parsed_unprivileged),
         TEST_ENTRY(cell_is_unprivileged_and_killed_at_its_deadline),
         TEST_ENTRY(user_dumpctl_looks_up_as_the_user),
