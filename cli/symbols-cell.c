@@ -7,12 +7,14 @@
  * (/proc/self/exe, SYMBOLS_CELL_ARGUMENT) with a clean environment, so that nothing of this
  * process (its memory: records of every user a root dumpctl read; its fds: journal files) is there.
  *
- * Run by root (or with any capability) the cell is SYMBOLS_CELL_UID, and its debuginfod cache is a
- * directory of its own, DIR/unprivileged/UID, where DIR is $DEBUGINFOD_CACHE_PATH (root's own
- * directory) or SYMBOLS_CACHE_DIRECTORY: "unprivileged" is root's, mode 0700, so that no other
- * process of that uid reaches the cache, which is the cell's alone. Each directory is opened
- * without following a link and checked by its fd; the cell starts in it (its current directory).
- * Run by a user, the cell is that user, with their own cache, as the client has it.
+ * Run by root the cell is SYMBOLS_CELL_UID (its bounding set emptied), and its debuginfod cache
+ * is a directory of its own, DIR/unprivileged/UID, where DIR is $DEBUGINFOD_CACHE_PATH (root's
+ * own directory) or SYMBOLS_CACHE_DIRECTORY: "unprivileged" is root's, mode 0700, so that no
+ * other process of that uid reaches the cache, which is the cell's alone. Each directory is
+ * opened without following a link and checked by its fd; the cell starts in it (its current
+ * directory).
+ * Run by a user, the cell is that user, with their own cache, as the client has it, and without
+ * any capability the user's dumpctl may have (ambient, or a file's).
  *
  * dumpctl waits for the whole run's answers $DEBUGINFOD_TIMEOUT + SYMBOLS_CELL_GRACE_USEC at most:
  * then the cell is killed, and so is one that answers what the wire does not allow or more than it
@@ -68,12 +70,13 @@ static struct {
         bool said[6];           /* each notice once */
 } cell = { .fd = -1 };
 
-/* Whether this process may do more than a user: root's ids, or any capability. */
-static bool privileged(void) {
+/* Whether any of this process's uids is root's: its cell is then SYMBOLS_CELL_UID's. (A user
+ * with capabilities, who may not change ids, has a cell of the user's without them.) */
+static bool root_ids(void) {
         uid_t r, e, s;
         if (getresuid(&r, &e, &s) < 0)
                 return true;
-        return r == 0 || e == 0 || s == 0 || cell_holds_capabilities();
+        return r == 0 || e == 0 || s == 0;
 }
 
 /* name under dir_fd: made (mode 0700) if missing, opened without following a link. -errno. */
@@ -159,15 +162,15 @@ cell_child(pid_t parent, int sock, int null_fd, int cache_fd, uid_t uid, gid_t g
         sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
         (void) signal(SIGPIPE, SIG_DFL);
-        /* A change of ids drops every capability (cell_enter() checks), and root empties the
-         * bounding set first; without a change, here. */
+        /* Root empties the bounding set, and its change of ids drops every capability; a user's
+         * capabilities are dropped here. cell_enter() checks that none is left. */
         int r = 0;
-        if (uid == getuid() && uid == geteuid())
-                r = cell_drop_capabilities();
-        else
+        if (geteuid() == 0)
                 for (int c = 0; c <= CAP_LAST_CAP_PROBE && r == 0; c++)
                         if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
                                 r = -errno;
+        if (r == 0 && uid != 0 && uid == getuid())
+                r = cell_drop_capabilities();
         if (r >= 0)
                 r = cell_enter(uid, gid, limits, reason, sizeof reason);
         if (r < 0) {
@@ -196,7 +199,7 @@ static void say(size_t which, const char *format, ...) {
 }
 
 static int cell_start(void) {
-        bool root = privileged();
+        bool root = root_ids();
         uid_t uid = root ? SYMBOLS_CELL_UID : getuid();
         gid_t gid = root ? SYMBOLS_CELL_GID : getgid();
         char reason[512] = "";

@@ -560,8 +560,9 @@ TEST(cell_is_unprivileged_and_killed_at_its_deadline) {
         fixture_done(&f);
 }
 
-/* A user's dumpctl: the same lookup in a cell of the user's own ids (no capability, no new
- * privileges), with the client's cache where the user says; asked as the user. */
+/* A user's dumpctl, with a capability or without: the same lookup in a cell of the user's own
+ * ids (no capability, no new privileges), with the client's cache where the user says; asked as
+ * the user. */
 TEST(user_dumpctl_looks_up_as_the_user) {
         if (!setup())
                 exit(77);
@@ -582,6 +583,15 @@ TEST(user_dumpctl_looks_up_as_the_user) {
         struct stat st;
         CHECK(asprintf(&cached, "%s/%s/debuginfo", cache, f.id) > 0);
         CHECK(stat(cached, &st) == 0 && st.st_uid == 1000);
+
+        /* The user with a capability (ambient, as a file's would be): the cell is the user's,
+         * without it (the cell refuses to run with one, so a name shows there was none). */
+        CHECK(unlink(f.log) == 0);
+        free(out);
+        CHECK_INT(run(&out, "setpriv --reuid=1000 --regid=1000 --clear-groups --inh-caps=+sys_ptrace "
+                            "--ambient-caps=+sys_ptrace env " WITH_SERVER "%s -D %s --store=%s info 31338 2>&1",
+                      cache, dumpctl(), f.jdir, f.e.store_dir), ==, 0);
+        CHECK(strstr(out, expect));
         server_stop(server);
         fixture_done(&f);
 }
