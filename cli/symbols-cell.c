@@ -123,16 +123,17 @@ static int cache_open(uid_t uid, gid_t gid, char *reason, size_t size) {
         return fd;
 }
 
-/* "NAME=value" for each variable passed that is set (a user's cell: its cache's too), then
- * "DEBUGINFOD_CACHE_PATH=." for a cell started in its own cache directory; NULL-terminated, in env
- * (room for every variable and one). */
-static void environment_build(char **env, size_t size, bool privileged_cell, bool own_cache) {
+/* "NAME=value" for each variable passed that is set (a user's cell: its cache's too; without urls,
+ * not DEBUGINFOD_URLS), then "DEBUGINFOD_CACHE_PATH=." for a cell started in its own cache
+ * directory; NULL-terminated, in env (room for every variable and one). */
+static void environment_build(char **env, size_t size, bool privileged_cell, bool own_cache, bool urls) {
         size_t n = 0;
         for (size_t i = 0; i < ELEMENTSOF(passed_variables) + ELEMENTSOF(user_variables); i++) {
                 bool user = i >= ELEMENTSOF(passed_variables);
                 const char *name = user ? user_variables[i - ELEMENTSOF(passed_variables)] : passed_variables[i];
                 const char *value = getenv(name);
-                if (!value || (user && privileged_cell) || n + 2 >= size)
+                if (!value || (user && privileged_cell) || (!urls && strcmp(name, "DEBUGINFOD_URLS") == 0) ||
+                    n + 2 >= size)
                         continue;
                 if (asprintf(&env[n], "%s=%s", name, value) >= 0)
                         n++;
@@ -151,7 +152,11 @@ cell_child(pid_t parent, int sock, int null_fd, int cache_fd, uid_t uid, gid_t g
         char reason[256], message[32];
         sigset_t none;
 
-        if (dup2(sock, STDIN_FILENO) < 0 || dup2(sock, STDOUT_FILENO) < 0 || dup2(null_fd, STDERR_FILENO) < 0)
+        /* Both above 2 first (dumpctl may have been started without stdin), then in place. */
+        sock = fcntl(sock, F_DUPFD, 3);
+        null_fd = fcntl(null_fd, F_DUPFD, 3);
+        if (sock < 0 || null_fd < 0 || dup2(sock, STDIN_FILENO) < 0 || dup2(sock, STDOUT_FILENO) < 0 ||
+            dup2(null_fd, STDERR_FILENO) < 0)
                 _exit(125);
         if (cache_fd >= 0 ? fchdir(cache_fd) < 0 : chdir("/") < 0)
                 _exit(125);
@@ -208,11 +213,12 @@ static int cell_start(void) {
         int pair[2];
 
         cell.gone = true; /* until it runs */
-        if (root && debuginfod_urls_set()) {
+        bool urls = debuginfod_urls_set();
+        if (root && urls) {
                 cache_fd = cache_open(uid, gid, reason, sizeof reason);
                 if (cache_fd < 0) {
-                        say(0, "Not asking DEBUGINFOD_URLS as root: the lookup's cache: %s.", reason);
-                        return cache_fd;
+                        say(0, "Not asking DEBUGINFOD_URLS: %s; only this machine's debug files name frames.", reason);
+                        urls = false;
                 }
         }
         null_fd = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
@@ -227,7 +233,7 @@ static int cell_start(void) {
                 .open_files = CELL_OPEN_FILES,
                 .file_size = CELL_FILE_SIZE,
         };
-        environment_build(env, ELEMENTSOF(env), root, cache_fd >= 0);
+        environment_build(env, ELEMENTSOF(env), root, cache_fd >= 0, urls);
         pid_t parent = getpid(), pid = fork();
         if (pid == 0)
                 cell_child(parent, pair[1], null_fd, cache_fd, uid, gid, &limits, env);
