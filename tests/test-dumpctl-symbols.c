@@ -11,6 +11,7 @@
  * the cell's answer (cli/symbols-wire.c) also without.
  */
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -80,7 +81,10 @@ static char *read_text(const char *path) {
 }
 
 static bool setup(void) {
-        if (geteuid() != 0 || access(JOURNAL_REMOTE, X_OK) < 0 || access("/usr/lib/x86_64-linux-gnu/libdebuginfod.so.1", R_OK) < 0) {
+        void *client = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (client)
+                dlclose(client);
+        if (geteuid() != 0 || access(JOURNAL_REMOTE, X_OK) < 0 || !client) {
                 printf("skipping: needs root, " JOURNAL_REMOTE " and libdebuginfod1\n");
                 return false;
         }
