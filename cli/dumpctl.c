@@ -357,6 +357,9 @@ int main(int argc, char *argv[]) {
         int status = EXIT_USAGE;
 
         log_set_program_name("dumpctl");
+        /* dumpctl as the cell that names frames, exec'd by symbols-cell.c (not a command). */
+        if (argc == 2 && strcmp(argv[1], SYMBOLS_CELL_ARGUMENT) == 0)
+                return symbols_cell_main();
         if (getenv("DUMPCTL_DEBUG"))
                 log_set_max_priority(LOG_DEBUG);
         else

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 #include "reader/entries.h"
@@ -159,8 +160,89 @@ bool build_id_valid(const char *s);
 char *symbols_backtrace(const struct entry *d, const char *bt);
 /* Whether $DEBUGINFOD_URLS names a server (is neither unset nor blank). */
 bool debuginfod_urls_set(void);
-/* Frees what the lookups kept (debug files, the client). */
+/* Ends the lookup's cell, if one runs (below). */
 void symbols_done(void);
+
+/*
+ * symbols-cell.c, symbols-lookup.c: the frames' names (symbols.c) are looked up in a cell: a fresh `dumpctl` (this program, exec'd
+ * again) that reads the debug files, talks to the debuginfod servers and runs libdwfl on what they
+ * answer (symbols-lookup.c), started and waited for by symbols-cell.c. When dumpctl runs as root or
+ * with any capability the cell runs as SYMBOLS_CELL_UID without capabilities; else as the user, as
+ * before. Everything it reads is another machine's data (a record names any build-id; a server or a
+ * debug file is attacker-shaped ELF and DWARF); its answer is checked before a byte is printed.
+ *
+ * The wire, text lines on one socket (the cell's stdin and stdout):
+ *   request  "BUILDID 0xOFFSET\n" per frame (at most SYMBOLS_MAX_QUERIES), then an empty line;
+ *   answer   per frame in order "= L|D 0xSYMBOL_OFFSET NAME\n" (named from a local debug file or
+ *            from debuginfod) or "-\n"; before them any "! NOTICE [ERRNO]\n"; then ".\n".
+ */
+
+/* The hidden argument that makes dumpctl the cell (argv[1], alone). */
+#define SYMBOLS_CELL_ARGUMENT "--symbols-cell"
+/* The ids of the cell of a privileged dumpctl: nobody's, as the daemon's parser for root's crashes. */
+#define SYMBOLS_CELL_UID 65534
+#define SYMBOLS_CELL_GID 65534
+/* Where a privileged dumpctl keeps the cell's debuginfod cache when $DEBUGINFOD_CACHE_PATH names
+ * none: the cell's own directory is DIR/unprivileged/UID (symbols-cell.c). */
+#define SYMBOLS_CACHE_DIRECTORY "/var/cache/coredumpd/debuginfod"
+#define DEBUG_DIRECTORY "/usr/lib/debug/.build-id"
+
+/* The frames a record holds (UNWIND_MAX_FRAMES): the most asked in one request. */
+#define SYMBOLS_MAX_QUERIES 64
+/* A name printed from a debug file, at most (the parser's PARSER_SYMBOL_MAX). */
+#define SYMBOL_MAX 512
+/* The cell's time beyond $DEBUGINFOD_TIMEOUT: starting, the local debug files, its answer. */
+#define SYMBOLS_CELL_GRACE_USEC (UINT64_C(2000000))
+
+enum symbol_origin {
+        SYMBOL_NONE,
+        SYMBOL_LOCAL,           /* DEBUG_DIRECTORY */
+        SYMBOL_DEBUGINFOD,
+};
+
+struct symbol_query {
+        char build_id[41];      /* build_id_valid() */
+        uint64_t module_offset;
+};
+
+struct symbol_answer {
+        enum symbol_origin origin;
+        uint64_t offset;        /* from the symbol's start */
+        char name[SYMBOL_MAX + 1];      /* printable ASCII */
+};
+
+/* symbols-wire.c: the notices of the cell, said once each by dumpctl in its own words. */
+enum symbols_notice {
+        SYMBOLS_NOTICE_LIBRARY,         /* libdebuginfod cannot be loaded */
+        SYMBOLS_NOTICE_FUNCTIONS,       /* it lacks the client's functions */
+        SYMBOLS_NOTICE_CLIENT,          /* ERRNO: the client does not start */
+        SYMBOLS_NOTICE_ERROR,           /* ERRNO: a query failed, not "not found" */
+        SYMBOLS_NOTICE_TIME,            /* $DEBUGINFOD_TIMEOUT spent */
+        SYMBOLS_NOTICE_CELL,            /* ERRNO: the cell could not be entered */
+        _SYMBOLS_NOTICE_MAX,
+};
+/* Their words on the wire. */
+extern const char *const symbols_notice_words[_SYMBOLS_NOTICE_MAX];
+bool symbols_notice_has_errno(enum symbols_notice notice);
+typedef void (*symbols_notice_fn)(enum symbols_notice notice, int error, void *userdata);
+/* The cell's answer to n queries, buf[0..size) (changed), checked whole: true and answers[0..n)
+ * filled, each notice handed to fn (may be NULL) as it comes; false for anything the wire does
+ * not allow (answers[] then partly filled: not to be used). */
+bool symbols_answer_decode(char *buf, size_t size, size_t n, struct symbol_answer *answers, symbols_notice_fn fn,
+                           void *userdata);
+
+/* The seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the default: in usec. */
+uint64_t symbols_budget_usec(void);
+
+/* symbols-cell.c: names for queries[0..n) by the cell (started at the first call), within the run's
+ * deadline. Returns 0 with answers[] filled (SYMBOL_NONE: no name), or -errno: the cell is gone (or
+ * could not start), said once, and no later call names anything. */
+int symbols_cell_lookup(const struct symbol_query *queries, size_t n, struct symbol_answer *answers);
+/* Ends the cell, if one runs. */
+void symbols_cell_done(void);
+
+/* symbols-lookup.c: the cell's main, after the exec; returns the exit status. */
+int symbols_cell_main(void);
 
 /* verb-dump.c: writes the decompressed core of d to out_fd, or, where its file is gone or on
  * another machine, the compact core its record carries; returns an exit status. */
