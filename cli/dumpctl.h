@@ -158,7 +158,7 @@ bool build_id_valid(const char *s);
  * build-id named where its debug file is found ("function + 0x12 [debuginfod]"); NULL: bt as it
  * is (nothing to name, nothing found, or no memory). */
 char *symbols_backtrace(const struct entry *d, const char *bt);
-/* Whether $DEBUGINFOD_URLS names a server (is neither unset nor blank). */
+/* debuginfod-env.c: whether $DEBUGINFOD_URLS names a server (is neither unset nor blank). */
 bool debuginfod_urls_set(void);
 /* Ends the lookup's cell, if one runs (below). */
 void symbols_done(void);
@@ -231,7 +231,7 @@ typedef void (*symbols_notice_fn)(enum symbols_notice notice, int error, void *u
 bool symbols_answer_decode(char *buf, size_t size, size_t n, struct symbol_answer *answers, symbols_notice_fn fn,
                            void *userdata);
 
-/* The seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the default: in usec. */
+/* debuginfod-env.c: the seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the default: in usec. */
 uint64_t symbols_budget_usec(void);
 
 /* symbols-cell.c: names for queries[0..n) by the cell (started at the first call), within the run's

@@ -36,23 +36,6 @@ bool build_id_valid(const char *s) {
         return strspn(s, "0123456789abcdef") == n;
 }
 
-uint64_t symbols_budget_usec(void) {
-        const char *t = getenv("DEBUGINFOD_TIMEOUT");
-        char *end;
-        if (t && *t >= '0' && *t <= '9') {
-                errno = 0;
-                unsigned long long s = strtoull(t, &end, 10);
-                if (errno == 0 && *end == 0 && s > 0 && s <= 24 * 3600)
-                        return s * UINT64_C(1000000);
-        }
-        return SYMBOLS_DEFAULT_TIMEOUT_SEC * UINT64_C(1000000);
-}
-
-bool debuginfod_urls_set(void) {
-        const char *urls = getenv("DEBUGINFOD_URLS");
-        return urls && urls[strspn(urls, " \t")] != 0;
-}
-
 void symbols_done(void) {
         symbols_cell_done();
 }
