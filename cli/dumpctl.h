@@ -231,7 +231,8 @@ typedef void (*symbols_notice_fn)(enum symbols_notice notice, int error, void *u
 bool symbols_answer_decode(char *buf, size_t size, size_t n, struct symbol_answer *answers, symbols_notice_fn fn,
                            void *userdata);
 
-/* debuginfod-env.c: the seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the default: in usec. */
+/* debuginfod-env.c: the seconds of $DEBUGINFOD_TIMEOUT, if it is a positive number, else the
+ * default: in usec. */
 uint64_t symbols_budget_usec(void);
 
 /* symbols-cell.c: names for queries[0..n) by the cell (started at the first call), within the run's
