@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -879,4 +880,28 @@ int command_run(const char *command, char **ret_out) {
         int status = pclose(p);
         *ret_out = out;
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int run(char **ret_out, const char *format, ...) {
+        _cleanup_free_ char *command = NULL;
+        va_list ap;
+        va_start(ap, format);
+        CHECK(vasprintf(&command, format, ap) > 0);
+        va_end(ap);
+        fprintf(stderr, "$ %s\n", command);
+        char *out;
+        int status = command_run(command, &out);
+        fprintf(stderr, "%s[exit %d]\n", out, status);
+        CHECK(status >= 0);
+        if (ret_out)
+                *ret_out = out;
+        else
+                free(out);
+        return status;
+}
+
+const char *dumpctl(void) {
+        const char *p = getenv("DUMPCTL_BINARY");
+        CHECK(p);
+        return p;
 }

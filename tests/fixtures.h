@@ -159,3 +159,8 @@ uint8_t *read_core_file(const char *path, size_t *ret_size);
 /* Runs command with sh -c; returns its exit status (-1 if it did not exit) and its stdout in
  * *ret_out (malloc'ed; stderr goes to ours). */
 int command_run(const char *command, char **ret_out);
+/* command_run() of the formatted command, which it shows on stderr with its output and status;
+ * a command that did not exit fails the test. */
+int run(char **ret_out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* The dumpctl under test: $DUMPCTL_BINARY (meson sets it). */
+const char *dumpctl(void);

@@ -38,32 +38,6 @@
 #define PORT 8011
 #define CELL_UID 65534
 
-static const char *dumpctl(void) {
-        const char *p = getenv("DUMPCTL_BINARY");
-        CHECK(p);
-        return p;
-}
-
-/* Runs a shell command; returns its exit status and its stdout in *ret_out (stderr goes to ours). */
-static int run(char **ret_out, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **ret_out, const char *format, ...) {
-        _cleanup_free_ char *command = NULL;
-        va_list ap;
-        va_start(ap, format);
-        CHECK(vasprintf(&command, format, ap) > 0);
-        va_end(ap);
-        fprintf(stderr, "$ %s\n", command);
-        char *out;
-        int status = command_run(command, &out);
-        fprintf(stderr, "%s[exit %d]\n", out, status);
-        CHECK(status >= 0);
-        if (ret_out)
-                *ret_out = out;
-        else
-                free(out);
-        return status;
-}
-
 static char *read_text(const char *path) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         char *buf = calloc(1, 1 << 20);

@@ -25,12 +25,6 @@
 #define JOURNAL_REMOTE "/lib/systemd/systemd-journal-remote"
 #define DUMPED_AS_USER (PIDFD_COREDUMPED | PIDFD_COREDUMP_USER)
 
-static const char *dumpctl(void) {
-        const char *p = getenv("DUMPCTL_BINARY");
-        CHECK(p);
-        return p;
-}
-
 static const char *coredumpctl(void) {
         static char path[PATH_MAX];
         const char *p = getenv("COREDUMPCTL");
@@ -40,25 +34,6 @@ static const char *coredumpctl(void) {
                 return "/usr/bin/coredumpctl";
         snprintf(path, sizeof path, "%s/coredumpctl/usr/bin/coredumpctl", getenv("COREDUMPD_CACHE") ?: "/var/cache/coredumpd");
         return path;
-}
-
-static int run(char **ret_out, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **ret_out, const char *format, ...) {
-        _cleanup_free_ char *command = NULL;
-        va_list ap;
-        va_start(ap, format);
-        CHECK(vasprintf(&command, format, ap) > 0);
-        va_end(ap);
-        fprintf(stderr, "$ %s\n", command);
-        char *out;
-        int status = command_run(command, &out);
-        fprintf(stderr, "%s[exit %d]\n", out, status);
-        CHECK(status >= 0);
-        if (ret_out)
-                *ret_out = out;
-        else
-                free(out);
-        return status;
 }
 
 static void store_crash(struct test_env *e, size_t size) {

@@ -37,33 +37,6 @@
 #define TIMEOUT_MS 10000
 #define JOURNAL_REMOTE "/lib/systemd/systemd-journal-remote"
 
-static const char *dumpctl(void) {
-        const char *p = getenv("DUMPCTL_BINARY");
-        CHECK(p);
-        return p;
-}
-
-/* Runs a shell command; returns its exit status and its stdout in *ret_out (stderr goes to ours). */
-static int run(char **ret_out, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static int run(char **ret_out, const char *format, ...) {
-        _cleanup_free_ char *command = NULL;
-        va_list ap;
-        va_start(ap, format);
-        CHECK(vasprintf(&command, format, ap) > 0);
-        va_end(ap);
-
-        fprintf(stderr, "$ %s\n", command);
-        char *out;
-        int status = command_run(command, &out);
-        fprintf(stderr, "%s[exit %d]\n", out, status);
-        CHECK(status >= 0);
-        if (ret_out)
-                *ret_out = out;
-        else
-                free(out);
-        return status;
-}
-
 /* One crash through the handler; returns the core the "kernel" sent (size bytes). */
 static uint8_t *store_crash(struct test_env *e, size_t size, bool expect_core) {
         struct connection_run run;
