@@ -4017,6 +4017,18 @@ TEST(map_files_selection_dedup_bound) {
         CHECK_INT(map_files_fd(NULL, &m[0]), ==, -1);
         t.n = 0;
 #undef FILE_
+
+        /* The request's bound is checked by the parser, and the version says the fds changed. */
+        static struct parser_request req;
+        req = (struct parser_request) { .magic = PARSER_MAGIC, .version = PARSER_VERSION, .uid = 65534, .gid = 65534,
+                                        .max_files = PARSER_MAP_FILES_MAX };
+        CHECK(parser_request_valid(&req));
+        req.max_files = PARSER_MAP_FILES_MAX + 1;
+        CHECK(!parser_request_valid(&req));
+        req.max_files = 0;
+        CHECK(parser_request_valid(&req));
+        req.version = 1;
+        CHECK(!parser_request_valid(&req));
 }
 
 /* map_files for real (the tests run as root, with CAP_CHECKPOINT_RESTORE): our own mapped files,
