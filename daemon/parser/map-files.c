@@ -151,19 +151,43 @@ static struct range *range_holding(struct range *v, size_t n, uint64_t addr) {
         return NULL;
 }
 
-/* One entry: looked up as O_PATH (the link followed to the mapped file, which is not opened), its
- * identity as cached, offered if it is a regular file. */
+static bool known(const struct map_files *t, const struct statx *sx) {
+        for (size_t i = 0; i < t->n; i++)
+                if (same_file(&t->files[i], sx->stx_dev_major, sx->stx_dev_minor, sx->stx_ino))
+                        return true;
+        return false;
+}
+
+/* The identity of a file as the VFS has it cached: AT_STATX_DONT_SYNC asks no FUSE server (nor any
+ * other that would ask someone), and a FUSE mount of another user's refuses (EACCES) unasked. */
+static int identity(int dir_fd, const char *name, int flags, struct statx *sx) {
+        if (statx(dir_fd, name, flags | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO | STATX_SIZE, sx) < 0)
+                return -errno;
+        if (!(sx->stx_mask & STATX_TYPE) || !(sx->stx_mask & STATX_INO) || !S_ISREG(sx->stx_mode))
+                return -EBADF;
+        if (!(sx->stx_mask & STATX_SIZE))
+                sx->stx_size = 0;
+        return 0;
+}
+
+/* One entry: its file's identity through the link (one call: most entries are another mapping of
+ * a file already taken), then, for a regular file not yet taken, looked up as O_PATH (the link
+ * followed to the mapped file, which is not opened) and taken by that fd's own identity (the
+ * entry may have changed in between). */
 static void look_at(int dir_fd, struct range *e, bool pinned, struct map_files *t) {
         char name[64];
         struct statx sx;
 
         e->done = true;
         snprintf(name, sizeof name, "%" PRIx64 "-%" PRIx64, e->start, e->end);
+        if (identity(dir_fd, name, 0, &sx) < 0)
+                return;
+        if (known(t, &sx) && !pinned)
+                return;
         int fd = openat(dir_fd, name, O_PATH | O_CLOEXEC);
         if (fd < 0)
                 return;
-        if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO | STATX_SIZE, &sx) < 0 ||
-            !(sx.stx_mask & STATX_TYPE) || !(sx.stx_mask & STATX_INO) || !S_ISREG(sx.stx_mode)) {
+        if (identity(fd, "", AT_EMPTY_PATH, &sx) < 0) {
                 close(fd);
                 return;
         }
@@ -173,7 +197,7 @@ static void look_at(int dir_fd, struct range *e, bool pinned, struct map_files *
                 .dev_major = sx.stx_dev_major,
                 .dev_minor = sx.stx_dev_minor,
                 .inode = sx.stx_ino,
-                .size = sx.stx_mask & STATX_SIZE ? sx.stx_size : 0,
+                .size = sx.stx_size,
                 .pinned = pinned,
         };
         int k = map_files_offer(t, &c);
