@@ -1,6 +1,10 @@
 # Attack (issue 38, item 1): a regular user in a user and mount namespace of their own (unshare -Urm)
 # runs a program (crasher, -g -O0) from a directory of theirs, then mounts their own FUSE server, one
-# that never answers a LOOKUP (src/fusestall.c --stall-lookups), over the directory on the way to it.
+# that never answers a LOOKUP (src/fusestall.c --stall-lookups), over the directory on the way to it
+# — without allow_other (--private): a mount of theirs that only their own ids may use, so that the
+# parser of their crash, which runs as them, is let in (with allow_other, a mount made in a user
+# namespace admits only processes of that namespace: the parser, in a user namespace of its own,
+# would be refused at once, unasked).
 # The program's file itself is local (its device is in the task's mountinfo, on a local file
 # system: the one rule calls it local), but the path its maps name now leads through the user's
 # FUSE directory. The unwinder used to open every mapped file by that path in the task's root: the
@@ -36,7 +40,7 @@ as_user cdtcover unshare -Urm sh -c '
 	for i in $(seq 100); do [ -s "$out/pids" ] && break; sleep 0.05; done
 	pid=$(head -n1 "$out/pids")
 	for i in $(seq 100); do grep -q "$dir/bin/crasher" "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
-	"$bin/fusestall" --stall-lookups "$dir" > "$out/fuse.out" 2> "$out/fuse.err" &
+	"$bin/fusestall" --stall-lookups --private "$dir" > "$out/fuse.out" 2> "$out/fuse.err" &
 	server=$!
 	echo "server $server"
 	for i in $(seq 50); do grep -q ready "$out/fuse.out" && break; sleep 0.1; done
