@@ -45,6 +45,7 @@
 #include "crash/site.h"
 #include "fixtures.h"
 #include "parser/client.h"
+#include "parser/map-files.h"
 #include "parser/sandbox.h"
 #include "parser/wire.h"
 #include "shared/elf-build-id.h"
@@ -3935,6 +3936,171 @@ TEST(task_file_device_node_never_opened) {
         tmpdir_remove(dir);
 }
 
+
+/* The unwinder's files (parser/map-files.c): map_files' entry names as the kernel writes them,
+ * each file once by device and inode, at most the table's bound — a file holding a thread's pc
+ * always, else the largest — and only a file a mapping the one rule calls local names is taken. */
+TEST(map_files_selection_dedup_bound) {
+        uint64_t a, b;
+        CHECK_OK(map_files_name_parse("7f0000001000-7f0000002000", &a, &b));
+        CHECK(a == UINT64_C(0x7f0000001000) && b == UINT64_C(0x7f0000002000));
+        static const char *const bad[] = { ".", "..", "7F00-7f10", "0x1-2", "2-1", "1-1", "1-", "-1", "1-2-3",
+                                           "11111111111111111-2", "1 -2", "1-2 ", "" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (map_files_name_parse(bad[i], &a, &b) != -EINVAL)
+                        test_fail(__FILE__, __LINE__, "\"%s\" taken as an entry's name", bad[i]);
+
+        /* Fake fds (never closed by the table but a file's opened fd, -1 here). */
+        static struct map_files t;
+        map_files_init(&t, 3);
+        CHECK_INT(t.max, ==, 3);
+#define FILE_(fd_, ino_, size_, pinned_) \
+        (&(struct map_file) { .path_fd = (fd_), .fd = -1, .dev_major = 8, .dev_minor = 1, .inode = (ino_), .size = (size_), .pinned = (pinned_) })
+        CHECK_INT(map_files_offer(&t, FILE_(100, 1, 10, false)), ==, -1);
+        CHECK_INT(map_files_offer(&t, FILE_(101, 1, 10, false)), ==, 101);  /* the same file again */
+        struct map_file other_dev = *FILE_(102, 1, 11, false);
+        other_dev.dev_minor = 2;                                                /* same inode, another device */
+        CHECK_INT(map_files_offer(&t, &other_dev), ==, -1);
+        CHECK_INT(t.n, ==, 2);
+        CHECK_INT(map_files_offer(&t, FILE_(103, 3, 20, false)), ==, -1);
+        CHECK_INT(t.n, ==, 3);
+        CHECK_INT(map_files_offer(&t, FILE_(104, 4, 5, false)), ==, 104);   /* full, smaller than all */
+        CHECK_INT(map_files_offer(&t, FILE_(105, 5, 30, false)), ==, 100);  /* larger: the smallest leaves */
+        CHECK_INT(map_files_offer(&t, FILE_(106, 6, 0, true)), ==, 102);    /* a pc's file: in, whatever its size */
+        CHECK_INT(map_files_offer(&t, FILE_(107, 7, 1, true)), ==, 103);
+        CHECK_INT(map_files_offer(&t, FILE_(108, 8, 1000, false)), ==, 105);
+        CHECK_INT(map_files_offer(&t, FILE_(109, 9, 2000, false)), ==, 108);
+        CHECK_INT(map_files_offer(&t, FILE_(110, 10, 1, true)), ==, 109);
+        CHECK_INT(t.n, ==, 3);
+        /* All pinned: nothing leaves, not even for a pc's file (MAP_FILES_MAX > UNWIND_MAX_THREADS). */
+        CHECK_INT(map_files_offer(&t, FILE_(111, 11, 5000, true)), ==, 111);
+        for (size_t i = 0; i < t.n; i++)
+                CHECK(t.files[i].pinned && t.files[i].inode != 11);
+        t.n = 0; /* fake fds: nothing to close */
+
+        map_files_init(&t, 100000);
+        CHECK_INT(t.max, ==, MAP_FILES_MAX);
+        for (int i = 0; i < MAP_FILES_MAX + 10; i++)
+                CHECK_INT(map_files_offer(&t, FILE_(1000 + i, 1000 + (uint64_t) i, 100 + (uint64_t) i, false)), ==,
+                          i < MAP_FILES_MAX ? -1 : 1000 + i - MAP_FILES_MAX);
+        CHECK_INT(t.n, ==, MAP_FILES_MAX);
+        t.n = 0;
+
+        /* Which files a mapping calls local: by device and inode, never through a remote mapping. */
+        map_files_init(&t, 8);
+        CHECK_INT(map_files_offer(&t, FILE_(200, 20, 1, false)), ==, -1);
+        CHECK_INT(map_files_offer(&t, FILE_(201, 21, 1, false)), ==, -1);
+        CHECK_INT(map_files_offer(&t, FILE_(202, 22, 1, false)), ==, -1);
+        t.files[0].fd = 300;
+        t.files[1].fd = 301;
+        t.files[2].fd = 302;
+        struct proc_mapping m[] = {
+                { .start = 0x1000, .end = 0x2000, .inode = 20, .dev_major = 8, .dev_minor = 1, .path = (char *) "/usr/bin/x" },
+                { .start = 0x2000, .end = 0x3000, .inode = 20, .dev_major = 8, .dev_minor = 1, .path = (char *) "/usr/bin/x" },
+                /* inode 21 only through a mapping marked remote */
+                { .start = 0x3000, .end = 0x4000, .inode = 21, .dev_major = 8, .dev_minor = 1, .remote = true, .path = (char *) "/f/y" },
+                /* inode 22 only on another device: another file */
+                { .start = 0x4000, .end = 0x5000, .inode = 22, .dev_major = 0, .dev_minor = 52, .path = (char *) "/f/z" },
+                { .start = 0x5000, .end = 0x6000, .inode = 0, .path = (char *) "[heap]" },
+        };
+        struct proc_maps maps = { .mappings = m, .n = ELEMENTSOF(m) };
+        CHECK_INT(map_files_mark_local(&t, &maps), ==, 1);
+        CHECK(t.files[0].local && !t.files[1].local && !t.files[2].local);
+        CHECK_INT(map_files_fd(&t, &m[0]), ==, 300);
+        CHECK_INT(map_files_fd(&t, &m[1]), ==, 300);
+        CHECK_INT(map_files_fd(&t, &m[2]), ==, -1);
+        CHECK_INT(map_files_fd(&t, &m[3]), ==, -1);
+        CHECK_INT(map_files_fd(&t, &m[4]), ==, -1);
+        struct proc_mapping remote_twin = m[0];
+        remote_twin.remote = true;
+        CHECK_INT(map_files_fd(&t, &remote_twin), ==, -1);
+        CHECK_INT(map_files_fd(NULL, &m[0]), ==, -1);
+        t.n = 0;
+#undef FILE_
+
+        /* The request's bound is checked by the parser, and the version says the fds changed. */
+        static struct parser_request req;
+        req = (struct parser_request) { .magic = PARSER_MAGIC, .version = PARSER_VERSION, .uid = 65534, .gid = 65534,
+                                        .max_files = PARSER_MAP_FILES_MAX };
+        CHECK(parser_request_valid(&req));
+        req.max_files = PARSER_MAP_FILES_MAX + 1;
+        CHECK(!parser_request_valid(&req));
+        req.max_files = 0;
+        CHECK(parser_request_valid(&req));
+        req.version = 1;
+        CHECK(!parser_request_valid(&req));
+}
+
+/* map_files for real (the tests run as root, with CAP_CHECKPOINT_RESTORE): our own mapped files,
+ * each once, regular files only, the one holding a given pc pinned; in the "cell" only the local
+ * ones opened, read-only, the very files mapped. */
+static __attribute__((noinline)) void map_files_marker(void) {
+        __asm__ volatile("");
+}
+
+TEST(map_files_collect_and_open_own) {
+        _cleanup_close_ int dir = open("/proc/self/map_files", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(dir >= 0);
+        static struct map_files t;
+        uint64_t pcs[] = { 0, (uint64_t) (uintptr_t) map_files_marker };
+        map_files_init(&t, MAP_FILES_MAX);
+        CHECK_OK(map_files_collect(dir, pcs, ELEMENTSOF(pcs), &t));
+        if (t.n == 0) {
+                printf("# no entry of map_files could be followed (no CAP_CHECKPOINT_RESTORE?)\n");
+                return;
+        }
+        struct stat exe;
+        CHECK(stat("/proc/self/exe", &exe) == 0);
+        size_t pinned = 0, ours = 0;
+        for (size_t i = 0; i < t.n; i++) {
+                for (size_t j = 0; j < i; j++)
+                        CHECK(!(t.files[i].inode == t.files[j].inode && t.files[i].dev_major == t.files[j].dev_major &&
+                                t.files[i].dev_minor == t.files[j].dev_minor));
+                struct stat st;
+                CHECK(fstat(t.files[i].path_fd, &st) == 0);
+                CHECK(S_ISREG(st.st_mode));
+                pinned += t.files[i].pinned;
+                if (st.st_ino == exe.st_ino && st.st_dev == exe.st_dev) {
+                        ours++;
+                        CHECK(t.files[i].pinned);
+                }
+        }
+        CHECK_INT(ours, ==, 1);
+        CHECK_INT(pinned, ==, 1);
+
+        struct proc_maps maps = {};
+        _cleanup_close_ int proc = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc >= 0);
+        CHECK_OK(proc_maps_read_marked(proc, &maps));
+        size_t opened = map_files_open_local(&t, &maps);
+        CHECK_INT(opened, >, 0);
+        bool found = false;
+        for (size_t k = 0; k < maps.n; k++) {
+                const struct proc_mapping *m = &maps.mappings[k];
+                int fd = map_files_fd(&t, m);
+                if (fd < 0)
+                        continue;
+                CHECK(!m->remote);
+                struct stat st;
+                CHECK(fstat(fd, &st) == 0);
+                CHECK((uint64_t) st.st_ino == m->inode);
+                CHECK_INT(fcntl(fd, F_GETFL) & O_ACCMODE, ==, O_RDONLY);
+                found = found || (st.st_ino == exe.st_ino && st.st_dev == exe.st_dev);
+        }
+        CHECK(found);
+        for (size_t i = 0; i < t.n; i++)
+                CHECK_INT(t.files[i].path_fd, ==, -1);
+        map_files_done(&t);
+        proc_maps_done(&maps);
+
+        /* Bounded: one file. */
+        map_files_init(&t, 1);
+        CHECK_OK(map_files_collect(dir, pcs, ELEMENTSOF(pcs), &t));
+        CHECK_INT(t.n, ==, 1);
+        CHECK(t.files[0].pinned);
+        map_files_done(&t);
+}
+
 /* A task's mapped file is opened inside its root, following no symlink (maps names resolved paths),
  * from our root when the path is ours (a chroot), and only if it is the mapped inode; remote ones
  * never. */
@@ -4192,6 +4358,8 @@ static const struct test_case tests[] = {
         TEST_ENTRY(core_extent_pn_xnum_and_far_phoff),
         TEST_ENTRY(saved_files_round_trip_and_hostile_lines),
         TEST_ENTRY(mountinfo_path_remote_by_longest_mount_point),
+        TEST_ENTRY(map_files_selection_dedup_bound),
+        TEST_ENTRY(map_files_collect_and_open_own),
         TEST_ENTRY(task_file_opened_inside_its_root),
         TEST_ENTRY(task_file_device_node_never_opened),
         TEST_ENTRY(parser_result_round_trip_and_hostile_bytes),

@@ -20,7 +20,9 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/procfs.h>
 #include <sys/ptrace.h>
@@ -45,6 +47,7 @@
 #include "selfdump/selfdump.h"
 #include "shared/child.h"
 #include "shared/cell-ids.h"
+#include "shared/elf-build-id.h"
 #include "shared/cleanup.h"
 #include "shared/fileio.h"
 #include "shared/timestamp.h"
@@ -1596,6 +1599,91 @@ TEST(unwind_sleeper_through_libc_into_caller) {
         sleeper_stop(pid);
 }
 
+/* The unwinder reaches a mapped file through /proc/<pid>/map_files, never by the path its maps name:
+ * a sleep(1) run from a tmpfs of its own mount namespace, that tmpfs then covered by another (so the
+ * path leads to nothing in the task's root, nor in ours: a mount of the crasher's over the way, as a
+ * FUSE directory would be), is still found — its build-id is the program's. Before, the file was
+ * opened by its path in the task's root and then in ours, and left unnamed here. */
+TEST(unwind_reaches_a_file_its_path_no_longer_reaches) {
+        _cleanup_free_ char *dir = tmpdir_new();
+        char program[PATH_MAX], id[41] = "";
+        snprintf(program, sizeof program, "%s/sleep", dir);
+        int from = open("/bin/sleep", O_RDONLY | O_CLOEXEC);
+        CHECK(from >= 0);
+        CHECK_OK(elf_file_build_id(from, id));
+        close(from);
+        CHECK(id[0] != 0);
+
+        int p[2];
+        CHECK(pipe2(p, O_CLOEXEC) == 0);
+        pid_t mid = fork();
+        CHECK(mid >= 0);
+        if (mid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                char cmd[PATH_MAX + 64];
+                snprintf(cmd, sizeof cmd, "cp /bin/sleep %s", program);
+                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+                    mount("tmpfs", dir, "tmpfs", 0, "size=8m,mode=0755") < 0 || system(cmd) != 0)
+                        _exit(1);
+                pid_t sleeper = fork();
+                if (sleeper == 0) {
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        execl(program, "sleep", "600", (char *) NULL);
+                        _exit(1);
+                }
+                char exe[64], target[PATH_MAX];
+                snprintf(exe, sizeof exe, "/proc/%d/exe", (int) sleeper);
+                for (int i = 0; i < 500; i++) {
+                        ssize_t n = readlink(exe, target, sizeof target - 1);
+                        if (n > 0 && (target[n] = 0, strcmp(target, program) == 0))
+                                break;
+                        usleep(2000);
+                }
+                if (mount("tmpfs", dir, "tmpfs", 0, "size=1m") < 0)
+                        _exit(1);
+                if (write(p[1], &sleeper, sizeof sleeper) != sizeof sleeper)
+                        _exit(1);
+                (void) waitpid(sleeper, NULL, 0);
+                _exit(0);
+        }
+        close(p[1]);
+        pid_t pid = 0;
+        CHECK(read(p[0], &pid, sizeof pid) == sizeof pid);
+        close(p[0]);
+
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "/proc/%d/root%s", (int) pid, program);
+        CHECK(access(path, F_OK) < 0); /* covered in its root */
+        CHECK(access(program, F_OK) < 0); /* and never there in ours */
+        snprintf(path, sizeof path, "/proc/%d", (int) pid);
+        _cleanup_close_ int proc_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(proc_fd >= 0);
+        /* In nanosleep(), as a crashed task sits in the kernel. */
+        snprintf(path, sizeof path, "/proc/%d/syscall", (int) pid);
+        for (int i = 0; i < 500; i++) {
+                _cleanup_free_ char *text = NULL;
+                if (read_file_at(AT_FDCWD, path, 128, &text, NULL, NULL) >= 0 && strncmp(text, "running", 7) != 0)
+                        break;
+                usleep(2000);
+        }
+        struct parser_thread t;
+        sleeper_thread(proc_fd, pid, &t);
+        struct unwind_result res = {};
+        CHECK_OK(unwind_sleeper(proc_fd, pid, &t, 5000000, &res));
+        bool found = strcmp(res.exe_build_id, id) == 0;
+        for (size_t i = 0; i < res.n_threads; i++)
+                for (size_t k = 0; k < res.threads[i].n_frames; k++)
+                        found = found || strcmp(res.threads[i].frames[k].build_id, id) == 0;
+        _cleanup_free_ char *text = res.n_threads > 0 ? unwind_thread_format(&res.threads[0]) : NULL;
+        if (!found)
+                test_fail(__FILE__, __LINE__, "sleep's build-id %s neither the executable's (%s) nor a frame's in:\n%s", id,
+                          res.exe_build_id, text ? text : "(none)");
+        unwind_result_done(&res);
+        CHECK(kill(pid, SIGKILL) == 0);
+        CHECK(waitpid(mid, NULL, 0) == mid);
+        CHECK(rmdir(dir) == 0);
+}
+
 /* A parser program of the test's: a shell script with body. */
 static char *fake_parser(const char *body) {
         char dir[] = "/tmp/coredumpd-fake-parser.XXXXXX";
@@ -1749,6 +1837,7 @@ static const struct test_case tests[] = {
         TEST_ENTRY(policy_si_code_fault_address_userspace_dump),
         TEST_ENTRY(probe_record_freshness),
         TEST_ENTRY(unwind_sleeper_through_libc_into_caller),
+        TEST_ENTRY(unwind_reaches_a_file_its_path_no_longer_reaches),
         TEST_ENTRY(parser_hang_garbage_and_death_refused),
         TEST_ENTRY(parser_gets_no_environment),
         TEST_ENTRY(blocked_core_writer_killed_at_deadline),

@@ -43,24 +43,37 @@ static void task_fds_close(struct task_fds *t) {
                 safe_close(t->fd[i]);
 }
 
-/* A thread group leader that has exited has no root any more: then a thread's (tid > 0). */
-static int task_fds_open(int proc_fd, pid_t tid, struct task_fds *t, char *reason, size_t size) {
+/* The mapped files are reached through the crashing thread's map_files (tid > 0; its thread group
+ * shares one mm, and a leader that has exited has none left), else the task's: opened for reading
+ * here, where it costs no lock of the task's; what is in it is looked at by the parser. tid is
+ * taken only if it is a thread of this task (task/<tid> in its /proc directory), held meanwhile. */
+static int map_files_open(int proc_fd, pid_t pid, pid_t tid) {
+        if (tid > 0 && tid != pid) {
+                char path[64];
+                snprintf(path, sizeof path, "task/%d", (int) tid);
+                _cleanup_close_ int thread = openat(proc_fd, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (thread >= 0) {
+                        snprintf(path, sizeof path, "../%d/map_files", (int) tid);
+                        int fd = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        if (fd >= 0)
+                                return fd;
+                }
+        }
+        return openat(proc_fd, "map_files", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int task_fds_open(int proc_fd, pid_t pid, pid_t tid, struct task_fds *t, char *reason, size_t size) {
         static const char *const names[_PARSER_FD_MAX] = {
                 [PARSER_FD_MEM] = "mem",
                 [PARSER_FD_MAPS] = "maps",
                 [PARSER_FD_MOUNTINFO] = "mountinfo",
-                [PARSER_FD_ROOT] = "root",
+                [PARSER_FD_MAP_FILES] = "map_files",
         };
         for (int i = 0; i < _PARSER_FD_MAX; i++)
                 t->fd[i] = -1;
         for (int i = PARSER_FD_MEM; i < _PARSER_FD_MAX; i++) {
-                int flags = i == PARSER_FD_ROOT ? O_PATH | O_DIRECTORY | O_CLOEXEC : O_RDONLY | O_CLOEXEC;
-                t->fd[i] = openat(proc_fd, names[i], flags);
-                if (t->fd[i] < 0 && i == PARSER_FD_ROOT && tid > 0) {
-                        char path[64];
-                        snprintf(path, sizeof path, "task/%d/root", (int) tid);
-                        t->fd[i] = openat(proc_fd, path, flags);
-                }
+                t->fd[i] = i == PARSER_FD_MAP_FILES ? map_files_open(proc_fd, pid, tid)
+                                                    : openat(proc_fd, names[i], O_RDONLY | O_CLOEXEC);
                 if (t->fd[i] < 0) {
                         int r = -errno;
                         task_fds_close(t);
@@ -229,7 +242,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
 
         if (job->n_threads > UNWIND_MAX_THREADS)
                 return fail_reason(-EINVAL, reason, reason_size, "%s", "too many threads");
-        r = task_fds_open(job->proc_fd, job->n_threads > 0 ? job->threads[0].tid : 0, &t, reason, reason_size);
+        r = task_fds_open(job->proc_fd, job->pid, job->n_threads > 0 ? job->threads[0].tid : 0, &t, reason, reason_size);
         if (r < 0)
                 return r;
 
@@ -248,6 +261,7 @@ int parser_unwind(const struct parser_job *job, struct unwind_result *ret, char 
                 .budget_usec = job->budget_usec,
                 .memory_max = PARSER_MEMORY_MAX,
                 .n_threads = (uint32_t) job->n_threads,
+                .max_files = PARSER_MAP_FILES_MAX,
         };
         memcpy(req->threads, job->threads, job->n_threads * sizeof job->threads[0]);
         snprintf(req->exe, sizeof req->exe, "%s", job->exe ? job->exe : "");

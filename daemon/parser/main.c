@@ -21,6 +21,7 @@
 
 #include "parser/compact-core.h"
 #include "parser/keep.h"
+#include "parser/map-files.h"
 #include "parser/reader.h"
 #include "parser/package.h"
 #include "parser/sandbox.h"
@@ -191,6 +192,17 @@ int main(int argc, char **argv) {
         if (r < 0 || !parser_request_valid(&req))
                 return 2;
 
+        /* Before the cell, with the CAP_CHECKPOINT_RESTORE its links need: the task's mapped files
+         * looked up through map_files (O_PATH, nothing opened, nothing of the task's read), the
+         * files holding the threads' pcs first. Without them, frames stay unnamed. */
+        static struct map_files files;
+        uint64_t pcs[UNWIND_MAX_THREADS];
+        for (uint32_t i = 0; i < req.n_threads; i++)
+                pcs[i] = unwind_thread_pc(&req.threads[i]);
+        map_files_init(&files, req.max_files);
+        (void) map_files_collect(PARSER_FD_MAP_FILES, pcs, req.n_threads, &files);
+        (void) close(PARSER_FD_MAP_FILES);
+
         struct cell_limits limits = {
                 .address_space = req.memory_max,
                 .file_size = 0,
@@ -212,13 +224,15 @@ int main(int argc, char **argv) {
         /* Which files are remote (never opened, their memory never read): proc_maps_mark()'s one rule;
          * without a readable mountinfo every file is. */
         proc_maps_mark(mountinfo, &maps);
+        /* Only the files a local mapping names are opened (read-only, in the cell); the rest closed. */
+        (void) map_files_open_local(&files, &maps);
 
         struct unwind_request ureq = {
                 .pid = req.pid,
                 .mem_fd = PARSER_FD_MEM,
                 .maps_text = maps_text,
                 .maps = &maps,
-                .root_fd = PARSER_FD_ROOT,
+                .files = &files,
                 .threads = req.threads,
                 .n_threads = req.n_threads,
                 .exe = req.exe,
@@ -230,5 +244,6 @@ int main(int argc, char **argv) {
         int k = answer(&res, r < 0 ? r : 0);
         unwind_result_done(&res);
         proc_maps_done(&maps);
+        map_files_done(&files);
         return k;
 }

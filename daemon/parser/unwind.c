@@ -9,9 +9,9 @@
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
 
+#include "parser/map-files.h"
 #include "parser/unwind.h"
 #include "selfdump/proc-maps.h"
-#include "selfdump/task-files.h"
 #include "shared/cleanup.h"
 #include "shared/timestamp.h"
 
@@ -36,7 +36,7 @@ struct unwinder {
         const struct unwind_request *req;
         Dwfl *dwfl;
         int mem_fd;
-        int root_fd;                    /* the task's root: every file is opened in it */
+        const struct map_files *files;  /* the mapped files handed over: no other is opened */
         const struct proc_maps *maps;   /* remote ones marked: never read, never opened */
         struct image *images;
         uint64_t deadline_usec;         /* CLOCK_MONOTONIC */
@@ -85,6 +85,10 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 /* user_regs_struct's rsp and rip. */
 #define USER_REG_SP 19
 #define USER_REG_PC 16
+
+uint64_t unwind_thread_pc(const struct parser_thread *t) {
+        return t->regs[USER_REG_PC];
+}
 
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *thread_arg) {
         const struct thread_ctx *c = thread_arg;
@@ -148,10 +152,10 @@ static Elf *vdso_elf(struct unwinder *u, const struct proc_mapping *m) {
         return elf_memory(img->data, size);
 }
 
-/* A module's ELF file: opened inside the task's root by the name its maps give, following no
- * symlink, taken only if it is the mapped inode (task_file_open()), never a file of ours of that
- * name; never one on a remote file system. Read, not mapped (ELF_C_READ): a truncated file is a
- * read error, not a SIGBUS. */
+/* A module's ELF file: only one of those handed over (map_files_fd(): reached through
+ * /proc/<pid>/map_files, a file the one rule calls local), never opened by the name its maps give —
+ * no path is walked in the task's mounts, and a file not handed over leaves its frames unnamed.
+ * Read, not mapped (ELF_C_READ): a truncated file is a read error, not a SIGBUS. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
                     Elf **elfp) {
         struct unwinder *u = active_unwinder;
@@ -165,12 +169,14 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
                         *elfp = vdso_elf(u, m);
                 return -1;
         }
-        if (name[0] != '/' || u->root_fd < 0)
+        if (name[0] != '/')
                 return -1;
         m = mapping_named(u->maps, name, base);
-        if (!m || m->remote)
+        int handed = map_files_fd(u->files, m);
+        if (handed < 0)
                 return -1;
-        int fd = task_file_open(u->root_fd, m);
+        /* libdwfl closes what it is given: a copy, each read from its own offset (pread). */
+        int fd = fcntl(handed, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
                 return -1;
         *elfp = elf_begin(fd, ELF_C_READ, NULL);
@@ -178,8 +184,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
                 close(fd);
                 return -1;
         }
-        /* The in-root name: separate debug info is looked up by it, and taken only if its build-id
-         * or CRC says it belongs to this file. */
+        /* The in-root name: separate debug info is looked up by build-id only. */
         *file_name = strdup(name);
         return fd;
 }
@@ -317,7 +322,7 @@ int unwind_task(const struct unwind_request *req, struct unwind_result *ret) {
         struct unwinder u = {
                 .req = req,
                 .mem_fd = req->mem_fd,
-                .root_fd = req->root_fd,
+                .files = req->files,
                 .maps = req->maps,
                 .deadline_usec = now_monotonic_usec() + req->budget_usec,
                 .max_frames = MIN(req->max_frames ? req->max_frames : UNWIND_MAX_FRAMES, UNWIND_MAX_FRAMES),

@@ -4,9 +4,10 @@
 /*
  * The parser's side only (coredumpd-parser; never linked into the daemon): the stacks of a held
  * task, unwound from what the daemon handed over — the threads' registers, its memory through a
- * /proc/<pid>/mem fd, its maps, and its root, in which each mapped ELF file is opened by the path
- * the maps name (no symlink followed, only the mapped inode taken) and read with libelf's
- * ELF_C_READ (never mapped: a file truncated meanwhile cannot SIGBUS the reader). Call frame
+ * /proc/<pid>/mem fd, its maps, and its mapped files reached through /proc/<pid>/map_files
+ * (parser/map-files.h: only those the one rule calls local, never a path walked in the task's
+ * mounts), read with libelf's ELF_C_READ (never mapped: a file truncated meanwhile cannot SIGBUS
+ * the reader). Call frame
  * information from .eh_frame, symbols from .symtab or .dynsym, separate debug info by build-id
  * only, never from a debuginfod server. Bounded by a time and a frame budget: what is not unwound
  * by then stays out.
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "parser/map-files.h"
 #include "parser/wire.h"
 #include "selfdump/proc-maps.h"
 
@@ -24,7 +26,7 @@ struct unwind_request {
         int mem_fd;                     /* /proc/<pid>/mem */
         const char *maps_text;          /* /proc/<pid>/maps as read, for libdwfl's module list */
         const struct proc_maps *maps;   /* ... parsed, remote file systems marked */
-        int root_fd;                    /* the task's root: its files are opened in it */
+        const struct map_files *files;  /* the mapped files handed over (opened): no other is opened */
         const struct parser_thread *threads; /* the crashing thread first */
         size_t n_threads;
         const char *exe;                /* the main executable's path, as /proc/<pid>/exe names it */
@@ -35,3 +37,6 @@ struct unwind_request {
 /* Unwinds what the budget allows. 0 with *ret filled (threads may be cut or empty), or -errno when
  * nothing could be looked at (out of memory). */
 int unwind_task(const struct unwind_request *req, struct unwind_result *ret);
+
+/* The pc of a thread as handed over (0 if unknown). */
+uint64_t unwind_thread_pc(const struct parser_thread *t);

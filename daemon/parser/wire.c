@@ -65,7 +65,8 @@ const char *unwind_cut_to_string(enum unwind_cut cut) {
 bool parser_request_valid(const struct parser_request *req) {
         if (req->magic != PARSER_MAGIC || req->version != PARSER_VERSION)
                 return false;
-        if (req->n_threads > UNWIND_MAX_THREADS || req->max_frames > UNWIND_MAX_FRAMES)
+        if (req->n_threads > UNWIND_MAX_THREADS || req->max_frames > UNWIND_MAX_FRAMES ||
+            req->max_files > PARSER_MAP_FILES_MAX)
                 return false;
         if (req->uid == 0 || req->gid == 0)
                 return false;

@@ -39,7 +39,8 @@
                                                     PARSER_SYMBOL_MAX)))
 
 #define PARSER_MAGIC UINT32_C(0x52504443) /* "CDPR" */
-#define PARSER_VERSION 1
+/* 2: PARSER_FD_MAP_FILES in place of the task's root, and max_files. */
+#define PARSER_VERSION 2
 
 /* ---- the decoded result: what the daemon keeps of an unwind --------------------------------- */
 
@@ -91,9 +92,14 @@ enum {
         PARSER_FD_MEM = 3,              /* /proc/<pid>/mem, opened by the daemon: keeps its open-time access */
         PARSER_FD_MAPS = 4,             /* /proc/<pid>/maps */
         PARSER_FD_MOUNTINFO = 5,        /* /proc/<pid>/mountinfo: which mappings are on remote file systems */
-        PARSER_FD_ROOT = 6,             /* /proc/<pid>/root, O_PATH: every mapped file is opened in it */
+        PARSER_FD_MAP_FILES = 6,        /* /proc/<tid>/map_files (tid: the crashing thread), open for
+                                         * reading: the mapped files are reached only through it
+                                         * (parser/map-files.h), never by a path in the task's root */
         _PARSER_FD_MAX,
 };
+
+/* The mapped files the unwinder takes at most (parser/map-files.h's MAP_FILES_MAX). */
+#define PARSER_MAP_FILES_MAX 256
 
 struct parser_thread {
         int32_t tid;
@@ -110,7 +116,7 @@ struct parser_request {
         uint64_t budget_usec;           /* the parser's own budget: it answers with what it has by then */
         uint64_t memory_max;            /* RLIMIT_AS of the parser, bytes */
         uint32_t n_threads;             /* at most UNWIND_MAX_THREADS; the crashing one first */
-        uint32_t reserved;
+        uint32_t max_files;             /* mapped files the unwinder may take, at most PARSER_MAP_FILES_MAX */
         struct parser_thread threads[UNWIND_MAX_THREADS];
         char exe[4096];                 /* /proc/<pid>/exe as the daemon read it, NUL-terminated */
 };

@@ -10,9 +10,10 @@
  * (/proc/<pid>/root, openat2 with RESOLVE_IN_ROOT: its absolute symlinks stay inside, no magic
  * links; where openat2 is refused, as under RestrictSUIDSGID=, a walk that follows no link at all:
  * open_beneath_nofollow()), and what is opened is used only if it is still the mapped file (the
- * device and inode the mapping names). /proc/<pid>/map_files would need CAP_SYS_ADMIN, which the
- * daemon gives up before it serves a crash. Mappings marked remote (proc_maps_read_marked()) are
- * never opened.
+ * device and inode the mapping names): a container's kept files (parser/keep.c). The unwinder walks
+ * no path: it takes the mapped files through /proc/<pid>/map_files (parser/map-files.h), with the
+ * CAP_CHECKPOINT_RESTORE the daemon passes on to the parser before its cell. Mappings marked remote
+ * (proc_maps_read_marked()) are never opened.
  */
 
 #include <stdbool.h>

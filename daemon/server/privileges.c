@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,8 +21,17 @@
  * CAP_SETUID and CAP_SETGID only for coredumpd-parser to become the crashing user (or an id of its
  * own, shared/cell-ids.h) before it reads a byte of the task's (parser/sandbox.c): the daemon itself never changes ids;
  * CAP_KILL only to end such a child at its deadline (once it is another user, nothing else may).
+ * CAP_CHECKPOINT_RESTORE is passed on, never used: permitted but not effective here (the unit's
+ * NoNewPrivileges= lets an executed program have only what its parent permits), so that the
+ * parser, before it enters its cell, may follow the links of /proc/<pid>/map_files (the kernel's
+ * condition: it or CAP_SYS_ADMIN): the mapped files themselves, reached without walking a path
+ * through mounts the crasher may have made (parser/map-files.h). Following them takes the task's
+ * mmap_lock, which a CLONE_VM sibling may hold: the killable parser waits there, never the daemon.
  */
-static const unsigned kept_capabilities[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SETUID, CAP_SETGID, CAP_KILL };
+static const unsigned kept_capabilities[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_SETUID, CAP_SETGID, CAP_KILL,
+                                              CAP_CHECKPOINT_RESTORE };
+/* Of those, the ones only permitted (for the parser), not effective. */
+static const unsigned passed_on_capabilities[] = { CAP_CHECKPOINT_RESTORE };
 
 static bool kept(unsigned cap) {
         for (size_t i = 0; i < ELEMENTSOF(kept_capabilities); i++)
@@ -146,8 +156,12 @@ int privileges_drop_setup_capabilities(void) {
         uint32_t keep[2] = {};
         int r;
 
+        uint32_t effective[2] = {};
         for (size_t i = 0; i < ELEMENTSOF(kept_capabilities); i++)
                 keep[CAP_TO_INDEX(kept_capabilities[i])] |= CAP_TO_MASK(kept_capabilities[i]);
+        memcpy(effective, keep, sizeof effective);
+        for (size_t i = 0; i < ELEMENTSOF(passed_on_capabilities); i++)
+                effective[CAP_TO_INDEX(passed_on_capabilities[i])] &= ~CAP_TO_MASK(passed_on_capabilities[i]);
 
         r = cap_get(data);
         if (r < 0)
@@ -168,7 +182,7 @@ int privileges_drop_setup_capabilities(void) {
 
         for (unsigned i = 0; i < 2; i++) {
                 data[i].permitted &= keep[i];
-                data[i].effective &= keep[i];
+                data[i].effective &= effective[i];
                 data[i].inheritable = 0;
         }
         r = cap_set(data);

@@ -22,8 +22,10 @@ capbnd=$(sed -n 's/^CapBnd:\t*//p' "/proc/$pid/status")
 say "CapBnd of coredumpd: $capbnd ($(capsh --decode="$capbnd" 2>/dev/null | cut -d= -f2))"
 # The unit's set (plus CAP_SETPCAP) is for setting up; serving crashes, the daemon has shrunk its
 # bounding set to CAP_DAC_READ_SEARCH (2) and CAP_SYS_PTRACE (19), and CAP_SETGID (6) and CAP_SETUID (7),
-# with which only its parser drops to the crashing user's ids, and CAP_KILL (5) to end it at its deadline.
-kept=$(((1 << 2) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 19)))
+# with which only its parser drops to the crashing user's ids, and CAP_KILL (5) to end it at its deadline;
+# CAP_CHECKPOINT_RESTORE (40) is passed on to the parser (map_files, before its cell): bounding and
+# permitted, never effective.
+kept=$(((1 << 2) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 19) | (1 << 40)))
 [ $((0x$capbnd & ~kept)) = 0 ] ||
 	die "bounding set $capbnd still holds setup capabilities"
 # The probe's capabilities are dropped once it is attached: serving crashes needs
@@ -31,6 +33,8 @@ kept=$(((1 << 2) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 19)))
 capprm=$(sed -n 's/^CapPrm:\t*//p' "/proc/$pid/status")
 say "CapPrm of coredumpd: $capprm ($(capsh --decode="$capprm" 2>/dev/null | cut -d= -f2))"
 [ $((0x$capprm & ~kept)) = 0 ] || die "permitted set $capprm still holds setup capabilities"
+capeff=$(sed -n 's/^CapEff:\t*//p' "/proc/$pid/status")
+[ $((0x$capeff & (1 << 40))) = 0 ] || die "effective set $capeff holds CAP_CHECKPOINT_RESTORE (only passed on)"
 grep -q NoNewPrivs:.*1 "/proc/$pid/status" || die "NoNewPrivileges is not in force"
 grep -q '^Seccomp:.*2' "/proc/$pid/status" || die "no seccomp filter in force"
 nsenter -t "$pid" -m sh -c 'touch /usr/cdt-probe 2>/dev/null' && { rm -f /usr/cdt-probe; die "/usr is writable for the daemon"; }

@@ -1,16 +1,20 @@
-# Attack: a path the unwinder resolves leads into a file system whose server never answers.
-# The crasher runs from /var/tmp/cdt-fz/bin/crasher; while it sleeps, a FUSE file system that never
-# answers a LOOKUP is mounted over /var/tmp/cdt-fz. Its mapping still names the file underneath
+# Attack: a path a parser resolves leads into a file system whose server never answers.
+# The crasher runs from /var/lib/cdt-fz/bin/crasher; while it sleeps, a FUSE file system that never
+# answers a LOOKUP is mounted over /var/lib/cdt-fz. Its mapping still names the file underneath
 # (not on FUSE, so not marked remote), but whoever opens that path now waits for the server.
 # Before the parser, the daemon's own worker opened it (libdwfl, by path) and waited forever: the
-# crash was never recorded, its slot never came back. Now coredumpd-parser waits there, and while
-# it waits this case reads its /proc/PID/status: not root, nor nobody (an id no other process has:
-# nobody cannot signal it), no capability, no_new_privs, a seccomp
-# filter of its own (Seccomp_filters one more than the daemon's: the unit's filters, which every
-# child inherits, and the daemon's own do not count), a user namespace of its own. The daemon kills it at UnwindTimeout= + 1 s
-# and goes on: the crash is stored without those frames' symbols, the daemon is the same process, and the next (root's) crash is stored. A FUSE
-# request the server has taken is waited for even by a killed process: the parser stays, SIGKILLed,
-# until the file system goes away, and is then reaped by the daemon (no zombie is left).
+# crash was never recorded, its slot never came back. The unwinder now takes the mapped files only
+# through /proc/<pid>/map_files (no path walked, parser/map-files.c): the crash is released within
+# UnwindTimeout= and its frame crash_here is named. What still walks the path is the package lookup
+# after the release (`coredumpd-parser --package`, the executable's package note, in the daemon's
+# root, where the mount is too): while it waits this case reads its /proc/PID/status: not root,
+# nor nobody (an id no other process has: nobody cannot signal it), no capability, no_new_privs, a
+# seccomp filter of its own (Seccomp_filters one more than the daemon's: the unit's filters, which
+# every child inherits, and the daemon's own do not count), a user namespace of its own. The daemon
+# kills it at its deadline and goes on: the crash is stored, the daemon is the same process, and
+# the next (root's) crash is stored. A FUSE request the server has taken is waited for even by a
+# killed process: the parser stays, SIGKILLed, until the file system goes away, and is then reaped
+# by the daemon (no zombie is left).
 . /usr/lib/coredumpd-tests/lib.sh
 need_daemon
 grep -qw fuse /proc/filesystems || modprobe fuse 2>/dev/null
@@ -18,7 +22,7 @@ grep -qw fuse /proc/filesystems || die "no FUSE in kernel $(uname -r) (CONFIG_FU
 
 daemon_warm
 main=$(systemctl show -P MainPID coredumpd.service)
-dir=/var/tmp/cdt-fz
+dir=/var/lib/cdt-fz
 rm -rf "$dir"
 mkdir -p "$dir/bin"
 cp "$BIN/crasher" "$dir/bin/crasher"
@@ -39,9 +43,9 @@ on_exit "kill $fpid 2>/dev/null"
 for _ in $(seq 50); do grep -q ready "$WORK/fuse.out" && break; sleep 0.1; done
 grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fuse.err")"
 
-# The parser, while it waits in the path walk.
+# The (package) parser, while it waits in the path walk.
 status=
-for _ in $(seq 400); do
+for _ in $(seq 800); do
 	p=$(pgrep -x coredumpd-parse | head -n1)
 	if [ -n "$p" ] && grep -q "lookup stalled" "$WORK/fuse.err"; then
 		status=$(cat "/proc/$p/status" 2>/dev/null) && [ -n "$status" ] && break
@@ -87,10 +91,13 @@ done
 
 wait $spawn || die "the crasher was not released within 120 s"
 read_spawn_line "$(head -n1 "$WORK/spawn.out")"
-e=$(wait_entry "$PID" 30) || die "the crash was not recorded"
-say "record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e")"
+held=$(sed -n 's/^pid=.* coredumping_ms=\([0-9]*\).*/\1/p' "$WORK/spawn.out" | head -n1)
+e=$(wait_entry "$PID" 60) || die "the crash was not recorded"
+say "record: RESULT=$(field COREDUMPD_RESULT "$e") ERROR=$(field COREDUMPD_ERROR "$e") held ${held:-?} ms"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the crash was not stored"
-journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service | grep -q "parser killed at its deadline" ||
+grep -q '^COREDUMPD_FRAME=0 .* crash_here+0x' "$e" || die "frame 0 is not crash_here: the unwinder did not reach the file"
+[ -n "$held" ] && [ "$held" -lt 4000 ] || die "the crash was held ${held:-?} ms: the unwinder waited on the path"
+journalctl -q --no-pager -b --since=@$CASE_START -u coredumpd.service | grep -q "killed at its deadline" ||
 	die "the daemon did not say it killed the parser at its deadline"
 [ "$(systemctl show -P MainPID coredumpd.service)" = "$main" ] || die "the daemon is not the same process (was $main)"
 for p in $(pgrep -x coredumpd-parse); do
@@ -110,4 +117,4 @@ for _ in $(seq 40); do pgrep -x coredumpd-parse >/dev/null || break; sleep 0.25;
 crash crasher
 e=$(wait_entry "$PID" 60) || die "the next crash was not recorded"
 [ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the next crash: $(field COREDUMPD_RESULT "$e")"
-say "# report: parser-stalled-lookup: parser as uid $uid (an id of its own, not nobody: nobody cannot signal it), no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"
+say "# report: parser-stalled-lookup: the unwinder named crash_here without the path (held $held ms); the package parser as uid $uid (an id of its own, not nobody: nobody cannot signal it), no capabilities, a seccomp filter of its own; killed at its deadline; the daemon served on"

@@ -1,8 +1,9 @@
 # Attack (issue 38 gap 3): one user makes crash after crash whose parser SIGKILL cannot end. Their
 # crasher runs from a directory of theirs, over which a FUSE file system that never answers a LOOKUP
 # is mounted while it sleeps (as in case parser-stalled-lookup-killed; mounted by root with
-# allow_other, as the user's own FUSE mount would be): the unwinder's walk to the executable waits
-# on the server, uninterruptibly once the request is taken, and the parser killed at its deadline
+# allow_other, as the user's own FUSE mount would be): the package lookup's walk to the executable
+# after the release (the unwinder takes the file through map_files, no path walked) waits on the
+# server, uninterruptibly once the request is taken, and the parser killed at its deadline
 # stays. Two such crashes at once (the per-tenant stuck budget, STUCK_MAX_PER_TENANT in
 # daemon/shared/child.h, is 2) are stored without those symbols, their parsers left stuck and counted
 # against the user. Must hold: the user's next crash is answered REJECT at once, recorded as
@@ -20,7 +21,7 @@ grep -qw fuse /proc/filesystems || die "no FUSE in kernel $(uname -r) (CONFIG_FU
 budget=2
 add_user cdtstuck
 add_user cdtother2
-dir=/var/tmp/cdt-stuck
+dir=/var/lib/cdt-stuck
 rm -rf "$dir"
 mkdir -p "$dir/bin"
 cp "$BIN/crasher" "$dir/bin/crasher"
@@ -49,7 +50,7 @@ grep -q ready "$WORK/fuse.out" || die "fusestall did not mount: $(cat "$WORK/fus
 # Both stored (without the stalled file's symbols), both parsers left stuck.
 wait $spawn || die "the user's crashers were not released within 120 s"
 for p in $(cat "$WORK/u/pids"); do
-	e=$(wait_entry "$p" 30) || die "the stalled crash $p was not recorded"
+	e=$(wait_entry "$p" 90) || die "the stalled crash $p was not recorded"
 	[ "$(field COREDUMPD_RESULT "$e")" = stored ] || die "the stalled crash $p: $(field COREDUMPD_RESULT "$e") $(field COREDUMPD_ERROR "$e")"
 done
 grep -q "lookup stalled" "$WORK/fuse.err" || die "no parser reached the FUSE server: $(cat "$WORK/fuse.err")"

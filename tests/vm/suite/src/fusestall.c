@@ -4,6 +4,7 @@
  *   fusestall --disk MiB --rate KiB MOUNTPOINT
  *   fusestall --stall-lookups MOUNTPOINT
  *   fusestall --trickle SECONDS MOUNTPOINT
+ *   fusestall --private ... MOUNTPOINT
  *
  * Mounts (as root, straight through /dev/fuse, no libfuse) a file system holding one regular file.
  * Lookups, attributes, open and release are answered at once.
@@ -28,6 +29,9 @@
  * With --stall-lookups no LOOKUP is ever answered ("lookup stalled NAME" on stderr per LOOKUP):
  * whoever walks a path through MOUNTPOINT waits there, as a path walk waits for a server that a
  * user mounted over a directory of a path.
+ *
+ * With --private the mount is without allow_other, as a user's own FUSE mount is: only processes
+ * with the mounter's uid and gid (all three of each, in any user namespace) may use it.
  *
  * Prints "ready" on stdout once mounted.  Ends when the mount goes away (the kernel aborts the
  * connection) or on SIGTERM; unmount with umount -l MOUNTPOINT or write to
@@ -159,10 +163,12 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "stall-lookups", no_argument, NULL, 'l' },
 		{ "trickle", required_argument, NULL, 't' },
+		{ "private", no_argument, NULL, 'p' },
 		{}
 	};
 	const char *name = "stall";
 	char opts[128];
+	bool private = false;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -171,12 +177,13 @@ int main(int argc, char **argv)
 		case 'r': rate_kib = strtoul(optarg, NULL, 0); break;
 		case 'l': stall_lookups = true; break;
 		case 't': trickle_s = strtoul(optarg, NULL, 0); name = "trickle"; break;
+		case 'p': private = true; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc - 1) {
 usage:
-		fprintf(stderr, "usage: %s [--disk MiB --rate KiB | --stall-lookups | --trickle SECONDS] MOUNTPOINT\n",
+		fprintf(stderr, "usage: %s [--disk MiB --rate KiB | --stall-lookups | --trickle SECONDS] [--private] MOUNTPOINT\n",
 			argv[0]);
 		return 64;
 	}
@@ -194,7 +201,7 @@ usage:
 		perror("fusestall: /dev/fuse");
 		return 2;
 	}
-	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", fuse_fd);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0%s", fuse_fd, private ? "" : ",allow_other");
 	if (mount("fusestall", argv[optind], "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
 		perror("fusestall: mount");
 		return 2;
