@@ -281,10 +281,21 @@ static bool fds_short(struct server *s) {
         return limit <= (uint64_t) open_fds || limit - (uint64_t) open_fds < reserve;
 }
 
+/* One turn of the loop accepts crashes for this long at most (and for one at least): what each takes
+ * on the loop (authenticated, asked, decided, a REJECT answered) is slow on a starved machine, and
+ * the backlog refills as fast as crashes come. Draining it in one turn kept the loop from the rest
+ * for as long as a storm lasted: no deadline, no mark, no slot freed, no watchdog ping (WatchdogSec=
+ * aborted the daemon, and the crashes it held were lost). The socket stays readable: the loop
+ * comes back to it after what is already due, each source in its turn. */
+#define ACCEPT_TURN_USEC (20 * UINT64_C(1000))
+
 static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         struct server *s = userdata;
+        uint64_t turn_end = now_monotonic_usec() + ACCEPT_TURN_USEC;
 
-        for (;;) {
+        for (unsigned n = 0;; n++) {
+                if (n > 0 && now_monotonic_usec() >= turn_end)
+                        break; /* the rest in a later turn */
                 if (fds_short(s)) {
                         pause_listening(s, EMFILE);
                         break;
