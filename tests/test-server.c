@@ -49,6 +49,7 @@ static void *server_thread(void *userdata) {
 /* What the next server_start*() gives its server, for a test that needs another: the authenticator
  * (every crash's first step on the loop), and whether it talks to $NOTIFY_SOCKET (the watchdog). */
 static authenticate_fn server_authenticate = fake_authenticate;
+static record_sink_fn server_record_sink = record_capture_sink;
 static bool server_notify;
 
 static void server_start_waiting(struct running_server *rs, struct test_env *e, uint64_t exit_wait_usec) {
@@ -73,7 +74,7 @@ static void server_start_waiting(struct running_server *rs, struct test_env *e, 
                 .policy_dirs = dirs_copy,
                 .authenticate = server_authenticate,
                 .authenticate_userdata = &e->peer,
-                .record_sink = record_capture_sink,
+                .record_sink = server_record_sink,
                 .record_userdata = &e->records,
                 .repeats = e->env.repeats,
                 .exit_wait_usec = exit_wait_usec,
@@ -884,6 +885,57 @@ TEST(storm_on_a_slow_loop_keeps_the_watchdog_fed) {
         test_env_done(&e);
 }
 
+/* The journal, as while journald takes nothing (its socket's queue full: busy, flooded by any user,
+ * restarting): a record's write waits until journal_stalled is cleared. */
+static atomic_bool journal_stalled;
+static atomic_uint journal_waiting;
+static int stalled_journal_sink(const struct fields *f, void *userdata) {
+        atomic_fetch_add(&journal_waiting, 1);
+        while (atomic_load(&journal_stalled))
+                usleep(10000);
+        atomic_fetch_sub(&journal_waiting, 1);
+        return record_capture_sink(f, userdata);
+}
+
+/* A crash the loop finishes (a REJECT) has its record written off the loop: while the journal takes
+ * nothing for 3 s, the next crash is answered at once all the same, and both records are written
+ * once the journal takes them again. The loop waited for the journal before. */
+TEST(loop_never_waits_for_the_journal) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+
+        test_env_init(&e, "[Rule]\nName=no\nAction=reject\nWait=no\n", "Deadline=10s\nIdleExit=0\n");
+        server_record_sink = stalled_journal_sink;
+        atomic_store(&journal_stalled, true);
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        fk_send_mark(a, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(a, 5000), ==, 0);
+        for (uint64_t t0 = now_ms(); atomic_load(&journal_waiting) == 0 && now_ms() - t0 < 5000;)
+                usleep(10000);
+        CHECK_INT(atomic_load(&journal_waiting), ==, 1);         /* a's record waits for the journal */
+
+        uint64_t t0 = now_ms();
+        _cleanup_close_ int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(now_ms() - t0, <, 1000);                       /* answered meanwhile */
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(b, 5000), ==, 0);
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+
+        usleep(2500000);
+        atomic_store(&journal_stalled, false);
+        CHECK(wait_records(&e, 2, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, 2);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
 TEST(concurrent_crashes_all_stored) {
         struct test_env e;
         struct running_server rs = {};
@@ -1647,6 +1699,7 @@ TEST(stuck_child_moved_to_a_scope_of_its_own) {
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
         TEST_ENTRY(storm_on_a_slow_loop_keeps_the_watchdog_fed),
+        TEST_ENTRY(loop_never_waits_for_the_journal),
         TEST_ENTRY(hooks_start_units_only_where_wanted),
         TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
         TEST_ENTRY(hooks_queue_is_shared_per_tenant),
