@@ -879,6 +879,8 @@ TEST(storm_on_a_slow_loop_keeps_the_watchdog_fed) {
         uint64_t longest = watchdog_peer_stop(&wd);
         fprintf(stderr, "Longest time without a watchdog ping: %" PRIu64 " ms.\n", longest);
         CHECK_INT(longest, <, 2000);
+        /* No turn of the loop much longer than one crash's share of it. */
+        CHECK_INT(rs.server->longest_turn_usec, <, 1000000);
 
         server_request_stop(rs.server);
         server_join(&rs);
