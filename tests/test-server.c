@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,6 +46,12 @@ static void *server_thread(void *userdata) {
         return NULL;
 }
 
+/* What the next server_start*() gives its server, for a test that needs another: the authenticator
+ * (every crash's first step on the loop), and whether it talks to $NOTIFY_SOCKET (the watchdog). */
+static authenticate_fn server_authenticate = fake_authenticate;
+static record_sink_fn server_record_sink = record_capture_sink;
+static bool server_notify;
+
 static void server_start_waiting(struct running_server *rs, struct test_env *e, uint64_t exit_wait_usec) {
         CHECK(asprintf(&rs->socket_path, "%s/coredump.socket", e->dir) > 0);
         int fd = listen_fd_bind(rs->socket_path);
@@ -65,12 +72,13 @@ static void server_start_waiting(struct running_server *rs, struct test_env *e, 
                 .store = e->store,
                 .policy = e->policy,
                 .policy_dirs = dirs_copy,
-                .authenticate = fake_authenticate,
+                .authenticate = server_authenticate,
                 .authenticate_userdata = &e->peer,
-                .record_sink = record_capture_sink,
+                .record_sink = server_record_sink,
                 .record_userdata = &e->records,
                 .repeats = e->env.repeats,
                 .exit_wait_usec = exit_wait_usec,
+                .notify = server_notify,
         };
         CHECK_OK(server_new(&o, &rs->server));
         CHECK(pthread_create(&rs->thread, NULL, server_thread, rs) == 0);
@@ -753,6 +761,178 @@ TEST(late_and_missing_requests_wait_on_the_loop) {
         _cleanup_free_ char *error = find_record_field(&e, "COREDUMPD_RESULT", "failed", "COREDUMPD_ERROR");
         CHECK(error && strstr(error, "waiting for the request reached its deadline"));
         CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "stored"), ==, 1);
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* systemd's end of the watchdog: $NOTIFY_SOCKET, a datagram socket; the longest time between two
+ * WATCHDOG=1 (or since the last one, at the end). */
+struct watchdog_peer {
+        int fd;
+        pthread_t thread;
+        atomic_bool stop;
+        atomic_uint pings;
+        uint64_t last_ms, longest_ms;
+        pthread_mutex_t lock;
+};
+
+static void *watchdog_peer_thread(void *userdata) {
+        struct watchdog_peer *w = userdata;
+        char buf[512];
+
+        while (!atomic_load(&w->stop)) {
+                struct pollfd p = { .fd = w->fd, .events = POLLIN };
+                if (poll(&p, 1, 50) <= 0)
+                        continue;
+                ssize_t n = recv(w->fd, buf, sizeof buf - 1, 0);
+                if (n <= 0)
+                        continue;
+                buf[n] = 0;
+                if (!strstr(buf, "WATCHDOG=1"))
+                        continue;
+                uint64_t now = now_ms();
+                pthread_mutex_lock(&w->lock);
+                if (w->last_ms > 0 && now - w->last_ms > w->longest_ms)
+                        w->longest_ms = now - w->last_ms;
+                w->last_ms = now;
+                pthread_mutex_unlock(&w->lock);
+                atomic_fetch_add(&w->pings, 1);
+        }
+        return NULL;
+}
+
+static void watchdog_peer_start(struct watchdog_peer *w, const char *dir, uint64_t period_usec) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char value[32];
+
+        *w = (struct watchdog_peer) { .lock = PTHREAD_MUTEX_INITIALIZER };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s/notify", dir);
+        w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        CHECK(w->fd >= 0);
+        CHECK(bind(w->fd, (struct sockaddr *) &sa, sizeof sa) == 0);
+        CHECK(setenv("NOTIFY_SOCKET", sa.sun_path, 1) == 0);
+        snprintf(value, sizeof value, "%" PRIu64, period_usec);
+        CHECK(setenv("WATCHDOG_USEC", value, 1) == 0);
+        snprintf(value, sizeof value, "%d", (int) getpid());
+        CHECK(setenv("WATCHDOG_PID", value, 1) == 0);
+        CHECK(pthread_create(&w->thread, NULL, watchdog_peer_thread, w) == 0);
+}
+
+/* The longest time without a ping, up to now. */
+static uint64_t watchdog_peer_stop(struct watchdog_peer *w) {
+        uint64_t now = now_ms();
+        atomic_store(&w->stop, true);
+        CHECK(pthread_join(w->thread, NULL) == 0);
+        close(w->fd);
+        uint64_t longest = MAX(w->longest_ms, w->last_ms > 0 ? now - w->last_ms : UINT64_MAX);
+        (void) unsetenv("NOTIFY_SOCKET");
+        (void) unsetenv("WATCHDOG_USEC");
+        (void) unsetenv("WATCHDOG_PID");
+        return longest;
+}
+
+/* Every crash's first step on the loop, as slow as on a starved machine (an emulated VM sharing its
+ * cores): 60 ms. */
+#define SLOW_LOOP_STEP_USEC 60000
+static int slow_authenticate(int conn_fd, struct peer *ret, void *userdata) {
+        usleep(SLOW_LOOP_STEP_USEC);
+        return fake_authenticate(conn_fd, ret, userdata);
+}
+
+/* A storm on a starved machine: 60 crashes in the backlog at once, each taking 60 ms of the loop
+ * (3.6 s in all). The loop takes them in turns with everything else, pinging the watchdog
+ * (WatchdogSec=2s here, 1min in the unit) as it turns: no gap reaches its period. Draining the
+ * backlog in one turn went 3.6 s without a ping, and systemd would have aborted the daemon with
+ * every held crash. Each crash is still answered and recorded. */
+TEST(storm_on_a_slow_loop_keeps_the_watchdog_fed) {
+        enum { N = 60 };
+        struct test_env e;
+        struct running_server rs = {};
+        struct watchdog_peer wd;
+        struct coredump_ack ack;
+        int fds[N];
+
+        test_env_init(&e, "[Rule]\nName=no\nAction=reject\nWait=no\n", "MaxConcurrent=32\nDeadline=60s\nIdleExit=0\n");
+        watchdog_peer_start(&wd, e.dir, 2000000);
+        server_authenticate = slow_authenticate;
+        server_notify = true;
+        server_start(&rs, &e);
+        for (uint64_t t0 = now_ms(); atomic_load(&wd.pings) == 0 && now_ms() - t0 < 5000;)
+                usleep(10000);
+        CHECK_INT(atomic_load(&wd.pings), >, 0); /* the watchdog is on: pinged at the start */
+
+        for (int i = 0; i < N; i++)
+                fds[i] = crash_connect(&rs);
+        for (int i = 0; i < N; i++) {
+                CHECK_INT(fk_read_ack(fds[i], &ack, 30000), ==, 16);
+                CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+                fk_send_mark(fds[i], COREDUMP_MARK_REQACK);
+        }
+        for (int i = 0; i < N; i++) {
+                CHECK_INT(fk_wait_eof(fds[i], 10000), ==, 0);
+                close(fds[i]);
+        }
+        CHECK(wait_records(&e, N, 10000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, N);
+        usleep(100000);
+        uint64_t longest = watchdog_peer_stop(&wd);
+        fprintf(stderr, "Longest time without a watchdog ping: %" PRIu64 " ms.\n", longest);
+        CHECK_INT(longest, <, 2000);
+        /* No turn of the loop much longer than one crash's share of it. */
+        CHECK_INT(rs.server->longest_turn_usec, <, 1000000);
+
+        server_request_stop(rs.server);
+        server_join(&rs);
+        test_env_done(&e);
+}
+
+/* The journal, as while journald takes nothing (its socket's queue full: busy, flooded by any user,
+ * restarting): a record's write waits until journal_stalled is cleared. */
+static atomic_bool journal_stalled;
+static atomic_uint journal_waiting;
+static int stalled_journal_sink(const struct fields *f, void *userdata) {
+        atomic_fetch_add(&journal_waiting, 1);
+        while (atomic_load(&journal_stalled))
+                usleep(10000);
+        atomic_fetch_sub(&journal_waiting, 1);
+        return record_capture_sink(f, userdata);
+}
+
+/* A crash the loop finishes (a REJECT) has its record written off the loop: while the journal takes
+ * nothing for 3 s, the next crash is answered at once all the same, and both records are written
+ * once the journal takes them again. The loop waited for the journal before. */
+TEST(loop_never_waits_for_the_journal) {
+        struct test_env e;
+        struct running_server rs = {};
+        struct coredump_ack ack;
+
+        test_env_init(&e, "[Rule]\nName=no\nAction=reject\nWait=no\n", "Deadline=10s\nIdleExit=0\n");
+        server_record_sink = stalled_journal_sink;
+        atomic_store(&journal_stalled, true);
+        server_start(&rs, &e);
+
+        _cleanup_close_ int a = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(a, &ack, 5000), ==, 16);
+        fk_send_mark(a, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(a, 5000), ==, 0);
+        for (uint64_t t0 = now_ms(); atomic_load(&journal_waiting) == 0 && now_ms() - t0 < 5000;)
+                usleep(10000);
+        CHECK_INT(atomic_load(&journal_waiting), ==, 1);         /* a's record waits for the journal */
+
+        uint64_t t0 = now_ms();
+        _cleanup_close_ int b = crash_connect(&rs);
+        CHECK_INT(fk_read_ack(b, &ack, 5000), ==, 16);
+        CHECK_INT(now_ms() - t0, <, 1000);                       /* answered meanwhile */
+        CHECK_INT(ack.mask, ==, COREDUMP_REJECT);
+        fk_send_mark(b, COREDUMP_MARK_REQACK);
+        CHECK_INT(fk_wait_eof(b, 5000), ==, 0);
+        CHECK_INT(record_capture_count(&e.records), ==, 0);
+
+        usleep(2500000);
+        atomic_store(&journal_stalled, false);
+        CHECK(wait_records(&e, 2, 5000));
+        CHECK_INT(count_records(&e, "COREDUMPD_RESULT", "rejected"), ==, 2);
         server_request_stop(rs.server);
         server_join(&rs);
         test_env_done(&e);
@@ -1520,6 +1700,8 @@ TEST(stuck_child_moved_to_a_scope_of_its_own) {
 
 static const struct test_case tests[] = {
         TEST_ENTRY(overload_rejected_and_deadline_enforced),
+        TEST_ENTRY(storm_on_a_slow_loop_keeps_the_watchdog_fed),
+        TEST_ENTRY(loop_never_waits_for_the_journal),
         TEST_ENTRY(hooks_start_units_only_where_wanted),
         TEST_ENTRY(hooks_without_a_bus_cost_the_caller_nothing),
         TEST_ENTRY(hooks_queue_is_shared_per_tenant),

@@ -229,7 +229,7 @@ bool worker_abandon(struct workers *ws, struct worker *w) {
                   "its slot given back (%u of this user's crashes stuck, %u in all).",
                   (unsigned) (ABANDON_GRACE_USEC / USEC_PER_SEC), a.why, stuck_count(&a.tenant), stuck_count(NULL));
         if (a.record.n > 0) {
-                int r = ws->env->record_sink(&a.record, ws->env->record_userdata);
+                int r = ws->loop_env.record_sink(&a.record, ws->loop_env.record_userdata);
                 if (r < 0)
                         log_crash_errno(a.tag, LOG_ERR, r, "Cannot write the crash record: %m");
         } else

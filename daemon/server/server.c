@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -281,10 +282,21 @@ static bool fds_short(struct server *s) {
         return limit <= (uint64_t) open_fds || limit - (uint64_t) open_fds < reserve;
 }
 
+/* One turn of the loop accepts crashes for this long at most (and for one at least): what each takes
+ * on the loop (authenticated, asked, decided, a REJECT answered) is slow on a starved machine, and
+ * the backlog refills as fast as crashes come. Draining it in one turn kept the loop from the rest
+ * for as long as a storm lasted: no deadline, no mark, no slot freed, no watchdog ping (WatchdogSec=
+ * aborted the daemon, and the crashes it held were lost). The socket stays readable: the loop
+ * comes back to it after what is already due, each source in its turn. */
+#define ACCEPT_TURN_USEC (20 * UINT64_C(1000))
+
 static int on_listen(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         struct server *s = userdata;
+        uint64_t turn_end = now_monotonic_usec() + ACCEPT_TURN_USEC;
 
-        for (;;) {
+        for (unsigned n = 0;; n++) {
+                if (n > 0 && now_monotonic_usec() >= turn_end)
+                        break; /* the rest in a later turn */
                 if (fds_short(s)) {
                         pause_listening(s, EMFILE);
                         break;
@@ -455,13 +467,47 @@ struct server *server_free(struct server *s) {
         return NULL;
 }
 
+/* A turn of the loop (one source's dispatch) this long is told: what runs on the loop is bounded
+ * (crashes accepted for ACCEPT_TURN_USEC a turn, each decided from what the kernel and /proc say at
+ * once, records written by the recorder's thread), so such a turn is the loop starved of the CPU
+ * (a storm on an emulated VM: up to 2 s seen) or a wait that should not be there, to look at long
+ * before WatchdogSec= (a minute) aborts the daemon. */
+#define LOOP_TURN_SLOW_USEC (1000 * UINT64_C(1000))
+
+/* sd_event_loop(), with each dispatch timed. */
+static int server_loop(struct server *s) {
+        while (sd_event_get_state(s->event) != SD_EVENT_FINISHED) {
+                int r = sd_event_prepare(s->event);
+                if (r == 0)
+                        r = sd_event_wait(s->event, UINT64_MAX);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        continue;
+                uint64_t t0 = now_monotonic_usec();
+                r = sd_event_dispatch(s->event);
+                if (r < 0)
+                        return r;
+                uint64_t took = now_monotonic_usec() - t0;
+                if (took > s->longest_turn_usec)
+                        s->longest_turn_usec = took;
+                if (took >= LOOP_TURN_SLOW_USEC)
+                        log_warning("A turn of the event loop took %" PRIu64 " ms (the longest so far %" PRIu64 " ms).",
+                                    took / 1000, s->longest_turn_usec / 1000);
+        }
+        int code = 0;
+        int r = sd_event_get_exit_code(s->event, &code);
+        return r < 0 ? r : code;
+}
+
 int server_run(struct server *s) {
         server_update_idle(s);
         if (s->notify)
                 (void) sd_notify(0, "READY=1\nSTATUS=Waiting for crashes.");
         log_debug("Listening for crashes (MaxConcurrent=%u).", s->config->max_concurrent);
 
-        int r = sd_event_loop(s->event);
+        int r = server_loop(s);
+        log_info("The longest turn of the event loop took %" PRIu64 " ms.", s->longest_turn_usec / 1000);
         if (s->env.repeats)
                 repeats_sync(s->env.repeats); /* what the last second counted */
         user_notes_stop(USER_NOTES_STOP_USEC); /* the notes of rejected crashes still queued */

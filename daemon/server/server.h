@@ -47,6 +47,7 @@ struct server {
 
         struct workers *workers;
         unsigned long long n_accepted;
+        uint64_t longest_turn_usec;     /* the longest dispatch of the loop so far (server_loop()) */
 
         /* fds_short(): the open fds as last counted (/proc/self/fd) and the connections accepted
          * since; counted again when that is FDS_COUNT_MAX_AGE_USEC old or leaves too few. */

@@ -64,6 +64,10 @@ struct workers {
         sd_event *event;
         const struct config *config;
         const struct crash_env *env;
+        /* env but for the record_sink: what the loop records goes through the recorder's thread
+         * (server/recorder.h), never waiting on the journal. */
+        struct crash_env loop_env;
+        struct recorder *recorder;
         void (*changed)(void *userdata);        /* workers_new()'s */
         void *userdata;
         sd_event_time_handler_t on_deadline;    /* a worker's deadline (server/workers.c) */

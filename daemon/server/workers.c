@@ -11,6 +11,7 @@
 
 #include "server/admission.h"
 #include "server/pool.h"
+#include "server/recorder.h"
 #include "server/worker.h"
 #include "server/workers.h"
 #include "store/store.h"
@@ -24,6 +25,8 @@
  * later if stuck): the stop ends within WORKERS_STOP_GRACE_USEC + ABANDON_GRACE_USEC and a little,
  * under the unit's TimeoutStopSec=. */
 #define WORKERS_STOP_GRACE_USEC (5 * USEC_PER_SEC)
+/* Then the loop's records still queued get this long to be written. */
+#define RECORDER_STOP_USEC (2 * USEC_PER_SEC)
 
 /* ---- start and reap, for every kind ---------------------------------------------------------- */
 
@@ -65,7 +68,7 @@ static void loop_finish(struct worker *w) {
         if (w->crash.result == CRASH_RESULT_NONE)
                 w->crash.result = w->overload_why ? CRASH_RESULT_OVERLOAD : CRASH_RESULT_REJECTED;
         step_release(&w->conn, &w->crash);
-        step_record(ws->env, &w->crash);
+        step_record(&ws->loop_env, &w->crash);
         worker_reap(ws, w);
         ws->changed(ws->userdata);
 }
@@ -134,7 +137,7 @@ static void drop_unanswered(struct workers *ws, struct worker *w) {
         (void) crash_fail(&w->crash, -EBUSY, "Closed unanswered: %u crashes queued and %u on the loop",
                           ws->n[WORKER_QUEUED], ws->n[WORKER_LOOP]);
         step_release(&w->conn, &w->crash);
-        step_record(ws->env, &w->crash);
+        step_record(&ws->loop_env, &w->crash);
         worker_free(w);
 }
 
@@ -372,6 +375,12 @@ int workers_new(sd_event *event, const struct config *config, const struct crash
                 .wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK),
         };
         ws->queue_tail = &ws->queue;
+        ws->loop_env = *env;
+        ws->recorder = env->record_sink ? recorder_new(env->record_sink, env->record_userdata) : NULL;
+        if (ws->recorder) {
+                ws->loop_env.record_sink = recorder_sink;
+                ws->loop_env.record_userdata = ws->recorder;
+        }
         pool_init(ws);
         if (ws->wake_fd < 0) {
                 r = log_error_errno(errno, "Cannot create an eventfd: %m");
@@ -408,6 +417,7 @@ struct workers *workers_free(struct workers *ws) {
         while (ws->queue)
                 worker_reap(ws, ws->queue);
         pool_end(ws);
+        recorder_free(ws->recorder, RECORDER_STOP_USEC);
 
         sd_event_source_disable_unref(ws->wake_source);
         safe_close(ws->wake_fd);
