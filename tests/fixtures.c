@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -904,4 +906,19 @@ const char *dumpctl(void) {
         const char *p = getenv("DUMPCTL_BINARY");
         CHECK(p);
         return p;
+}
+
+bool enter_own_network(void) {
+        if (unshare(CLONE_NEWNET) < 0) {
+                printf("skipping: cannot make a network namespace: %m\n");
+                return false;
+        }
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct ifreq ifr = {};
+        CHECK(fd >= 0);
+        snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+        CHECK(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0);
+        ifr.ifr_flags |= IFF_UP;
+        CHECK(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
+        return true;
 }

@@ -164,3 +164,7 @@ int command_run(const char *command, char **ret_out);
 int run(char **ret_out, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* The dumpctl under test: $DUMPCTL_BINARY (meson sets it). */
 const char *dumpctl(void);
+/* This test in a network namespace of its own with its loopback up: the servers it starts listen
+ * on every address of it (debuginfod has no option for one), and that is only its 127.0.0.1.
+ * false (said) if it cannot make one: the test skips. */
+bool enter_own_network(void);

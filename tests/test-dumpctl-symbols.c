@@ -63,18 +63,7 @@ static bool setup(void) {
                 return false;
         }
         /* The servers listen on every address of the test's own network namespace: its loopback. */
-        if (unshare(CLONE_NEWNET) < 0) {
-                printf("skipping: cannot make a network namespace: %m\n");
-                return false;
-        }
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        struct ifreq ifr = {};
-        CHECK(fd >= 0);
-        snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-        CHECK(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0);
-        ifr.ifr_flags |= IFF_UP;
-        CHECK(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
-        return true;
+        return enter_own_network();
 }
 
 /* ---- the fake debuginfod server ------------------------------------------------------------- */

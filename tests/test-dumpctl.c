@@ -2081,23 +2081,6 @@ TEST(debug_container_crash_gets_a_sysroot) {
 
 #define DEBUGINFOD "/usr/bin/debuginfod"
 
-/* This test in a network namespace of its own with its loopback up: the servers it starts listen
- * on every address of it (debuginfod has no option for one), and that is only its 127.0.0.1. */
-static bool enter_own_network(void) {
-        if (unshare(CLONE_NEWNET) < 0) {
-                printf("skipping: cannot make a network namespace: %m\n");
-                return false;
-        }
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        struct ifreq ifr = {};
-        CHECK(fd >= 0);
-        snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-        CHECK(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0);
-        ifr.ifr_flags |= IFF_UP;
-        CHECK(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0);
-        return true;
-}
-
 /* The HTTP status of GET path from 127.0.0.1:port, or -1 (nothing listens, no answer). */
 static int http_status(int port, const char *path) {
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
